@@ -1,0 +1,96 @@
+//! `awari index` and `awari position`.
+
+use super::Failure;
+use awari_egdb::index;
+use awari_egdb::rules::{Position, MAX_SEEDS};
+use clap::Args;
+use serde_json::json;
+
+#[derive(Args)]
+pub struct IndexArgs {
+    /// Twelve pit counts, pit 0 first: the mover's pits 0..5, then the opponent's 6..11.
+    #[arg(value_name = "PIT", num_args = 0.., allow_negative_numbers = true)]
+    pits: Vec<String>,
+    /// Print one JSON object.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Args)]
+pub struct PositionArgs {
+    /// Seeds on the board (the layer), 0..=48.
+    #[arg(value_name = "SEEDS", allow_negative_numbers = true)]
+    seeds: String,
+    /// Goedel number within the layer.
+    #[arg(value_name = "INDEX", allow_negative_numbers = true)]
+    index: String,
+    /// Print one JSON object.
+    #[arg(long)]
+    json: bool,
+}
+
+/// Parses twelve pit counts into an indexable position, with a one-line
+/// reason on failure.
+pub fn parse_board(words: &[String]) -> Result<Position, Failure> {
+    if words.len() != 12 {
+        return Err(Failure::usage(format!(
+            "a board is 12 pit counts (pit 0 first), got {} value{}",
+            words.len(),
+            if words.len() == 1 { "" } else { "s" }
+        )));
+    }
+    let mut pits = [0u8; 12];
+    for (i, w) in words.iter().enumerate() {
+        let v: u64 = w.trim().parse().map_err(|_| {
+            Failure::usage(format!(
+                "pit {i}: '{w}' is not a seed count (a whole number from 0 to {MAX_SEEDS})"
+            ))
+        })?;
+        if v > MAX_SEEDS as u64 {
+            return Err(Failure::usage(format!(
+                "pit {i}: {v} seeds; the whole board holds at most {MAX_SEEDS}"
+            )));
+        }
+        pits[i] = v as u8;
+    }
+    Position::indexable(pits).map_err(|e| Failure::usage(format!("{}: {e}", Position(pits))))
+}
+
+fn print_board(p: &Position, g: u64, json: bool) {
+    let n = p.seeds();
+    if json {
+        println!("{}", json!({"seeds": n, "index": g, "pits": p.0}));
+    } else {
+        print!("{}", p.diagram());
+        println!("seeds {n}  index {g}");
+    }
+}
+
+pub fn index(a: IndexArgs) -> Result<(), Failure> {
+    let p = parse_board(&a.pits)?;
+    print_board(&p, index::rank(&p), a.json);
+    Ok(())
+}
+
+pub fn position(a: PositionArgs) -> Result<(), Failure> {
+    let n: u32 = a
+        .seeds
+        .parse()
+        .ok()
+        .filter(|&n| n <= MAX_SEEDS)
+        .ok_or_else(|| {
+            Failure::usage(format!(
+                "SEEDS '{}' is not a layer (a whole number from 0 to {MAX_SEEDS})",
+                a.seeds
+            ))
+        })?;
+    let g: u64 = a.index.parse().map_err(|_| {
+        Failure::usage(format!(
+            "INDEX '{}' is not a Goedel number (a whole number from 0)",
+            a.index
+        ))
+    })?;
+    let p = index::unrank(n, g).map_err(|e| Failure::usage(e.to_string()))?;
+    print_board(&p, g, a.json);
+    Ok(())
+}

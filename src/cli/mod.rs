@@ -1,0 +1,52 @@
+//! Subcommands of the `awari` binary. Only this module prints and picks exit
+//! codes: 0 success, 1 a check that failed, 2 bad input or an I/O error.
+
+mod board;
+
+use clap::{Parser, Subcommand};
+
+/// Exact endgame score databases for Awari (Oware), VU-compatible.
+#[derive(Parser)]
+#[command(name = "awari", version, about)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Print the seed count and Goedel number of a position.
+    Index(board::IndexArgs),
+    /// Print the position with a given Goedel number.
+    Position(board::PositionArgs),
+}
+
+/// A failure to report: message for stderr and the exit status.
+pub struct Failure {
+    pub message: String,
+    pub code: i32,
+}
+
+impl Failure {
+    pub fn usage(message: impl Into<String>) -> Self {
+        Failure {
+            message: message.into(),
+            code: 2,
+        }
+    }
+}
+
+pub fn run() -> i32 {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Index(a) => board::index(a),
+        Command::Position(a) => board::position(a),
+    };
+    match result {
+        Ok(()) => 0,
+        Err(f) => {
+            eprintln!("awari: {}", f.message);
+            f.code
+        }
+    }
+}

@@ -1,0 +1,20 @@
+//! # awari-egdb
+//!
+//! Exact endgame score databases for Awari (Oware), byte-compatible with the
+//! Vrije Universiteit's Awari Game Score Database (Romein & Bal, 2002).
+//!
+//! * [`rules`]: positions, sowing, captures, the awari legality rule, un-moves.
+//! * [`index`]: the VU Goedel numbering of each layer.
+//!
+//! ```
+//! use awari_egdb::{index, rules::Position};
+//! let p = Position::indexable([1, 1, 1, 1, 1, 2, 4, 2, 3, 0, 0, 0]).unwrap();
+//! assert_eq!(index::rank(&p), 588_953);
+//! assert_eq!(index::unrank(16, 588_953).unwrap(), p);
+//! ```
+#![warn(missing_docs)]
+
+pub mod index;
+pub mod rules;
+
+pub use rules::{Move, Position, PositionError};

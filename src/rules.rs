@@ -1,0 +1,400 @@
+//! The awari rule set exactly as the VU database encodes it (`spec/RULES.md`).
+//!
+//! A [`Position`] is always seen from the side to move: pits 0..5 are the
+//! mover's, 6..11 the opponent's, in counter-clockwise sowing order. Captured
+//! seeds are not part of a position.
+
+use std::fmt;
+
+/// Number of pits on the board.
+pub const PITS: usize = 12;
+/// Largest number of seeds on the board (the initial position).
+pub const MAX_SEEDS: u32 = 48;
+
+/// A board seen from the side to move.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct Position(pub [u8; PITS]);
+
+/// Why a board is not a position of the database.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum PositionError {
+    /// More than 48 seeds on the board.
+    #[error("{0} seeds on the board; awari has at most 48")]
+    TooManySeeds(u32),
+    /// Every opponent pit (6..11) holds seeds, so the opponent cannot have just
+    /// moved; such boards have no Goedel number.
+    #[error(
+        "every opponent pit (6..11) holds seeds, so the opponent cannot have just moved \
+         (it empties the pit it sows from); such a board has no Goedel number"
+    )]
+    OpponentFull,
+}
+
+/// One move of the side to move.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct Move {
+    /// The pit sown, 0..5.
+    pub pit: u8,
+    /// Seeds captured by the move.
+    pub captured: u8,
+    /// The resulting position, seen from the opponent (who moves next).
+    pub child: Position,
+    /// Whether the move is legal under the awari rule (a move that leaves the
+    /// opponent without seeds is legal only if every move does).
+    pub legal: bool,
+}
+
+/// The moves of a position: one entry per non-empty mover pit, in pit order.
+#[derive(Clone, Copy, Debug)]
+pub struct MoveList {
+    moves: [Move; 6],
+    len: u8,
+}
+
+impl MoveList {
+    /// The moves as a slice, in pit order.
+    pub fn as_slice(&self) -> &[Move] {
+        &self.moves[..self.len as usize]
+    }
+    /// The legal moves.
+    pub fn legal(&self) -> impl Iterator<Item = &Move> {
+        self.as_slice().iter().filter(|m| m.legal)
+    }
+    /// The move from `pit`, if that pit holds seeds.
+    pub fn from_pit(&self, pit: usize) -> Option<&Move> {
+        self.as_slice().iter().find(|m| m.pit as usize == pit)
+    }
+}
+
+impl Position {
+    /// A position from 12 pit counts, checking the seed total.
+    pub fn new(pits: [u8; PITS]) -> Result<Self, PositionError> {
+        let p = Position(pits);
+        let n = p.seeds();
+        if n > MAX_SEEDS {
+            return Err(PositionError::TooManySeeds(n));
+        }
+        Ok(p)
+    }
+
+    /// A position that is also in the index: at most 48 seeds and some
+    /// opponent pit empty.
+    pub fn indexable(pits: [u8; PITS]) -> Result<Self, PositionError> {
+        let p = Self::new(pits)?;
+        if !p.is_indexable() {
+            return Err(PositionError::OpponentFull);
+        }
+        Ok(p)
+    }
+
+    /// The initial position: four seeds in every pit.
+    pub const fn initial() -> Self {
+        Position([4; PITS])
+    }
+
+    /// The pit counts.
+    #[inline]
+    pub fn pits(&self) -> &[u8; PITS] {
+        &self.0
+    }
+
+    /// Seeds on the board.
+    #[inline]
+    pub fn seeds(&self) -> u32 {
+        self.0.iter().map(|&x| x as u32).sum()
+    }
+
+    /// Seeds in the mover's pits 0..5.
+    #[inline]
+    pub fn mover_seeds(&self) -> u32 {
+        self.0[..6].iter().map(|&x| x as u32).sum()
+    }
+
+    /// Seeds in the opponent's pits 6..11.
+    #[inline]
+    pub fn opponent_seeds(&self) -> u32 {
+        self.0[6..].iter().map(|&x| x as u32).sum()
+    }
+
+    /// Whether the position has a Goedel number: some opponent pit is empty.
+    #[inline]
+    pub fn is_indexable(&self) -> bool {
+        self.0[6..].contains(&0)
+    }
+
+    /// The same board seen from the other side.
+    #[inline]
+    pub fn mirror(&self) -> Self {
+        let p = &self.0;
+        Position([
+            p[6], p[7], p[8], p[9], p[10], p[11], p[0], p[1], p[2], p[3], p[4], p[5],
+        ])
+    }
+
+    /// Sow pit `pit` (0..5, non-empty) and capture; returns the board before
+    /// mirroring (still from the mover's view) and the seeds captured.
+    #[inline]
+    pub fn sow(&self, pit: usize) -> ([u8; PITS], u8) {
+        debug_assert!(pit < 6 && self.0[pit] > 0);
+        let mut b = self.0;
+        let s = b[pit] as usize;
+        b[pit] = 0;
+        let last;
+        if s <= 11 {
+            let mut k = pit;
+            for _ in 0..s {
+                k += 1;
+                if k == PITS {
+                    k = 0;
+                }
+                b[k] += 1;
+            }
+            last = k;
+        } else {
+            // Every lap skips the origin: each other pit gets s / 11, and the
+            // first s % 11 pits after the origin one more.
+            let q = (s / 11) as u8;
+            let r = s % 11;
+            for d in 1..PITS {
+                let k = (pit + d) % PITS;
+                b[k] += q + u8::from(d <= r);
+            }
+            last = (pit + if r == 0 { 11 } else { r }) % PITS;
+        }
+        let mut captured = 0u8;
+        let mut k = last;
+        while k >= 6 && (b[k] == 2 || b[k] == 3) {
+            captured += b[k];
+            b[k] = 0;
+            k -= 1;
+        }
+        (b, captured)
+    }
+
+    /// Every move from a non-empty mover pit, with its legality.
+    pub fn moves(&self) -> MoveList {
+        let empty = Move {
+            pit: 0,
+            captured: 0,
+            child: Position([0; PITS]),
+            legal: false,
+        };
+        let mut list = MoveList {
+            moves: [empty; 6],
+            len: 0,
+        };
+        let mut any_feeds = false;
+        for pit in 0..6 {
+            if self.0[pit] == 0 {
+                continue;
+            }
+            let (b, captured) = self.sow(pit);
+            let feeds = b[6..].iter().any(|&x| x > 0);
+            any_feeds |= feeds;
+            list.moves[list.len as usize] = Move {
+                pit: pit as u8,
+                captured,
+                child: Position(b).mirror(),
+                legal: feeds,
+            };
+            list.len += 1;
+        }
+        if !any_feeds {
+            for m in &mut list.moves[..list.len as usize] {
+                m.legal = true;
+            }
+        }
+        list
+    }
+
+    /// Calls `f` with every predecessor of `self` by a non-capturing legal move
+    /// (an *internal* move: the child `self` stays in the layer and its mover
+    /// has seeds). Each predecessor is an indexable position seen from its own
+    /// mover. Nothing is reported when `self`'s mover has no seeds (a move
+    /// into such a position is an exit, not an internal move).
+    #[inline]
+    pub fn for_each_predecessor(&self, mut f: impl FnMut(Position)) {
+        if self.mover_seeds() == 0 {
+            return;
+        }
+        // The board right after the move, before mirroring: the predecessor's
+        // mover owns 0..5 and its origin pit is among the empty ones there.
+        let r = self.mirror().0;
+        for origin in 0..6 {
+            if r[origin] != 0 {
+                continue;
+            }
+            let mut b = r;
+            let mut k = origin;
+            let mut s: u8 = 0;
+            loop {
+                k += 1;
+                if k == PITS {
+                    k = 0;
+                }
+                if k == origin {
+                    k += 1;
+                }
+                if b[k] == 0 {
+                    break;
+                }
+                b[k] -= 1;
+                s += 1;
+                // A last seed that made 2 or 3 in an opponent pit would have
+                // captured: not an internal move.
+                if k >= 6 && (r[k] == 2 || r[k] == 3) {
+                    continue;
+                }
+                if !b[6..].contains(&0) {
+                    continue;
+                }
+                let mut p = b;
+                p[origin] = s;
+                f(Position(p));
+            }
+        }
+    }
+
+    /// The predecessors as a vector (convenience for tests and tools).
+    pub fn predecessors(&self) -> Vec<Position> {
+        let mut v = Vec::new();
+        self.for_each_predecessor(|p| v.push(p));
+        v
+    }
+}
+
+impl fmt::Debug for Position {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Position({self})")
+    }
+}
+
+/// Prints the 12 counts separated by spaces, pit 0 first.
+impl fmt::Display for Position {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, x) in self.0.iter().enumerate() {
+            if i > 0 {
+                f.write_str(" ")?;
+            }
+            write!(f, "{x}")?;
+        }
+        Ok(())
+    }
+}
+
+impl Position {
+    /// The board drawn for humans: the opponent's row above (pits 11..6), the
+    /// mover's row below (pits 0..5).
+    pub fn diagram(&self) -> String {
+        let p = &self.0;
+        let row = |idx: &[usize]| {
+            idx.iter()
+                .map(|&i| format!("{:>3}", p[i]))
+                .collect::<Vec<_>>()
+                .join("")
+        };
+        format!(
+            "  opponent  11 10  9  8  7  6\n            {}\n            {}\n  mover      0  1  2  3  4  5\n",
+            row(&[11, 10, 9, 8, 7, 6]),
+            row(&[0, 1, 2, 3, 4, 5])
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn worked_example_captures_three() {
+        let p = Position([1, 1, 1, 1, 1, 2, 4, 2, 3, 0, 0, 0]);
+        let (b, c) = p.sow(5);
+        assert_eq!(c, 3);
+        assert_eq!(b, [1, 1, 1, 1, 1, 0, 5, 0, 3, 0, 0, 0]);
+        let m = p.moves();
+        let mv = m.from_pit(5).unwrap();
+        assert!(mv.legal);
+        assert_eq!(mv.child.seeds(), 13);
+        assert_eq!(mv.child, Position([5, 0, 3, 0, 0, 0, 1, 1, 1, 1, 1, 0]));
+    }
+
+    #[test]
+    fn lap_of_twelve_skips_origin() {
+        let mut pits = [0u8; 12];
+        pits[2] = 12;
+        pits[8] = 1;
+        let (b, c) = Position(pits).sow(2);
+        // pits 3..11, 0, 1 once each, then pit 3 again (origin 2 skipped).
+        assert_eq!(b, [1, 1, 0, 2, 1, 1, 1, 1, 2, 1, 1, 1]);
+        assert_eq!(c, 0);
+    }
+
+    #[test]
+    fn laps_of_23_and_24() {
+        let mut pits = [0u8; 12];
+        pits[0] = 23;
+        let (b, c) = Position(pits).sow(0);
+        // 23 = 2*11 + 1: every other pit twice, pit 1 a third time.
+        assert_eq!(b, [0, 3, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2]);
+        assert_eq!(c, 0);
+        pits[0] = 24;
+        let (b, c) = Position(pits).sow(0);
+        // last seed in pit 2 (own side): no capture.
+        assert_eq!(b, [0, 3, 3, 2, 2, 2, 2, 2, 2, 2, 2, 2]);
+        assert_eq!(c, 0);
+        // 24 seeds from pit 5: last seed in pit 7, which holds 3 -> captures
+        // pit 7 and pit 6 (3 each).
+        let mut pits = [0u8; 12];
+        pits[5] = 24;
+        let (b, c) = Position(pits).sow(5);
+        assert_eq!(c, 6);
+        assert_eq!(b, [2, 2, 2, 2, 2, 0, 0, 0, 2, 2, 2, 2]);
+    }
+
+    #[test]
+    fn capture_chain_stops_at_mover_side() {
+        // last seed in pit 7; pits 7 and 6 capture, chain must not enter pit 5.
+        let p = Position([0, 0, 0, 0, 0, 2, 1, 1, 0, 0, 0, 0]);
+        let (b, c) = p.sow(5);
+        assert_eq!(c, 4);
+        assert_eq!(b, [0; 12]);
+    }
+
+    #[test]
+    fn grand_slam_is_illegal_unless_forced() {
+        // pit 5 (1 seed) captures the opponent's only seeds; pit 0 does not.
+        let p = Position([1, 0, 0, 0, 0, 1, 1, 0, 0, 0, 0, 0]);
+        let m = p.moves();
+        assert!(m.from_pit(0).unwrap().legal);
+        assert!(!m.from_pit(5).unwrap().legal);
+        // forced: the only move captures everything.
+        let p = Position([0, 0, 0, 0, 0, 1, 1, 0, 0, 0, 0, 0]);
+        let m = p.moves();
+        let mv = m.from_pit(5).unwrap();
+        assert!(mv.legal);
+        assert_eq!(mv.captured, 2);
+        assert_eq!(mv.child.mover_seeds(), 0);
+    }
+
+    #[test]
+    fn not_feeding_an_empty_opponent_is_illegal_unless_forced() {
+        // opponent empty; pit 5 feeds it, pit 0 does not.
+        let p = Position([1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0]);
+        let m = p.moves();
+        assert!(!m.from_pit(0).unwrap().legal);
+        assert!(m.from_pit(5).unwrap().legal);
+        // nothing can reach: every move is legal.
+        let p = Position([1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]);
+        assert!(p.moves().as_slice().iter().all(|m| m.legal));
+    }
+
+    #[test]
+    fn predecessors_of_a_simple_position() {
+        // P = [1,0,...,0 | 0, ...,0, 1 at 11]? Build from a known move.
+        let p = Position([0, 2, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0]);
+        let m = p.moves();
+        let mv = m.from_pit(1).unwrap();
+        assert!(mv.legal && mv.captured == 0);
+        assert!(mv.child.predecessors().contains(&p));
+    }
+}
