@@ -265,6 +265,8 @@ impl Iterator for LayerIter {
     }
 }
 
+impl ExactSizeIterator for LayerIter {}
+
 #[cfg(test)]
 mod tests {
     use super::*;

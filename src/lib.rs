@@ -16,5 +16,6 @@
 
 pub mod index;
 pub mod rules;
+pub mod solve;
 
 pub use rules::{Move, Position, PositionError};
