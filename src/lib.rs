@@ -14,8 +14,10 @@
 //! ```
 #![warn(missing_docs)]
 
+pub mod build;
 pub mod index;
 pub mod rules;
 pub mod solve;
+pub mod table;
 
 pub use rules::{Move, Position, PositionError};

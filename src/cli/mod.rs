@@ -2,6 +2,7 @@
 //! codes: 0 success, 1 a check that failed, 2 bad input or an I/O error.
 
 mod board;
+mod build;
 
 use clap::{Parser, Subcommand};
 
@@ -19,6 +20,8 @@ enum Command {
     Index(board::IndexArgs),
     /// Print the position with a given Goedel number.
     Position(board::PositionArgs),
+    /// Build the score tables (and cycle envelope) of layers 0..=N.
+    Build(build::BuildArgs),
 }
 
 /// A failure to report: message for stderr and the exit status.
@@ -41,6 +44,7 @@ pub fn run() -> i32 {
     let result = match cli.command {
         Command::Index(a) => board::index(a),
         Command::Position(a) => board::position(a),
+        Command::Build(a) => build::run(a),
     };
     match result {
         Ok(()) => 0,

@@ -1,0 +1,407 @@
+//! `awari build`: every layer in order, resumable, into a folder of tables.
+//!
+//! Per layer: check the memory guard, solve ([`crate::solve`]), write each
+//! table atomically, then record the layer in the manifest (written
+//! atomically too). A later run skips layers whose files are listed in the
+//! manifest and match their checksums, rebuilds a layer whose files do not,
+//! and continues at the first missing layer, so a build killed at any moment
+//! ends with the same bytes once restarted.
+
+use crate::index::layer_size;
+use crate::rules::MAX_SEEDS;
+use crate::solve::{self, Below, Observer};
+use crate::table::{
+    self, checksum, checksum_file, AtPath, FileEntry, Kind, LayerEntry, ManifestError, MapError,
+    Mapped, Manifest, PathError, PhaseSeconds,
+};
+use std::fs::{self, File};
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+/// What to build and where.
+#[derive(Clone, Debug)]
+pub struct BuildOptions {
+    /// Build layers `0..=max_seeds` (47 is skipped).
+    pub max_seeds: u32,
+    /// The folder of tables.
+    pub out: PathBuf,
+    /// Build `lower.n` and `upper.n` too.
+    pub envelope: bool,
+    /// Refuse a layer whose working memory exceeds this many bytes; `None`:
+    /// what the machine has available before each layer.
+    pub memory_limit: Option<u64>,
+}
+
+/// Why a build stopped. Finished layers stay on disk and in the manifest.
+#[derive(Debug, thiserror::Error)]
+pub enum BuildError {
+    /// No such layer.
+    #[error("--max-seeds {0}: layers hold at most 48 seeds")]
+    NoSuchLayer(u32),
+    /// File or folder trouble (unwritable folder, full disk, ...).
+    #[error(transparent)]
+    Io(#[from] PathError),
+    /// The manifest is foreign or for other rules.
+    #[error(transparent)]
+    Manifest(#[from] ManifestError),
+    /// A finished table cannot be mapped.
+    #[error(transparent)]
+    Map(#[from] MapError),
+    /// The folder holds tables but no manifest of ours.
+    #[error(
+        "{}: holds {file} but no manifest.json (a VU dataset or another tool's folder?); \
+         refusing to write there: choose another --out",
+        dir.display()
+    )]
+    ForeignFolder {
+        /// The folder.
+        dir: PathBuf,
+        /// A table file found there.
+        file: String,
+    },
+    /// Another build works in the folder.
+    #[error("{}: another build is running in this folder (it holds build.lock)", dir.display())]
+    Locked {
+        /// The folder.
+        dir: PathBuf,
+    },
+    /// The memory guard refused a layer.
+    #[error(
+        "layer {layer} needs {} of working memory but only {} is available{}; \
+         layers below {layer} are finished and kept",
+        human(*needed), human(*available),
+        if *from_flag { " (--memory-limit)" } else { " on this machine" }
+    )]
+    Memory {
+        /// The layer refused.
+        layer: u32,
+        /// Bytes it needs.
+        needed: u64,
+        /// Bytes allowed.
+        available: u64,
+        /// Whether the limit came from the options.
+        from_flag: bool,
+    },
+}
+
+/// Bytes as a short human figure.
+pub fn human(b: u64) -> String {
+    bytesize::ByteSize(b).display().iec().to_string()
+}
+
+/// What the builder reports while it works (on top of the solver's progress).
+pub trait BuildObserver: Observer {
+    /// The plan: these layers, of which some may be reused.
+    fn plan(&self, _layers: &[u32]) {}
+    /// A layer was found finished and its checksums verified.
+    fn reused(&self, _n: u32) {}
+    /// A layer starts building.
+    fn start(&self, _n: u32, _positions: u64) {}
+    /// A layer was built and recorded.
+    fn done(&self, _entry: &LayerEntry) {}
+    /// Something the user should know; the build goes on.
+    fn warning(&self, _message: &str) {}
+}
+
+impl BuildObserver for solve::Silent {}
+
+/// The result of a build.
+#[derive(Debug)]
+pub struct BuildReport {
+    /// Layers built by this run.
+    pub built: Vec<u32>,
+    /// Layers found finished and verified.
+    pub reused: Vec<u32>,
+    /// The folder's manifest at the end.
+    pub manifest: Manifest,
+}
+
+/// The layers of a build up to `max`, in order (47 never occurs).
+pub fn layers_up_to(max: u32) -> Vec<u32> {
+    (0..=max).filter(|&n| n != 47).collect()
+}
+
+/// The mapped tables of a finished layer.
+struct Finished {
+    score: Mapped,
+    envelope: Option<(Mapped, Mapped)>,
+}
+
+/// Holds `build.lock` for the life of the build.
+struct Lock {
+    _file: File,
+}
+
+fn lock(dir: &Path) -> Result<Lock, BuildError> {
+    let path = dir.join("build.lock");
+    let file = File::create(&path).at(&path)?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::io::AsRawFd;
+        // SAFETY: flock on a descriptor we own; released when it is closed.
+        let r = unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) };
+        if r != 0 {
+            return Err(BuildError::Locked {
+                dir: dir.to_path_buf(),
+            });
+        }
+    }
+    Ok(Lock { _file: file })
+}
+
+/// Opens the folder's manifest, refusing foreign folders.
+fn open_manifest(dir: &Path) -> Result<Manifest, BuildError> {
+    if let Some(m) = Manifest::load(dir)? {
+        return Ok(m);
+    }
+    for entry in fs::read_dir(dir).at(dir)? {
+        let name = entry.at(dir)?.file_name().to_string_lossy().into_owned();
+        let table = ["scores.", "lower.", "upper."]
+            .iter()
+            .any(|p| name.starts_with(p) && !name.ends_with(".tmp"));
+        if table {
+            return Err(BuildError::ForeignFolder {
+                dir: dir.to_path_buf(),
+                file: name,
+            });
+        }
+    }
+    Ok(Manifest::default())
+}
+
+/// Checks the files of a recorded layer: sizes, then checksums. `Ok(None)`
+/// when they all match, else what is wrong.
+fn verify_layer(dir: &Path, e: &LayerEntry, envelope: bool) -> Result<Option<String>, BuildError> {
+    if envelope && (e.lower.is_none() || e.upper.is_none()) {
+        return Ok(Some("it was built without the envelope".into()));
+    }
+    for (kind, f) in e.files() {
+        if kind != Kind::Score && !envelope {
+            continue;
+        }
+        let path = dir.join(&f.name);
+        let len = match fs::metadata(&path) {
+            Ok(m) => m.len(),
+            Err(_) => return Ok(Some(format!("{} is missing", f.name))),
+        };
+        if len != f.bytes || len != layer_size(e.seeds) {
+            return Ok(Some(format!(
+                "{} has {len} bytes, expected {}",
+                f.name, f.bytes
+            )));
+        }
+        let sum = checksum_file(&path)?;
+        if sum != f.xxh3 {
+            return Ok(Some(format!(
+                "{} has checksum {sum}, the manifest says {}",
+                f.name, f.xxh3
+            )));
+        }
+    }
+    Ok(None)
+}
+
+fn map_layer(dir: &Path, n: u32, envelope: bool) -> Result<Finished, BuildError> {
+    let size = layer_size(n);
+    let open = |k: Kind| Mapped::open(&dir.join(k.file_name(n)), size);
+    Ok(Finished {
+        score: open(Kind::Score)?,
+        envelope: if envelope {
+            Some((open(Kind::Lower)?, open(Kind::Upper)?))
+        } else {
+            None
+        },
+    })
+}
+
+/// Bytes of memory available now (`MemAvailable`).
+pub fn available_memory() -> Option<u64> {
+    let text = fs::read_to_string("/proc/meminfo").ok()?;
+    let line = text.lines().find(|l| l.starts_with("MemAvailable:"))?;
+    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb * 1024)
+}
+
+/// Resets the peak resident set counter (Linux; ignored elsewhere).
+fn reset_peak_rss() {
+    let _ = fs::write("/proc/self/clear_refs", "5");
+}
+
+/// Peak resident set since the last reset, in bytes.
+pub fn peak_rss() -> u64 {
+    fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|t| {
+            let l = t.lines().find(|l| l.starts_with("VmHWM:"))?.to_owned();
+            l.split_whitespace().nth(1)?.parse::<u64>().ok()
+        })
+        .map_or(0, |kb| kb * 1024)
+}
+
+fn histogram(n: u32, score: &[u8]) -> Vec<u64> {
+    use rayon::prelude::*;
+    let w = 2 * n as usize + 1;
+    score
+        .par_chunks(1 << 20)
+        .map(|c| {
+            let mut h = vec![0u64; w];
+            for &b in c {
+                h[(b as i8 as i32 + n as i32) as usize] += 1;
+            }
+            h
+        })
+        .reduce(
+            || vec![0u64; w],
+            |mut a, b| {
+                a.iter_mut().zip(b).for_each(|(x, y)| *x += y);
+                a
+            },
+        )
+}
+
+fn pinned(lo: &[u8], hi: &[u8]) -> u64 {
+    use rayon::prelude::*;
+    lo.par_chunks(1 << 20)
+        .zip(hi.par_chunks(1 << 20))
+        .map(|(a, b)| a.iter().zip(b).filter(|(x, y)| x == y).count() as u64)
+        .sum()
+}
+
+/// Builds (or resumes) the database described by `opts` on the current
+/// rayon pool.
+pub fn build(opts: &BuildOptions, obs: &dyn BuildObserver) -> Result<BuildReport, BuildError> {
+    if opts.max_seeds > MAX_SEEDS {
+        return Err(BuildError::NoSuchLayer(opts.max_seeds));
+    }
+    let dir = opts.out.as_path();
+    fs::create_dir_all(dir).at(dir)?;
+    let _lock = lock(dir)?;
+    let mut manifest = open_manifest(dir)?;
+    let plan = layers_up_to(opts.max_seeds);
+    obs.plan(&plan);
+
+    let mut report = BuildReport {
+        built: Vec::new(),
+        reused: Vec::new(),
+        manifest: Manifest::default(),
+    };
+    let mut finished: Vec<Option<Finished>> = Vec::new();
+    for &n in &plan {
+        while finished.len() < n as usize {
+            finished.push(None); // layer 47
+        }
+        if let Some(e) = manifest.layer(n) {
+            match verify_layer(dir, e, opts.envelope)? {
+                None => {
+                    finished.push(Some(map_layer(dir, n, opts.envelope)?));
+                    report.reused.push(n);
+                    obs.reused(n);
+                    continue;
+                }
+                Some(why) => {
+                    obs.warning(&format!("layer {n}: {why}; rebuilding it"));
+                    manifest.remove(n);
+                    manifest.store(dir)?;
+                }
+            }
+        }
+        let entry = build_layer(dir, n, opts, &finished, obs)?;
+        manifest.put(entry.clone());
+        manifest.store(dir)?;
+        finished.push(Some(map_layer(dir, n, opts.envelope)?));
+        report.built.push(n);
+        obs.done(&entry);
+    }
+    report.manifest = manifest;
+    Ok(report)
+}
+
+fn build_layer(
+    dir: &Path,
+    n: u32,
+    opts: &BuildOptions,
+    finished: &[Option<Finished>],
+    obs: &dyn BuildObserver,
+) -> Result<LayerEntry, BuildError> {
+    let positions = layer_size(n);
+    let working = solve::working_bytes(n, opts.envelope);
+    let (available, from_flag) = match opts.memory_limit {
+        Some(l) => (l, true),
+        None => (available_memory().unwrap_or(u64::MAX), false),
+    };
+    if working > available {
+        return Err(BuildError::Memory {
+            layer: n,
+            needed: working,
+            available,
+            from_flag,
+        });
+    }
+    obs.start(n, positions);
+    reset_peak_rss();
+    let t0 = Instant::now();
+    let empty: &[u8] = &[];
+    let below: Vec<Below> = finished
+        .iter()
+        .map(|f| match f {
+            Some(f) => Below {
+                score: &f.score,
+                lower: f.envelope.as_ref().map(|e| &*e.0),
+                upper: f.envelope.as_ref().map(|e| &*e.1),
+            },
+            None => Below {
+                score: empty,
+                lower: None,
+                upper: None,
+            },
+        })
+        .collect();
+    let solved = solve::solve_layer(n, &below, opts.envelope, obs).at(dir)?;
+
+    obs.phase("write");
+    let tw = Instant::now();
+    let write = |kind: Kind, bytes: &[u8]| -> Result<FileEntry, BuildError> {
+        let name = kind.file_name(n);
+        let sum = checksum(bytes);
+        table::write_atomic(&dir.join(&name), bytes)?;
+        Ok(FileEntry {
+            name,
+            bytes: bytes.len() as u64,
+            xxh3: sum,
+        })
+    };
+    let scores = write(Kind::Score, &solved.score)?;
+    let (lower, upper, pinned) = match &solved.envelope {
+        Some((lo, hi)) => (
+            Some(write(Kind::Lower, lo)?),
+            Some(write(Kind::Upper, hi)?),
+            Some(pinned(lo, hi)),
+        ),
+        None => (None, None, None),
+    };
+    let write_seconds = tw.elapsed().as_secs_f64();
+    let wall = t0.elapsed().as_secs_f64();
+    let s = &solved.stats;
+    Ok(LayerEntry {
+        seeds: n,
+        positions,
+        scores,
+        lower,
+        upper,
+        wall_seconds: wall,
+        positions_per_second: positions as f64 / wall.max(1e-9),
+        phase_seconds: PhaseSeconds {
+            exits: s.init_seconds,
+            envelope: s.envelope_seconds,
+            score: s.score_seconds,
+            write: write_seconds,
+        },
+        peak_rss_bytes: peak_rss(),
+        working_bytes: working,
+        threads: rayon::current_num_threads(),
+        settlements_per_position: (s.envelope_settlements + s.score_settlements) as f64
+            / positions as f64,
+        pinned,
+        score_histogram: histogram(n, &solved.score),
+    })
+}

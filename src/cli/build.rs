@@ -1,0 +1,242 @@
+//! `awari build`: progress bars on a terminal, plain log lines elsewhere.
+
+use super::Failure;
+use awari_egdb::build::{self, human, BuildObserver, BuildOptions};
+use awari_egdb::solve::Observer;
+use awari_egdb::table::LayerEntry;
+use clap::Args;
+use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
+use std::io::IsTerminal;
+use std::path::PathBuf;
+use std::sync::Mutex;
+use std::time::Instant;
+
+/// The README's main job: finishes in about a minute on 2 cores.
+pub const DEFAULT_MAX_SEEDS: u32 = 16;
+
+#[derive(Args)]
+pub struct BuildArgs {
+    /// Build layers 0..=N (47 never occurs and is skipped).
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_SEEDS)]
+    max_seeds: u32,
+    /// Folder of tables; created if missing, resumed if it holds a build.
+    #[arg(long, value_name = "DIR", default_value = "./db")]
+    out: PathBuf,
+    /// Worker threads (default: all cores).
+    #[arg(long, value_name = "T")]
+    threads: Option<usize>,
+    /// Refuse a layer whose working memory exceeds SIZE (e.g. 8GiB, 500MB);
+    /// default: the memory available before each layer.
+    #[arg(long, value_name = "SIZE")]
+    memory_limit: Option<String>,
+    /// Build only scores.n, without lower.n and upper.n.
+    #[arg(long)]
+    no_envelope: bool,
+    /// No progress output (warnings and errors still go to stderr).
+    #[arg(long, short)]
+    quiet: bool,
+}
+
+pub fn parse_size(s: &str) -> Result<u64, Failure> {
+    s.trim()
+        .parse::<bytesize::ByteSize>()
+        .map(|b| b.as_u64())
+        .map_err(|_| {
+            Failure::usage(format!(
+                "--memory-limit '{s}' is not a size (e.g. 8GiB, 500MB, 1073741824)"
+            ))
+        })
+}
+
+pub fn run(a: BuildArgs) -> Result<(), Failure> {
+    let memory_limit = a.memory_limit.as_deref().map(parse_size).transpose()?;
+    if a.threads == Some(0) {
+        return Err(Failure::usage("--threads must be at least 1"));
+    }
+    let opts = BuildOptions {
+        max_seeds: a.max_seeds,
+        out: a.out.clone(),
+        envelope: !a.no_envelope,
+        memory_limit,
+    };
+    let mut pool = rayon::ThreadPoolBuilder::new();
+    if let Some(t) = a.threads {
+        pool = pool.num_threads(t);
+    }
+    let pool = pool
+        .build()
+        .map_err(|e| Failure::usage(format!("cannot start worker threads: {e}")))?;
+    let mode = if a.quiet {
+        Mode::Quiet
+    } else if std::io::stderr().is_terminal() {
+        Mode::Bars
+    } else {
+        Mode::Lines
+    };
+    let progress = Progress::new(mode, opts.envelope);
+    let started = Instant::now();
+    let report = pool
+        .install(|| build::build(&opts, &progress))
+        .map_err(|e| Failure::usage(e.to_string()))?;
+    progress.finish();
+    if !a.quiet {
+        let m = &report.manifest;
+        eprintln!(
+            "built {} layer(s), reused {} verified layer(s) in {:.1} s; tables in {}",
+            report.built.len(),
+            report.reused.len(),
+            started.elapsed().as_secs_f64(),
+            opts.out.display()
+        );
+        if !report.built.is_empty() {
+            println!("layer  positions      seconds  positions/s  pinned    peak RSS");
+            for n in &report.built {
+                if let Some(e) = m.layer(*n) {
+                    println!("{}", summary(e));
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+fn summary(e: &LayerEntry) -> String {
+    format!(
+        "{:>5}  {:>13}  {:>7.2}  {:>11.0}  {:>8}  {}",
+        e.seeds,
+        e.positions,
+        e.wall_seconds,
+        e.positions_per_second,
+        e.pinned.map_or("-".into(), |p| format!(
+            "{:.1}%",
+            100.0 * p as f64 / e.positions as f64
+        )),
+        human(e.peak_rss_bytes)
+    )
+}
+
+#[derive(Clone, Copy, PartialEq)]
+enum Mode {
+    Quiet,
+    Lines,
+    Bars,
+}
+
+struct Progress {
+    mode: Mode,
+    envelope: bool,
+    multi: MultiProgress,
+    overall: ProgressBar,
+    layer: Mutex<Option<(u32, ProgressBar, Instant)>>,
+}
+
+impl Progress {
+    fn new(mode: Mode, envelope: bool) -> Self {
+        let multi = MultiProgress::with_draw_target(if mode == Mode::Bars {
+            ProgressDrawTarget::stderr()
+        } else {
+            ProgressDrawTarget::hidden()
+        });
+        let overall = multi.add(ProgressBar::new(0));
+        overall.set_style(
+            ProgressStyle::with_template("layers {bar:30.cyan/blue} {pos}/{len} {elapsed_precise} {msg}")
+                .expect("template"),
+        );
+        Progress {
+            mode,
+            envelope,
+            multi,
+            overall,
+            layer: Mutex::new(None),
+        }
+    }
+
+    fn log(&self, msg: &str) {
+        match self.mode {
+            Mode::Quiet => {}
+            Mode::Lines => eprintln!("{msg}"),
+            Mode::Bars => {
+                let _ = self.multi.println(msg);
+            }
+        }
+    }
+
+    fn finish(&self) {
+        self.overall.finish_and_clear();
+    }
+}
+
+impl Observer for Progress {
+    fn phase(&self, name: &'static str) {
+        let guard = self.layer.lock().expect("progress lock");
+        if let Some((n, bar, t0)) = guard.as_ref() {
+            bar.set_message(name);
+            if self.mode == Mode::Lines {
+                eprintln!(
+                    "layer {n}: {name} (at {:.1} s, {} settled)",
+                    t0.elapsed().as_secs_f64(),
+                    bar.position()
+                );
+            }
+        }
+    }
+    fn advance(&self, k: u64) {
+        if self.mode == Mode::Bars {
+            if let Some((_, bar, _)) = self.layer.lock().expect("progress lock").as_ref() {
+                bar.inc(k);
+            }
+        }
+    }
+}
+
+impl BuildObserver for Progress {
+    fn plan(&self, layers: &[u32]) {
+        self.overall.set_length(layers.len() as u64);
+    }
+    fn reused(&self, n: u32) {
+        self.overall.inc(1);
+        self.log(&format!("layer {n}: finished earlier, checksums verified"));
+    }
+    fn start(&self, n: u32, positions: u64) {
+        // One unit per position for the exits, then one per settlement
+        // (about three per position with the envelope, one without).
+        let len = positions * if self.envelope { 4 } else { 2 };
+        let bar = self.multi.add(ProgressBar::new(len));
+        bar.set_style(
+            ProgressStyle::with_template(
+                "{prefix:>9} {bar:30.green/white} {human_pos}/{human_len} {per_sec} eta {eta} {msg}",
+            )
+            .expect("template"),
+        );
+        bar.set_prefix(format!("layer {n}"));
+        self.overall.set_message(format!("layer {n}"));
+        if self.mode == Mode::Lines {
+            eprintln!("layer {n}: {positions} positions");
+        }
+        *self.layer.lock().expect("progress lock") = Some((n, bar, Instant::now()));
+    }
+    fn done(&self, e: &LayerEntry) {
+        if let Some((_, bar, _)) = self.layer.lock().expect("progress lock").take() {
+            bar.finish_and_clear();
+        }
+        self.overall.inc(1);
+        self.log(&format!(
+            "layer {} done: {} positions in {:.2} s ({:.2} M/s), {:.2} settlements/position{}, peak RSS {}",
+            e.seeds,
+            e.positions,
+            e.wall_seconds,
+            e.positions_per_second / 1e6,
+            e.settlements_per_position,
+            e.pinned.map_or(String::new(), |p| format!(", {p} pinned")),
+            human(e.peak_rss_bytes)
+        ));
+    }
+    fn warning(&self, message: &str) {
+        // Warnings are shown even with --quiet.
+        if self.mode == Mode::Bars {
+            let _ = self.multi.println(format!("warning: {message}"));
+        } else {
+            eprintln!("awari: warning: {message}");
+        }
+    }
+}

@@ -1,0 +1,379 @@
+//! Table files and the folder manifest.
+//!
+//! A database folder holds, per layer `n`, `scores.n` (the VU format: one
+//! signed byte per Goedel index, no header) and, with the envelope,
+//! `lower.n` and `upper.n` in the same format, plus one `manifest.json`
+//! describing the folder: rule set, checksums and build figures per layer.
+//! Every file is written under a temporary name, synced, then renamed, so a
+//! crash never leaves a complete-looking table that is not.
+
+use serde::{Deserialize, Serialize};
+use std::fs::{self, File};
+use std::io::{self, Read, Write};
+use std::path::{Path, PathBuf};
+
+/// The `format` field of our manifests.
+pub const FORMAT: &str = "awari-egdb";
+/// Manifest version this code reads and writes.
+pub const VERSION: u32 = 1;
+/// The rule set our tables are built for (`spec/RULES.md`).
+pub const RULE_SET: &str = "awari-vu2002";
+/// The checksum algorithm of the manifest.
+pub const CHECKSUM: &str = "xxh3-64";
+/// Name of the manifest file.
+pub const MANIFEST: &str = "manifest.json";
+
+/// The three tables of a layer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// `scores.n`: the score of `spec/RULES.md`.
+    Score,
+    /// `lower.n`: the score if every endless play went to the opponent.
+    Lower,
+    /// `upper.n`: the score if every endless play went to the mover.
+    Upper,
+}
+
+impl Kind {
+    /// File name stem.
+    pub fn stem(self) -> &'static str {
+        match self {
+            Kind::Score => "scores",
+            Kind::Lower => "lower",
+            Kind::Upper => "upper",
+        }
+    }
+    /// File name of this table for layer `n`.
+    pub fn file_name(self, n: u32) -> String {
+        format!("{}.{n}", self.stem())
+    }
+}
+
+/// An I/O failure with the path it concerns.
+#[derive(Debug, thiserror::Error)]
+#[error("{}: {source}", path.display())]
+pub struct PathError {
+    /// The file or folder.
+    pub path: PathBuf,
+    /// What went wrong.
+    #[source]
+    pub source: io::Error,
+}
+
+/// Attaches a path to an I/O result.
+pub trait AtPath<T> {
+    /// The error with `path`.
+    fn at(self, path: &Path) -> Result<T, PathError>;
+}
+
+impl<T> AtPath<T> for io::Result<T> {
+    fn at(self, path: &Path) -> Result<T, PathError> {
+        self.map_err(|source| PathError {
+            path: path.to_path_buf(),
+            source,
+        })
+    }
+}
+
+/// One table file as the manifest records it.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
+pub struct FileEntry {
+    /// File name inside the folder.
+    pub name: String,
+    /// Size in bytes (one per position).
+    pub bytes: u64,
+    /// `xxh3-64` of the contents, 16 hex digits.
+    pub xxh3: String,
+}
+
+/// Seconds spent in each phase of a layer.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct PhaseSeconds {
+    /// Computing exits and counters.
+    pub exits: f64,
+    /// The envelope sweep.
+    pub envelope: f64,
+    /// The score sweep.
+    pub score: f64,
+    /// Writing and checksumming the files.
+    pub write: f64,
+}
+
+/// One layer in the manifest.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct LayerEntry {
+    /// Seeds on the board.
+    pub seeds: u32,
+    /// Positions (entries per table).
+    pub positions: u64,
+    /// `scores.n`.
+    pub scores: FileEntry,
+    /// `lower.n`, with the envelope.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lower: Option<FileEntry>,
+    /// `upper.n`, with the envelope.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub upper: Option<FileEntry>,
+    /// Wall time of the build of this layer.
+    pub wall_seconds: f64,
+    /// Positions per second over the wall time.
+    pub positions_per_second: f64,
+    /// Where the time went.
+    pub phase_seconds: PhaseSeconds,
+    /// Peak resident memory of the process while building this layer
+    /// (anonymous plus mapped file pages).
+    pub peak_rss_bytes: u64,
+    /// The solver's own working memory for this layer.
+    pub working_bytes: u64,
+    /// Threads used.
+    pub threads: usize,
+    /// Settlements (predecessor walks) per position, score and envelope.
+    pub settlements_per_position: f64,
+    /// Positions with `lower == upper`, with the envelope.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pinned: Option<u64>,
+    /// Number of positions per score, from `-n` to `n`.
+    pub score_histogram: Vec<u64>,
+}
+
+impl LayerEntry {
+    /// The file entries recorded, score first.
+    pub fn files(&self) -> impl Iterator<Item = (Kind, &FileEntry)> {
+        [
+            (Kind::Score, Some(&self.scores)),
+            (Kind::Lower, self.lower.as_ref()),
+            (Kind::Upper, self.upper.as_ref()),
+        ]
+        .into_iter()
+        .filter_map(|(k, f)| f.map(|f| (k, f)))
+    }
+}
+
+/// `manifest.json`.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Manifest {
+    /// Always [`FORMAT`].
+    pub format: String,
+    /// Always [`VERSION`].
+    pub version: u32,
+    /// Always [`RULE_SET`].
+    pub rule_set: String,
+    /// Always [`CHECKSUM`].
+    pub checksum: String,
+    /// The finished layers, by seeds.
+    pub layers: Vec<LayerEntry>,
+}
+
+impl Default for Manifest {
+    fn default() -> Self {
+        Manifest {
+            format: FORMAT.into(),
+            version: VERSION,
+            rule_set: RULE_SET.into(),
+            checksum: CHECKSUM.into(),
+            layers: Vec::new(),
+        }
+    }
+}
+
+/// Why a manifest cannot be used.
+#[derive(Debug, thiserror::Error)]
+pub enum ManifestError {
+    /// Reading failed.
+    #[error(transparent)]
+    Io(#[from] PathError),
+    /// Not a manifest of ours.
+    #[error("{}: not an awari-egdb manifest ({reason})", path.display())]
+    Foreign {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        reason: String,
+    },
+    /// Ours, but for other rules or another format version.
+    #[error("{}: built for {found}, not for {expected}", path.display())]
+    Mismatch {
+        /// The file.
+        path: PathBuf,
+        /// What it says.
+        found: String,
+        /// What this program builds.
+        expected: String,
+    },
+}
+
+impl Manifest {
+    /// Reads `dir/manifest.json`; `Ok(None)` when there is none.
+    pub fn load(dir: &Path) -> Result<Option<Manifest>, ManifestError> {
+        let path = dir.join(MANIFEST);
+        let text = match fs::read_to_string(&path) {
+            Ok(t) => t,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+            Err(source) => return Err(PathError { path, source }.into()),
+        };
+        let value: serde_json::Value =
+            serde_json::from_str(&text).map_err(|e| ManifestError::Foreign {
+                path: path.clone(),
+                reason: format!("not JSON: {e}"),
+            })?;
+        if value.get("format").and_then(|f| f.as_str()) != Some(FORMAT) {
+            return Err(ManifestError::Foreign {
+                path,
+                reason: "no \"format\": \"awari-egdb\" field".into(),
+            });
+        }
+        let m: Manifest = serde_json::from_value(value).map_err(|e| ManifestError::Foreign {
+            path: path.clone(),
+            reason: e.to_string(),
+        })?;
+        let found = format!("rule set {} v{} ({})", m.rule_set, m.version, m.checksum);
+        let expected = format!("rule set {RULE_SET} v{VERSION} ({CHECKSUM})");
+        if found != expected {
+            return Err(ManifestError::Mismatch {
+                path,
+                found,
+                expected,
+            });
+        }
+        Ok(Some(m))
+    }
+
+    /// Writes `dir/manifest.json` atomically.
+    pub fn store(&self, dir: &Path) -> Result<(), PathError> {
+        let mut text = serde_json::to_string_pretty(self).expect("manifest serialises");
+        text.push('\n');
+        write_atomic(&dir.join(MANIFEST), text.as_bytes())
+    }
+
+    /// The entry of layer `n`.
+    pub fn layer(&self, n: u32) -> Option<&LayerEntry> {
+        self.layers.iter().find(|l| l.seeds == n)
+    }
+
+    /// Inserts or replaces the entry of a layer, keeping them sorted.
+    pub fn put(&mut self, e: LayerEntry) {
+        self.remove(e.seeds);
+        self.layers.push(e);
+        self.layers.sort_by_key(|l| l.seeds);
+    }
+
+    /// Forgets layer `n`.
+    pub fn remove(&mut self, n: u32) {
+        self.layers.retain(|l| l.seeds != n);
+    }
+}
+
+/// The checksum of bytes, as the manifest writes it.
+pub fn checksum(bytes: &[u8]) -> String {
+    format!("{:016x}", xxhash_rust::xxh3::xxh3_64(bytes))
+}
+
+/// The checksum of a file, read sequentially.
+pub fn checksum_file(path: &Path) -> Result<String, PathError> {
+    let mut f = File::open(path).at(path)?;
+    let mut h = xxhash_rust::xxh3::Xxh3::new();
+    let mut buf = vec![0u8; 1 << 22];
+    loop {
+        let k = f.read(&mut buf).at(path)?;
+        if k == 0 {
+            break;
+        }
+        h.update(&buf[..k]);
+    }
+    Ok(format!("{:016x}", h.digest()))
+}
+
+/// The temporary name a file is written under before it is renamed.
+pub fn temp_path(path: &Path) -> PathBuf {
+    let mut s = path.as_os_str().to_owned();
+    s.push(".tmp");
+    PathBuf::from(s)
+}
+
+/// Writes `bytes` to `path` through a temporary file: write, fsync, rename,
+/// fsync the folder. On failure the temporary file is removed and `path` is
+/// left as it was.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), PathError> {
+    let tmp = temp_path(path);
+    let result = (|| {
+        let mut f = File::create(&tmp).at(&tmp)?;
+        for chunk in bytes.chunks(1 << 24) {
+            f.write_all(chunk).at(&tmp)?;
+        }
+        f.sync_all().at(&tmp)?;
+        drop(f);
+        fs::rename(&tmp, path).at(path)?;
+        sync_dir(path.parent().unwrap_or(Path::new(".")))
+    })();
+    if result.is_err() {
+        let _ = fs::remove_file(&tmp);
+    }
+    result
+}
+
+/// Makes a rename in `dir` durable.
+pub fn sync_dir(dir: &Path) -> Result<(), PathError> {
+    let dir = if dir.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        dir
+    };
+    File::open(dir).and_then(|d| d.sync_all()).at(dir)
+}
+
+/// A table file mapped read-only.
+///
+/// Safety contract of the mapping: the file must not be truncated or
+/// modified while mapped (a truncated mapping turns reads into SIGBUS). The
+/// builder holds the folder's lock while it maps its own files, and every
+/// opener checks the size against the layer before mapping.
+pub struct Mapped {
+    map: memmap2::Mmap,
+}
+
+impl Mapped {
+    /// Maps `path`, which must be exactly `expected` bytes long.
+    pub fn open(path: &Path, expected: u64) -> Result<Mapped, MapError> {
+        let f = File::open(path).at(path)?;
+        let len = f.metadata().at(path)?.len();
+        if len != expected {
+            return Err(MapError::Size {
+                path: path.to_path_buf(),
+                expected,
+                found: len,
+            });
+        }
+        // SAFETY: see the type's contract; the size was checked just above.
+        let map = unsafe { memmap2::Mmap::map(&f) }.at(path)?;
+        #[cfg(unix)]
+        {
+            let _ = map.advise(memmap2::Advice::Random);
+        }
+        Ok(Mapped { map })
+    }
+}
+
+impl std::ops::Deref for Mapped {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        &self.map
+    }
+}
+
+/// Why a table cannot be mapped.
+#[derive(Debug, thiserror::Error)]
+pub enum MapError {
+    /// Opening or mapping failed.
+    #[error(transparent)]
+    Io(#[from] PathError),
+    /// The file has the wrong size for its layer.
+    #[error("{}: {found} bytes, but the layer has {expected} positions", path.display())]
+    Size {
+        /// The file.
+        path: PathBuf,
+        /// Bytes it should hold.
+        expected: u64,
+        /// Bytes it holds.
+        found: u64,
+    },
+}
