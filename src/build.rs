@@ -11,8 +11,8 @@ use crate::index::layer_size;
 use crate::rules::MAX_SEEDS;
 use crate::solve::{self, Below, Observer};
 use crate::table::{
-    self, checksum, checksum_file, AtPath, FileEntry, Kind, LayerEntry, ManifestError, MapError,
-    Mapped, Manifest, PathError, PhaseSeconds,
+    self, checksum_file, AtPath, FileEntry, Kind, LayerEntry, Manifest, ManifestError, MapError,
+    Mapped, PathError, PhaseSeconds,
 };
 use std::fs::{self, File};
 use std::path::{Path, PathBuf};
@@ -238,35 +238,6 @@ pub fn peak_rss() -> u64 {
         .map_or(0, |kb| kb * 1024)
 }
 
-fn histogram(n: u32, score: &[u8]) -> Vec<u64> {
-    use rayon::prelude::*;
-    let w = 2 * n as usize + 1;
-    score
-        .par_chunks(1 << 20)
-        .map(|c| {
-            let mut h = vec![0u64; w];
-            for &b in c {
-                h[(b as i8 as i32 + n as i32) as usize] += 1;
-            }
-            h
-        })
-        .reduce(
-            || vec![0u64; w],
-            |mut a, b| {
-                a.iter_mut().zip(b).for_each(|(x, y)| *x += y);
-                a
-            },
-        )
-}
-
-fn pinned(lo: &[u8], hi: &[u8]) -> u64 {
-    use rayon::prelude::*;
-    lo.par_chunks(1 << 20)
-        .zip(hi.par_chunks(1 << 20))
-        .map(|(a, b)| a.iter().zip(b).filter(|(x, y)| x == y).count() as u64)
-        .sum()
-}
-
 /// Builds (or resumes) the database described by `opts` on the current
 /// rayon pool.
 pub fn build(opts: &BuildOptions, obs: &dyn BuildObserver) -> Result<BuildReport, BuildError> {
@@ -360,24 +331,22 @@ fn build_layer(
 
     obs.phase("write");
     let tw = Instant::now();
-    let write = |kind: Kind, bytes: &[u8]| -> Result<FileEntry, BuildError> {
+    let write = |kind: Kind| -> Result<FileEntry, BuildError> {
         let name = kind.file_name(n);
-        let sum = checksum(bytes);
-        table::write_atomic(&dir.join(&name), bytes)?;
+        let xxh3 = table::write_atomic_with(&dir.join(&name), positions, |start, buf| {
+            solved.extract(kind, start as usize, buf)
+        })?;
         Ok(FileEntry {
             name,
-            bytes: bytes.len() as u64,
-            xxh3: sum,
+            bytes: positions,
+            xxh3,
         })
     };
-    let scores = write(Kind::Score, &solved.score)?;
-    let (lower, upper, pinned) = match &solved.envelope {
-        Some((lo, hi)) => (
-            Some(write(Kind::Lower, lo)?),
-            Some(write(Kind::Upper, hi)?),
-            Some(pinned(lo, hi)),
-        ),
-        None => (None, None, None),
+    let scores = write(Kind::Score)?;
+    let (lower, upper) = if solved.has_envelope() {
+        (Some(write(Kind::Lower)?), Some(write(Kind::Upper)?))
+    } else {
+        (None, None)
     };
     let write_seconds = tw.elapsed().as_secs_f64();
     let wall = t0.elapsed().as_secs_f64();
@@ -401,7 +370,7 @@ fn build_layer(
         threads: rayon::current_num_threads(),
         settlements_per_position: (s.envelope_settlements + s.score_settlements) as f64
             / positions as f64,
-        pinned,
-        score_histogram: histogram(n, &solved.score),
+        pinned: solved.pinned(),
+        score_histogram: solved.histogram(),
     })
 }

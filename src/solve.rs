@@ -19,6 +19,7 @@
 
 use crate::index::{layer_size, rank, unrank_unchecked};
 use crate::rules::Position;
+use crate::table::Kind;
 use memmap2::MmapMut;
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicU64, AtomicU8, Ordering::Relaxed};
@@ -78,14 +79,102 @@ pub struct SolveStats {
     pub score_seconds: f64,
 }
 
-/// A solved layer: one signed byte per Goedel index in each table.
+/// Offsets of the quantities in a position's state bytes.
+const SC: usize = 0;
+const CNT: usize = 1;
+const LO: usize = 2;
+const HI: usize = 3;
+
+/// A solved layer: the three tables interleaved, `stride` bytes per
+/// position (score, unused, lower, upper), each a signed value.
 pub struct Solved {
-    /// The scores.
-    pub score: Buffer,
-    /// Lower and upper bounds of the envelope, if built.
-    pub envelope: Option<(Buffer, Buffer)>,
+    n: u32,
+    state: Buffer,
+    stride: usize,
     /// Figures.
     pub stats: SolveStats,
+}
+
+impl Solved {
+    /// Seeds of the layer.
+    pub fn seeds(&self) -> u32 {
+        self.n
+    }
+    /// Positions in the layer.
+    pub fn len(&self) -> usize {
+        self.state.len / self.stride
+    }
+    /// Whether the layer is empty (never: layer 0 has one position).
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+    /// Whether the envelope was built.
+    pub fn has_envelope(&self) -> bool {
+        self.stride == 4
+    }
+    fn offset(&self, kind: Kind) -> usize {
+        match kind {
+            Kind::Score => SC,
+            Kind::Lower => LO,
+            Kind::Upper => HI,
+        }
+    }
+    /// The value of one position in one table (`None` for an envelope
+    /// table that was not built).
+    pub fn get(&self, kind: Kind, g: u64) -> Option<i8> {
+        let o = self.offset(kind);
+        (o < self.stride).then(|| self.state[g as usize * self.stride + o] as i8)
+    }
+    /// Copies entries `start..start + out.len()` of a table into `out`, in
+    /// the file format (one signed byte per position).
+    pub fn extract(&self, kind: Kind, start: usize, out: &mut [u8]) {
+        let o = self.offset(kind);
+        assert!(o < self.stride, "table {kind:?} was not built");
+        let src = &self.state[start * self.stride..(start + out.len()) * self.stride];
+        for (d, s) in out.iter_mut().zip(src.chunks_exact(self.stride)) {
+            *d = s[o];
+        }
+    }
+    /// Number of positions per score, from `-n` to `n`.
+    pub fn histogram(&self) -> Vec<u64> {
+        let n = self.n as i32;
+        let w = 2 * n as usize + 1;
+        self.state
+            .par_chunks(CHUNK as usize * self.stride)
+            .map(|c| {
+                let mut h = vec![0u64; w];
+                for s in c.chunks_exact(self.stride) {
+                    h[(s[SC] as i8 as i32 + n) as usize] += 1;
+                }
+                h
+            })
+            .reduce(
+                || vec![0u64; w],
+                |mut a, b| {
+                    a.iter_mut().zip(b).for_each(|(x, y)| *x += y);
+                    a
+                },
+            )
+    }
+    /// Positions whose envelope is closed (`lower == upper`), if built.
+    pub fn pinned(&self) -> Option<u64> {
+        self.has_envelope().then(|| {
+            self.state
+                .par_chunks(CHUNK as usize * self.stride)
+                .map(|c| {
+                    c.chunks_exact(self.stride)
+                        .filter(|s| s[LO] == s[HI])
+                        .count() as u64
+                })
+                .sum()
+        })
+    }
+    /// A whole table in the file format.
+    pub fn table(&self, kind: Kind) -> Vec<u8> {
+        let mut v = vec![0u8; self.len()];
+        self.extract(kind, 0, &mut v);
+        v
+    }
 }
 
 /// A zero-filled anonymous mapping, advised onto huge pages: the solver's
@@ -206,58 +295,62 @@ struct Item {
 /// not yet known to be `>= t`.
 struct Sweep<'a> {
     n: u32,
-    win: &'a [AtomicU8],
-    lose: &'a [AtomicU8],
-    cnt: &'a [AtomicU8],
+    /// Interleaved state, `stride` bytes per position.
+    st: &'a [AtomicU8],
+    stride: usize,
+    win: usize,
+    lose: usize,
     shift: u32,
 }
 
 impl Sweep<'_> {
     /// Runs thresholds `n` down to `last`; returns the settlements made.
     fn run(&self, last: i32, obs: &dyn Observer) -> u64 {
-        let size = self.win.len() as u64;
+        let size = (self.st.len() / self.stride) as u64;
         let chunks = size.div_ceil(CHUNK);
         let total = AtomicU64::new(0);
         for t in (last..=self.n as i32).rev() {
-            (0..chunks).into_par_iter().for_each_init(Vec::new, |stack, c| {
-                let lo = c * CHUNK;
-                let hi = (lo + CHUNK).min(size);
-                let mut count = 0u64;
-                for g in lo..hi {
-                    let i = g as usize;
-                    let w = self.win[i].load(Relaxed);
-                    if w < SETTLED
-                        && dec(w) >= t
-                        && self.win[i]
-                            .compare_exchange(w, SETTLED | enc(t), Relaxed, Relaxed)
-                            .is_ok()
-                    {
-                        stack.push(Item {
-                            pos: unrank_unchecked(self.n, g),
-                            lose: false,
-                        });
-                        count += self.drain(stack, t);
+            (0..chunks)
+                .into_par_iter()
+                .for_each_init(Vec::new, |stack, c| {
+                    let lo = c * CHUNK;
+                    let hi = (lo + CHUNK).min(size);
+                    let mut count = 0u64;
+                    for g in lo..hi {
+                        let i = g as usize * self.stride;
+                        let w = self.st[i + self.win].load(Relaxed);
+                        if w < SETTLED
+                            && dec(w) >= t
+                            && self.st[i + self.win]
+                                .compare_exchange(w, SETTLED | enc(t), Relaxed, Relaxed)
+                                .is_ok()
+                        {
+                            stack.push(Item {
+                                pos: unrank_unchecked(self.n, g),
+                                lose: false,
+                            });
+                            count += self.drain(stack, t);
+                        }
+                        let l = self.st[i + self.lose].load(Relaxed);
+                        if l < SETTLED
+                            && dec(l) <= -t
+                            && (self.st[i + CNT].load(Relaxed) >> self.shift) & 7 == 0
+                            && self.st[i + self.lose]
+                                .compare_exchange(l, SETTLED | enc(-t), Relaxed, Relaxed)
+                                .is_ok()
+                        {
+                            stack.push(Item {
+                                pos: unrank_unchecked(self.n, g),
+                                lose: true,
+                            });
+                            count += self.drain(stack, t);
+                        }
                     }
-                    let l = self.lose[i].load(Relaxed);
-                    if l < SETTLED
-                        && dec(l) <= -t
-                        && (self.cnt[i].load(Relaxed) >> self.shift) & 7 == 0
-                        && self.lose[i]
-                            .compare_exchange(l, SETTLED | enc(-t), Relaxed, Relaxed)
-                            .is_ok()
-                    {
-                        stack.push(Item {
-                            pos: unrank_unchecked(self.n, g),
-                            lose: true,
-                        });
-                        count += self.drain(stack, t);
+                    if count > 0 {
+                        total.fetch_add(count, Relaxed);
+                        obs.advance(count);
                     }
-                }
-                if count > 0 {
-                    total.fetch_add(count, Relaxed);
-                    obs.advance(count);
-                }
-            });
+                });
         }
         total.into_inner()
     }
@@ -271,8 +364,7 @@ impl Sweep<'_> {
             if it.lose {
                 // v(Q) = -t: every predecessor reaches t.
                 it.pos.for_each_predecessor(|p| {
-                    let g = rank(&p);
-                    let a = &self.win[g as usize];
+                    let a = &self.st[rank(&p) as usize * self.stride + self.win];
                     let w = a.load(Relaxed);
                     if w < SETTLED
                         && a.compare_exchange(w, SETTLED | enc(t), Relaxed, Relaxed)
@@ -287,22 +379,19 @@ impl Sweep<'_> {
             } else {
                 // v(P) >= t: one child fewer keeps each predecessor above -t.
                 it.pos.for_each_predecessor(|p| {
-                    let g = rank(&p) as usize;
-                    let old = self.cnt[g].fetch_sub(1 << self.shift, Relaxed);
+                    let i = rank(&p) as usize * self.stride;
+                    let old = self.st[i + CNT].fetch_sub(1 << self.shift, Relaxed);
                     if (old >> self.shift) & 7 != 1 {
                         return;
                     }
-                    let a = &self.lose[g];
+                    let a = &self.st[i + self.lose];
                     let l = a.load(Relaxed);
                     if l < SETTLED
                         && dec(l) <= -t
                         && a.compare_exchange(l, SETTLED | enc(-t), Relaxed, Relaxed)
                             .is_ok()
                     {
-                        stack.push(Item {
-                            pos: p,
-                            lose: true,
-                        });
+                        stack.push(Item { pos: p, lose: true });
                     }
                 });
             }
@@ -312,15 +401,23 @@ impl Sweep<'_> {
 }
 
 /// Turns settled bytes into signed values in place; unsettled ones become
-/// `unsettled`.
-fn decode(buf: &mut [u8], unsettled: i8) {
-    buf.par_chunks_mut(CHUNK as usize).for_each(|c| {
-        for b in c {
-            *b = if *b & SETTLED != 0 {
-                dec(*b) as i8 as u8
-            } else {
-                unsettled as u8
-            };
+/// the defaults of their table (0, -n, +n).
+fn decode(state: &mut [u8], stride: usize, n: u32) {
+    let ni = n as i32;
+    let unsettled = [0i8, 0, -ni as i8, ni as i8];
+    state.par_chunks_mut(CHUNK as usize * stride).for_each(|c| {
+        for s in c.chunks_exact_mut(stride) {
+            s[CNT] = 0;
+            for o in [SC, LO, HI] {
+                if o < stride {
+                    let b = s[o];
+                    s[o] = if b & SETTLED != 0 {
+                        dec(b) as i8 as u8
+                    } else {
+                        unsettled[o] as u8
+                    };
+                }
+            }
         }
     });
 }
@@ -335,52 +432,43 @@ pub fn solve_layer(
 ) -> std::io::Result<Solved> {
     assert!(below.len() >= n as usize, "layers below {n} missing");
     let size = layer_size(n) as usize;
+    let stride = if envelope { 4 } else { 2 };
     let mut stats = SolveStats::default();
-    let mut sc = Buffer::zeroed(size)?;
-    let mut cnt = Buffer::zeroed(size)?;
-    let (mut lo, mut hi) = if envelope {
-        (Some(Buffer::zeroed(size)?), Some(Buffer::zeroed(size)?))
-    } else {
-        (None, None)
-    };
+    let mut state = Buffer::zeroed(size * stride)?;
+    let st = state.atomic();
 
     // Exits and counters.
     obs.phase("exits");
     let t0 = Instant::now();
-    {
-        let sca = sc.atomic();
-        let cnta = cnt.atomic();
-        let loa = lo.as_mut().map(|b| b.atomic());
-        let hia = hi.as_mut().map(|b| b.atomic());
-        let chunks = (size as u64).div_ceil(CHUNK);
-        (0..chunks).into_par_iter().for_each(|c| {
-            let start = c * CHUNK;
-            let iter = crate::index::LayerIter::range(n, start, start + CHUNK);
-            let len = iter.len() as u64;
-            for (g, p) in iter {
-                let e = exits(n, &p, below, envelope);
-                let i = g as usize;
-                sca[i].store(enc(e.score), Relaxed);
-                cnta[i].store(e.internal | (e.internal << 3), Relaxed);
-                if let (Some(l), Some(h)) = (loa, hia) {
-                    l[i].store(enc(e.lower), Relaxed);
-                    h[i].store(enc(e.upper), Relaxed);
-                }
+    let chunks = (size as u64).div_ceil(CHUNK);
+    (0..chunks).into_par_iter().for_each(|c| {
+        let start = c * CHUNK;
+        let iter = crate::index::LayerIter::range(n, start, start + CHUNK);
+        let len = iter.len() as u64;
+        for (g, p) in iter {
+            let e = exits(n, &p, below, envelope);
+            let i = g as usize * stride;
+            st[i + SC].store(enc(e.score), Relaxed);
+            st[i + CNT].store(e.internal | (e.internal << 3), Relaxed);
+            if envelope {
+                st[i + LO].store(enc(e.lower), Relaxed);
+                st[i + HI].store(enc(e.upper), Relaxed);
             }
-            obs.advance(len);
-        });
-    }
+        }
+        obs.advance(len);
+    });
     stats.init_seconds = t0.elapsed().as_secs_f64();
 
     let ni = n as i32;
-    if let (Some(lo), Some(hi)) = (lo.as_mut(), hi.as_mut()) {
+    if envelope {
         obs.phase("envelope");
         let t0 = Instant::now();
         let sweep = Sweep {
             n,
-            win: lo.atomic(),
-            lose: hi.atomic(),
-            cnt: cnt.atomic(),
+            st,
+            stride,
+            win: LO,
+            lose: HI,
             shift: 0,
         };
         stats.envelope_settlements = sweep.run(-ni + 1, obs);
@@ -389,60 +477,57 @@ pub fn solve_layer(
 
     obs.phase("score");
     let t0 = Instant::now();
-    {
-        let cnta = cnt.atomic();
-        let s = sc.atomic();
-        let sweep = Sweep {
-            n,
-            win: s,
-            lose: s,
-            cnt: cnta,
-            shift: 3,
-        };
-        stats.score_settlements = sweep.run(1, obs);
-    }
-    stats.score_seconds = t0.elapsed().as_secs_f64();
-    drop(cnt);
-
-    decode(sc.as_mut_slice(), 0);
-    let envelope = match (lo, hi) {
-        (Some(mut lo), Some(mut hi)) => {
-            decode(lo.as_mut_slice(), -(ni as i8));
-            decode(hi.as_mut_slice(), ni as i8);
-            Some((lo, hi))
-        }
-        _ => None,
+    let sweep = Sweep {
+        n,
+        st,
+        stride,
+        win: SC,
+        lose: SC,
+        shift: 3,
     };
+    stats.score_settlements = sweep.run(1, obs);
+    stats.score_seconds = t0.elapsed().as_secs_f64();
+
+    decode(state.as_mut_slice(), stride, n);
     Ok(Solved {
-        score: sc,
-        envelope,
+        n,
+        state,
+        stride,
         stats,
     })
 }
 
 /// Solves layers `0..=max` in memory (no files), for tests and small tools.
-/// Index `k` of the result holds layer `k`; layer 47 is left empty.
-pub fn solve_in_memory(max: u32, envelope: bool) -> std::io::Result<Vec<Solved>> {
-    let mut out: Vec<Solved> = Vec::new();
+/// Index `k` of the result holds layer `k`'s tables (score, lower, upper;
+/// the envelope tables empty without `envelope`); layer 47 is left empty.
+pub fn solve_in_memory(max: u32, envelope: bool) -> std::io::Result<Vec<[Vec<u8>; 3]>> {
+    let mut out: Vec<[Vec<u8>; 3]> = Vec::new();
     for n in 0..=max {
         if n == 47 {
-            out.push(Solved {
-                score: Buffer::zeroed(0)?,
-                envelope: None,
-                stats: SolveStats::default(),
-            });
+            out.push(Default::default());
             continue;
         }
         let below: Vec<Below> = out
             .iter()
-            .map(|s| Below {
-                score: s.score.as_slice(),
-                lower: s.envelope.as_ref().map(|e| e.0.as_slice()),
-                upper: s.envelope.as_ref().map(|e| e.1.as_slice()),
+            .map(|t| Below {
+                score: &t[0],
+                lower: envelope.then_some(&t[1][..]),
+                upper: envelope.then_some(&t[2][..]),
             })
             .collect();
         let solved = solve_layer(n, &below, envelope, &Silent)?;
-        out.push(solved);
+        let env = |k| {
+            if envelope {
+                solved.table(k)
+            } else {
+                Vec::new()
+            }
+        };
+        out.push([
+            solved.table(Kind::Score),
+            env(Kind::Lower),
+            env(Kind::Upper),
+        ]);
     }
     Ok(out)
 }

@@ -294,16 +294,38 @@ pub fn temp_path(path: &Path) -> PathBuf {
 /// fsync the folder. On failure the temporary file is removed and `path` is
 /// left as it was.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), PathError> {
+    write_atomic_with(path, bytes.len() as u64, |start, buf| {
+        let start = start as usize;
+        buf.copy_from_slice(&bytes[start..start + buf.len()]);
+    })
+    .map(|_| ())
+}
+
+/// Like [`write_atomic`] for `len` bytes produced piecewise by `fill(start,
+/// buf)`; returns the checksum of what was written.
+pub fn write_atomic_with(
+    path: &Path,
+    len: u64,
+    mut fill: impl FnMut(u64, &mut [u8]),
+) -> Result<String, PathError> {
     let tmp = temp_path(path);
     let result = (|| {
         let mut f = File::create(&tmp).at(&tmp)?;
-        for chunk in bytes.chunks(1 << 24) {
-            f.write_all(chunk).at(&tmp)?;
+        let mut h = xxhash_rust::xxh3::Xxh3::new();
+        let mut buf = vec![0u8; (len as usize).min(1 << 24)];
+        let mut start = 0u64;
+        while start < len {
+            let k = (len - start).min(buf.len() as u64) as usize;
+            fill(start, &mut buf[..k]);
+            h.update(&buf[..k]);
+            f.write_all(&buf[..k]).at(&tmp)?;
+            start += k as u64;
         }
         f.sync_all().at(&tmp)?;
         drop(f);
         fs::rename(&tmp, path).at(path)?;
-        sync_dir(path.parent().unwrap_or(Path::new(".")))
+        sync_dir(path.parent().unwrap_or(Path::new(".")))?;
+        Ok(format!("{:016x}", h.digest()))
     })();
     if result.is_err() {
         let _ = fs::remove_file(&tmp);

@@ -139,8 +139,10 @@ impl Progress {
         });
         let overall = multi.add(ProgressBar::new(0));
         overall.set_style(
-            ProgressStyle::with_template("layers {bar:30.cyan/blue} {pos}/{len} {elapsed_precise} {msg}")
-                .expect("template"),
+            ProgressStyle::with_template(
+                "layers {bar:30.cyan/blue} {pos}/{len} {elapsed_precise} {msg}",
+            )
+            .expect("template"),
         );
         Progress {
             mode,
