@@ -233,52 +233,80 @@ struct Exits {
     internal: u8,
 }
 
-/// Best exits of `p` (layer `n`) for the score and both bounds, and its
-/// number of internal moves.
+/// The moves of one position, before the lower layers are read: exits
+/// known without them, and the captures whose children must be looked up.
+#[derive(Clone, Copy)]
+struct Plan {
+    g: u64,
+    known: Exits,
+    captures: [(u8, u64); 6],
+    ncaptures: u8,
+}
+
+/// First half of the exits of `p` (layer `n`, index `g`): everything but the
+/// lookups of capture children, which are prefetched.
 #[inline]
-fn exits(n: u32, p: &Position, below: &[Below], envelope: bool) -> Exits {
+fn plan(n: u32, g: u64, p: &Position, below: &[Below]) -> Plan {
     let ni = n as i32;
+    let mut plan = Plan {
+        g,
+        known: Exits {
+            score: NO_EXIT,
+            lower: NO_EXIT,
+            upper: NO_EXIT,
+            internal: 0,
+        },
+        captures: [(0, 0); 6],
+        ncaptures: 0,
+    };
+    let e = &mut plan.known;
     if p.mover_seeds() == 0 {
         // No move: the opponent takes everything left.
-        return Exits {
-            score: -ni,
-            lower: -ni,
-            upper: -ni,
-            internal: 0,
-        };
+        (e.score, e.lower, e.upper) = (-ni, -ni, -ni);
+        return plan;
     }
-    let mut e = Exits {
-        score: NO_EXIT,
-        lower: NO_EXIT,
-        upper: NO_EXIT,
-        internal: 0,
-    };
     for m in p.moves().legal() {
-        let (s, lo, hi);
         if m.child.mover_seeds() == 0 {
             // The opponent is left without seeds: the mover gets the
             // capture plus every seed left.
-            (s, lo, hi) = (ni, ni, ni);
+            (e.score, e.lower, e.upper) = (ni, ni, ni);
         } else if m.captured > 0 {
-            let c = m.captured as i32;
+            let cg = rank(&m.child);
             let t = &below[(n - m.captured as u32) as usize];
-            let g = rank(&m.child) as usize;
-            s = c - t.score[g] as i8 as i32;
-            if envelope {
-                // Across a move the roles swap: our lower bound scores
-                // cycles against us, which is the child's upper bound.
-                lo = c - t.upper.expect("envelope of lower layer")[g] as i8 as i32;
-                hi = c - t.lower.expect("envelope of lower layer")[g] as i8 as i32;
-            } else {
-                (lo, hi) = (s, s);
+            for table in [Some(t.score), t.lower, t.upper].into_iter().flatten() {
+                prefetch(&table[cg as usize]);
             }
+            plan.captures[plan.ncaptures as usize] = (m.captured, cg);
+            plan.ncaptures += 1;
         } else {
             e.internal += 1;
-            continue;
         }
+    }
+    plan
+}
+
+/// Second half: the best exits for the score and both bounds.
+#[inline]
+fn finish(n: u32, plan: &Plan, below: &[Below]) -> Exits {
+    let mut e = plan.known;
+    for &(c, g) in &plan.captures[..plan.ncaptures as usize] {
+        let t = &below[(n - c as u32) as usize];
+        let c = c as i32;
+        let g = g as usize;
+        let s = c - t.score[g] as i8 as i32;
         e.score = e.score.max(s);
-        e.lower = e.lower.max(lo);
-        e.upper = e.upper.max(hi);
+        match (t.lower, t.upper) {
+            (Some(lo), Some(hi)) => {
+                // Across a move the roles swap: our lower bound scores
+                // cycles against us, which is the child's upper bound.
+                e.lower = e.lower.max(c - hi[g] as i8 as i32);
+                e.upper = e.upper.max(c - lo[g] as i8 as i32);
+            }
+            _ => {
+                e.lower = e.lower.max(s);
+                e.upper = e.upper.max(s);
+            }
+        }
     }
     e
 }
@@ -303,6 +331,32 @@ struct Sweep<'a> {
     shift: u32,
 }
 
+/// Settlements handled together: their predecessors' state bytes are
+/// prefetched before any is touched, so the cache misses overlap.
+const BATCH: usize = 32;
+
+/// A worker's scratch space for [`Sweep::drain`].
+#[derive(Default)]
+struct Work {
+    /// Settled positions whose predecessors are not yet visited.
+    stack: Vec<Item>,
+    /// Predecessors of a batch: state offset, position, whether they were
+    /// reached from a `<= -t` settlement.
+    preds: Vec<(usize, Position, bool)>,
+}
+
+/// Asks for the cache line holding `*p`; only a hint.
+#[inline(always)]
+fn prefetch(p: *const u8) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a prefetch never faults, whatever the address.
+    unsafe {
+        std::arch::x86_64::_mm_prefetch(p as *const i8, std::arch::x86_64::_MM_HINT_T0);
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = p;
+}
+
 impl Sweep<'_> {
     /// Runs thresholds `n` down to `last`; returns the settlements made.
     fn run(&self, last: i32, obs: &dyn Observer) -> u64 {
@@ -312,7 +366,7 @@ impl Sweep<'_> {
         for t in (last..=self.n as i32).rev() {
             (0..chunks)
                 .into_par_iter()
-                .for_each_init(Vec::new, |stack, c| {
+                .for_each_init(Work::default, |work, c| {
                     let lo = c * CHUNK;
                     let hi = (lo + CHUNK).min(size);
                     let mut count = 0u64;
@@ -325,11 +379,10 @@ impl Sweep<'_> {
                                 .compare_exchange(w, SETTLED | enc(t), Relaxed, Relaxed)
                                 .is_ok()
                         {
-                            stack.push(Item {
+                            work.stack.push(Item {
                                 pos: unrank_unchecked(self.n, g),
                                 lose: false,
                             });
-                            count += self.drain(stack, t);
                         }
                         let l = self.st[i + self.lose].load(Relaxed);
                         if l < SETTLED
@@ -339,13 +392,16 @@ impl Sweep<'_> {
                                 .compare_exchange(l, SETTLED | enc(-t), Relaxed, Relaxed)
                                 .is_ok()
                         {
-                            stack.push(Item {
+                            work.stack.push(Item {
                                 pos: unrank_unchecked(self.n, g),
                                 lose: true,
                             });
-                            count += self.drain(stack, t);
+                        }
+                        if work.stack.len() >= BATCH {
+                            count += self.drain(work, t);
                         }
                     }
+                    count += self.drain(work, t);
                     if count > 0 {
                         total.fetch_add(count, Relaxed);
                         obs.advance(count);
@@ -355,16 +411,26 @@ impl Sweep<'_> {
         total.into_inner()
     }
 
-    /// Propagates the settlements on `stack` at threshold `t` to closure.
-    #[inline]
-    fn drain(&self, stack: &mut Vec<Item>, t: i32) -> u64 {
+    /// Propagates the settlements on the stack at threshold `t` to closure,
+    /// a batch at a time.
+    fn drain(&self, work: &mut Work, t: i32) -> u64 {
+        let Work { stack, preds } = work;
         let mut count = 0;
-        while let Some(it) = stack.pop() {
-            count += 1;
-            if it.lose {
-                // v(Q) = -t: every predecessor reaches t.
+        while !stack.is_empty() {
+            let from = stack.len().saturating_sub(BATCH);
+            count += (stack.len() - from) as u64;
+            preds.clear();
+            for it in stack.drain(from..) {
                 it.pos.for_each_predecessor(|p| {
-                    let a = &self.st[rank(&p) as usize * self.stride + self.win];
+                    let i = rank(&p) as usize * self.stride;
+                    prefetch(self.st[i].as_ptr());
+                    preds.push((i, p, it.lose));
+                });
+            }
+            for &(i, p, from_lose) in preds.iter() {
+                if from_lose {
+                    // A child is at -t: the predecessor reaches t.
+                    let a = &self.st[i + self.win];
                     let w = a.load(Relaxed);
                     if w < SETTLED
                         && a.compare_exchange(w, SETTLED | enc(t), Relaxed, Relaxed)
@@ -375,14 +441,11 @@ impl Sweep<'_> {
                             lose: false,
                         });
                     }
-                });
-            } else {
-                // v(P) >= t: one child fewer keeps each predecessor above -t.
-                it.pos.for_each_predecessor(|p| {
-                    let i = rank(&p) as usize * self.stride;
+                } else {
+                    // A child is >= t: one fewer keeps the predecessor above -t.
                     let old = self.st[i + CNT].fetch_sub(1 << self.shift, Relaxed);
                     if (old >> self.shift) & 7 != 1 {
-                        return;
+                        continue;
                     }
                     let a = &self.st[i + self.lose];
                     let l = a.load(Relaxed);
@@ -393,7 +456,7 @@ impl Sweep<'_> {
                     {
                         stack.push(Item { pos: p, lose: true });
                     }
-                });
+                }
             }
         }
         count
@@ -445,14 +508,24 @@ pub fn solve_layer(
         let start = c * CHUNK;
         let iter = crate::index::LayerIter::range(n, start, start + CHUNK);
         let len = iter.len() as u64;
-        for (g, p) in iter {
-            let e = exits(n, &p, below, envelope);
-            let i = g as usize * stride;
-            st[i + SC].store(enc(e.score), Relaxed);
-            st[i + CNT].store(e.internal | (e.internal << 3), Relaxed);
-            if envelope {
-                st[i + LO].store(enc(e.lower), Relaxed);
-                st[i + HI].store(enc(e.upper), Relaxed);
+        let mut plans: Vec<Plan> = Vec::with_capacity(BATCH);
+        let mut iter = iter.peekable();
+        while iter.peek().is_some() {
+            plans.clear();
+            plans.extend(
+                iter.by_ref()
+                    .take(BATCH)
+                    .map(|(g, p)| plan(n, g, &p, below)),
+            );
+            for pl in &plans {
+                let e = finish(n, pl, below);
+                let i = pl.g as usize * stride;
+                st[i + SC].store(enc(e.score), Relaxed);
+                st[i + CNT].store(e.internal | (e.internal << 3), Relaxed);
+                if envelope {
+                    st[i + LO].store(enc(e.lower), Relaxed);
+                    st[i + HI].store(enc(e.upper), Relaxed);
+                }
             }
         }
         obs.advance(len);

@@ -4,7 +4,6 @@ use super::Failure;
 use awari_egdb::index;
 use awari_egdb::rules::{Position, MAX_SEEDS};
 use clap::Args;
-use serde_json::json;
 
 #[derive(Args)]
 pub struct IndexArgs {
@@ -56,10 +55,22 @@ pub fn parse_board(words: &[String]) -> Result<Position, Failure> {
     Position::indexable(pits).map_err(|e| Failure::usage(format!("{}: {e}", Position(pits))))
 }
 
+#[derive(serde::Serialize)]
+struct BoardJson {
+    seeds: u32,
+    index: u64,
+    pits: [u8; 12],
+}
+
 fn print_board(p: &Position, g: u64, json: bool) {
     let n = p.seeds();
     if json {
-        println!("{}", json!({"seeds": n, "index": g, "pits": p.0}));
+        let j = BoardJson {
+            seeds: n,
+            index: g,
+            pits: p.0,
+        };
+        println!("{}", serde_json::to_string(&j).expect("JSON"));
     } else {
         print!("{}", p.diagram());
         println!("seeds {n}  index {g}");
