@@ -246,8 +246,19 @@ pub fn build(opts: &BuildOptions, obs: &dyn BuildObserver) -> Result<BuildReport
     }
     let dir = opts.out.as_path();
     fs::create_dir_all(dir).at(dir)?;
+    // Refuse a foreign folder before writing anything into it.
+    open_manifest(dir)?;
     let _lock = lock(dir)?;
-    let mut manifest = open_manifest(dir)?;
+    let mut manifest = match Manifest::load(dir)? {
+        Some(m) => m,
+        None => {
+            // Claim the folder before the first table lands, so a build
+            // killed at any moment leaves a folder it can resume.
+            let m = Manifest::default();
+            m.store(dir)?;
+            m
+        }
+    };
     let plan = layers_up_to(opts.max_seeds);
     obs.plan(&plan);
 
