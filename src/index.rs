@@ -230,6 +230,7 @@ impl LayerIter {
     /// Indices `start..end` of layer `n` (`end` is clamped to the layer).
     pub fn range(n: u32, start: u64, end: u64) -> Self {
         let end = end.min(layer_size(n));
+        let start = start.min(end);
         let pos = if start < end {
             unrank_unchecked(n, start)
         } else {
