@@ -30,6 +30,8 @@ const NO_EXIT: i32 = -64;
 const SETTLED: u8 = 0x80;
 /// Positions per unit of parallel work.
 const CHUNK: u64 = 1 << 15;
+/// Positions per threshold mask (a divisor of `CHUNK`).
+const SUB: u64 = 1 << 12;
 
 #[inline(always)]
 fn enc(v: i32) -> u8 {
@@ -329,6 +331,46 @@ struct Sweep<'a> {
     win: usize,
     lose: usize,
     shift: u32,
+    /// Lowest threshold of the sweep.
+    last: i32,
+    masks: Masks,
+}
+
+/// Per `SUB` positions, the thresholds at which a scan of them can
+/// find something: bit `t + 64` is set when some position of the chunk has
+/// a `>= t` exit equal to `t`, or waits (all internal children known, exits
+/// too high so far) to settle at `-t`. Chunks without the bit are skipped.
+struct Masks(Vec<[AtomicU64; 2]>);
+
+impl Masks {
+    fn new(chunks: u64) -> Self {
+        Masks((0..chunks).map(|_| Default::default()).collect())
+    }
+    #[inline]
+    fn set(&self, chunk: usize, t: i32) {
+        let b = (t + 64) as usize;
+        self.0[chunk][b / 64].fetch_or(1 << (b % 64), Relaxed);
+    }
+    /// Sets a whole chunk's bits at once.
+    fn store(&self, chunk: usize, bits: u128) {
+        self.0[chunk][0].store(bits as u64, Relaxed);
+        self.0[chunk][1].store((bits >> 64) as u64, Relaxed);
+    }
+    #[inline]
+    fn has(&self, chunk: usize, t: i32) -> bool {
+        let b = (t + 64) as usize;
+        self.0[chunk][b / 64].load(Relaxed) >> (b % 64) & 1 != 0
+    }
+}
+
+/// Bit of threshold `t` in a chunk's mask, if `t` is one the sweep visits.
+#[inline]
+fn bit(t: i32, n: u32, last: i32) -> u128 {
+    if t >= last && t <= n as i32 {
+        1u128 << (t + 64)
+    } else {
+        0
+    }
 }
 
 /// Settlements handled together: their predecessors' state bytes are
@@ -359,46 +401,49 @@ fn prefetch(p: *const u8) {
 
 impl Sweep<'_> {
     /// Runs thresholds `n` down to `last`; returns the settlements made.
-    fn run(&self, last: i32, obs: &dyn Observer) -> u64 {
+    fn run(&self, obs: &dyn Observer) -> u64 {
         let size = (self.st.len() / self.stride) as u64;
         let chunks = size.div_ceil(CHUNK);
         let total = AtomicU64::new(0);
-        for t in (last..=self.n as i32).rev() {
+        for t in (self.last..=self.n as i32).rev() {
             (0..chunks)
                 .into_par_iter()
                 .for_each_init(Work::default, |work, c| {
-                    let lo = c * CHUNK;
-                    let hi = (lo + CHUNK).min(size);
                     let mut count = 0u64;
-                    for g in lo..hi {
-                        let i = g as usize * self.stride;
-                        let w = self.st[i + self.win].load(Relaxed);
-                        if w < SETTLED
-                            && dec(w) >= t
-                            && self.st[i + self.win]
-                                .compare_exchange(w, SETTLED | enc(t), Relaxed, Relaxed)
-                                .is_ok()
-                        {
-                            work.stack.push(Item {
-                                pos: unrank_unchecked(self.n, g),
-                                lose: false,
-                            });
-                        }
-                        let l = self.st[i + self.lose].load(Relaxed);
-                        if l < SETTLED
-                            && dec(l) <= -t
-                            && (self.st[i + CNT].load(Relaxed) >> self.shift) & 7 == 0
-                            && self.st[i + self.lose]
-                                .compare_exchange(l, SETTLED | enc(-t), Relaxed, Relaxed)
-                                .is_ok()
-                        {
-                            work.stack.push(Item {
-                                pos: unrank_unchecked(self.n, g),
-                                lose: true,
-                            });
-                        }
-                        if work.stack.len() >= BATCH {
-                            count += self.drain(work, t);
+                    let first = c * CHUNK;
+                    let end = (first + CHUNK).min(size);
+                    let subs = (first..end).step_by(SUB as usize);
+                    for lo in subs.filter(|&lo| self.masks.has((lo / SUB) as usize, t)) {
+                        for g in lo..(lo + SUB).min(end) {
+                            let i = g as usize * self.stride;
+                            let w = self.st[i + self.win].load(Relaxed);
+                            if w < SETTLED
+                                && dec(w) >= t
+                                && self.st[i + self.win]
+                                    .compare_exchange(w, SETTLED | enc(t), Relaxed, Relaxed)
+                                    .is_ok()
+                            {
+                                work.stack.push(Item {
+                                    pos: unrank_unchecked(self.n, g),
+                                    lose: false,
+                                });
+                            }
+                            let l = self.st[i + self.lose].load(Relaxed);
+                            if l < SETTLED
+                                && dec(l) <= -t
+                                && (self.st[i + CNT].load(Relaxed) >> self.shift) & 7 == 0
+                                && self.st[i + self.lose]
+                                    .compare_exchange(l, SETTLED | enc(-t), Relaxed, Relaxed)
+                                    .is_ok()
+                            {
+                                work.stack.push(Item {
+                                    pos: unrank_unchecked(self.n, g),
+                                    lose: true,
+                                });
+                            }
+                            if work.stack.len() >= BATCH {
+                                count += self.drain(work, t);
+                            }
                         }
                     }
                     count += self.drain(work, t);
@@ -449,10 +494,17 @@ impl Sweep<'_> {
                     }
                     let a = &self.st[i + self.lose];
                     let l = a.load(Relaxed);
-                    if l < SETTLED
-                        && dec(l) <= -t
-                        && a.compare_exchange(l, SETTLED | enc(-t), Relaxed, Relaxed)
-                            .is_ok()
+                    if l >= SETTLED {
+                        continue;
+                    }
+                    if dec(l) > -t {
+                        // Waits for threshold -exit: wake its chunk then.
+                        if -dec(l) >= self.last {
+                            self.masks.set(i / self.stride / SUB as usize, -dec(l));
+                        }
+                    } else if a
+                        .compare_exchange(l, SETTLED | enc(-t), Relaxed, Relaxed)
+                        .is_ok()
                     {
                         stack.push(Item { pos: p, lose: true });
                     }
@@ -504,10 +556,16 @@ pub fn solve_layer(
     obs.phase("exits");
     let t0 = Instant::now();
     let chunks = (size as u64).div_ceil(CHUNK);
+    let ni = n as i32;
+    let subs = (size as u64).div_ceil(SUB);
+    let env_masks = Masks::new(if envelope { subs } else { 0 });
+    let score_masks = Masks::new(subs);
     (0..chunks).into_par_iter().for_each(|c| {
         let start = c * CHUNK;
         let iter = crate::index::LayerIter::range(n, start, start + CHUNK);
         let len = iter.len() as u64;
+        const K: usize = (CHUNK / SUB) as usize;
+        let (mut env_bits, mut score_bits) = ([0u128; K], [0u128; K]);
         let mut plans: Vec<Plan> = Vec::with_capacity(BATCH);
         let mut iter = iter.peekable();
         while iter.peek().is_some() {
@@ -522,17 +580,33 @@ pub fn solve_layer(
                 let i = pl.g as usize * stride;
                 st[i + SC].store(enc(e.score), Relaxed);
                 st[i + CNT].store(e.internal | (e.internal << 3), Relaxed);
+                let k = ((pl.g - start) / SUB) as usize;
+                score_bits[k] |= bit(e.score, n, 1);
+                if e.internal == 0 {
+                    score_bits[k] |= bit(-e.score, n, 1);
+                }
                 if envelope {
                     st[i + LO].store(enc(e.lower), Relaxed);
                     st[i + HI].store(enc(e.upper), Relaxed);
+                    env_bits[k] |= bit(e.lower, n, 1 - ni);
+                    if e.internal == 0 {
+                        env_bits[k] |= bit(-e.upper, n, 1 - ni);
+                    }
                 }
+            }
+        }
+        let subs = len.div_ceil(SUB) as usize;
+        for k in 0..subs {
+            let m = (start / SUB) as usize + k;
+            score_masks.store(m, score_bits[k]);
+            if envelope {
+                env_masks.store(m, env_bits[k]);
             }
         }
         obs.advance(len);
     });
     stats.init_seconds = t0.elapsed().as_secs_f64();
 
-    let ni = n as i32;
     if envelope {
         obs.phase("envelope");
         let t0 = Instant::now();
@@ -543,8 +617,10 @@ pub fn solve_layer(
             win: LO,
             lose: HI,
             shift: 0,
+            last: 1 - ni,
+            masks: env_masks,
         };
-        stats.envelope_settlements = sweep.run(-ni + 1, obs);
+        stats.envelope_settlements = sweep.run(obs);
         stats.envelope_seconds = t0.elapsed().as_secs_f64();
     }
 
@@ -557,8 +633,10 @@ pub fn solve_layer(
         win: SC,
         lose: SC,
         shift: 3,
+        last: 1,
+        masks: score_masks,
     };
-    stats.score_settlements = sweep.run(1, obs);
+    stats.score_settlements = sweep.run(obs);
     stats.score_seconds = t0.elapsed().as_secs_f64();
 
     decode(state.as_mut_slice(), stride, n);

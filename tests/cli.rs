@@ -1,0 +1,275 @@
+//! Tests of the `awari index` and `awari position` subcommands, run as the
+//! built binary.
+
+use std::process::{Command, Output};
+
+fn awari(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_awari"))
+        .args(args)
+        .output()
+        .expect("run the awari binary")
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+/// Runs a command that must succeed and returns its stdout.
+fn ok(args: &[&str]) -> String {
+    let out = awari(args);
+    let stderr = text(&out.stderr);
+    assert!(
+        out.status.success(),
+        "awari {args:?} failed with {:?}; stderr: {stderr}",
+        out.status
+    );
+    assert!(!stderr.contains("panicked"), "awari {args:?}: {stderr}");
+    text(&out.stdout)
+}
+
+/// Runs a command that must succeed with `--json` and parses its stdout.
+fn ok_json(args: &[&str]) -> serde_json::Value {
+    let stdout = ok(args);
+    serde_json::from_str(stdout.trim())
+        .unwrap_or_else(|e| panic!("awari {args:?}: stdout is not one JSON value ({e}): {stdout}"))
+}
+
+/// Runs a command that must be refused as bad input: status 2, one line on
+/// stderr starting with "awari:", no panic. Returns that line.
+fn usage_error(args: &[&str]) -> String {
+    let out = awari(args);
+    let stderr = text(&out.stderr);
+    assert!(
+        !stderr.contains("panicked"),
+        "awari {args:?} panicked: {stderr}"
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "awari {args:?}: want exit status 2, got {:?}; stderr: {stderr}",
+        out.status
+    );
+    let lines: Vec<&str> = stderr.lines().collect();
+    assert_eq!(
+        lines.len(),
+        1,
+        "awari {args:?}: want exactly one line on stderr, got {stderr:?}"
+    );
+    assert!(
+        lines[0].starts_with("awari:"),
+        "awari {args:?}: stderr line must start with 'awari:': {stderr:?}"
+    );
+    lines[0].to_string()
+}
+
+/// The value following the word `key` in plain-text output, e.g. "seeds 16".
+fn field(stdout: &str, key: &str) -> Option<u64> {
+    let words: Vec<&str> = stdout
+        .split(|c: char| c.is_whitespace() || c == ':' || c == ',' || c == '=')
+        .filter(|w| !w.is_empty())
+        .collect();
+    words
+        .windows(2)
+        .find(|w| w[0].eq_ignore_ascii_case(key))
+        .and_then(|w| w[1].parse().ok())
+}
+
+fn pits_of(v: &serde_json::Value) -> Vec<u64> {
+    v["pits"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no pits array in {v}"))
+        .iter()
+        .map(|x| x.as_u64().expect("pit count"))
+        .collect()
+}
+
+const EXAMPLE: [&str; 12] = ["1", "1", "1", "1", "1", "2", "4", "2", "3", "0", "0", "0"];
+
+fn with(prefix: &[&str], rest: &[&str]) -> Vec<String> {
+    prefix.iter().chain(rest).map(|s| s.to_string()).collect()
+}
+
+fn refs(v: &[String]) -> Vec<&str> {
+    v.iter().map(String::as_str).collect()
+}
+
+#[test]
+fn index_text() {
+    let args = with(&["index"], &EXAMPLE);
+    let out = ok(&refs(&args));
+    assert_eq!(field(&out, "seeds"), Some(16), "{out}");
+    assert_eq!(field(&out, "index"), Some(588_953), "{out}");
+}
+
+#[test]
+fn index_json() {
+    for args in [
+        with(&["index"], &EXAMPLE)
+            .into_iter()
+            .chain(["--json".to_string()])
+            .collect(),
+        with(&["index", "--json"], &EXAMPLE),
+    ] {
+        let v = ok_json(&refs(&args));
+        assert_eq!(v["seeds"], 16, "{v}");
+        assert_eq!(v["index"], 588_953u64, "{v}");
+        assert_eq!(pits_of(&v), vec![1, 1, 1, 1, 1, 2, 4, 2, 3, 0, 0, 0]);
+    }
+}
+
+#[test]
+fn index_checkpoints_and_ends() {
+    let cases: [(&str, u64, u64); 5] = [
+        ("0 1 2 0 0 0 0 1 2 0 0 0", 6, 2726),
+        ("0 2 3 4 5 6 0 2 3 4 5 6", 40, 31_114_014_134),
+        ("0 0 0 0 0 0 0 0 0 0 0 0", 0, 0),
+        ("48 0 0 0 0 0 0 0 0 0 0 0", 48, 0),
+        ("0 0 0 0 0 0 0 0 0 0 0 48", 48, 203_648_015_934),
+    ];
+    for (board, seeds, g) in cases {
+        let mut args = vec!["index", "--json"];
+        args.extend(board.split(' '));
+        let v = ok_json(&args);
+        assert_eq!(v["seeds"], seeds, "{board}: {v}");
+        assert_eq!(v["index"], g, "{board}: {v}");
+    }
+}
+
+#[test]
+fn position_text() {
+    let out = ok(&["position", "16", "588953"]);
+    assert_eq!(field(&out, "seeds"), Some(16), "{out}");
+    assert_eq!(field(&out, "index"), Some(588_953), "{out}");
+}
+
+#[test]
+fn position_json() {
+    let v = ok_json(&["position", "40", "31114014134", "--json"]);
+    assert_eq!(pits_of(&v), vec![0, 2, 3, 4, 5, 6, 0, 2, 3, 4, 5, 6]);
+    assert_eq!(v["seeds"], 40);
+    assert_eq!(v["index"], 31_114_014_134u64);
+
+    let v = ok_json(&["position", "--json", "16", "588953"]);
+    assert_eq!(pits_of(&v), vec![1, 1, 1, 1, 1, 2, 4, 2, 3, 0, 0, 0]);
+
+    let v = ok_json(&["position", "6", "2726", "--json"]);
+    assert_eq!(pits_of(&v), vec![0, 1, 2, 0, 0, 0, 0, 1, 2, 0, 0, 0]);
+
+    // last index of a layer
+    let v = ok_json(&["position", "16", "12685178", "--json"]);
+    assert_eq!(pits_of(&v), vec![0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 16]);
+    let v = ok_json(&["position", "0", "0", "--json"]);
+    assert_eq!(pits_of(&v), vec![0; 12]);
+}
+
+#[test]
+fn position_and_index_round_trip() {
+    for (n, g) in [
+        (1u64, 7u64),
+        (20, 80_214_914),
+        (33, 123_456_789),
+        (48, 203_648_015_934),
+        (48, 99_999_999_999),
+    ] {
+        let v = ok_json(&["position", &n.to_string(), &g.to_string(), "--json"]);
+        let pits: Vec<String> = pits_of(&v).iter().map(|x| x.to_string()).collect();
+        let args = with(&["index", "--json"], &refs(&pits));
+        let w = ok_json(&refs(&args));
+        assert_eq!(w["seeds"], n, "{v} -> {w}");
+        assert_eq!(w["index"], g, "{v} -> {w}");
+    }
+}
+
+#[test]
+fn index_rejects_wrong_number_of_pits() {
+    usage_error(&[
+        "index", "1", "1", "1", "1", "1", "2", "4", "2", "3", "0", "0",
+    ]);
+    usage_error(&[
+        "index", "1", "1", "1", "1", "1", "2", "4", "2", "3", "0", "0", "0", "0",
+    ]);
+    usage_error(&[
+        "index", "1", "1", "1", "1", "1", "2", "4", "2", "3", "0", "0", "--json",
+    ]);
+    usage_error(&["index"]);
+}
+
+#[test]
+fn index_rejects_non_numbers() {
+    for bad in ["x", "-1", "1.5", "", "1e3", "0x3"] {
+        let mut args: Vec<&str> = vec!["index"];
+        args.extend(EXAMPLE);
+        args[3] = bad;
+        usage_error(&args);
+        args.push("--json");
+        usage_error(&args);
+    }
+}
+
+#[test]
+fn index_rejects_too_many_seeds() {
+    // 49 seeds in total, every pit small
+    usage_error(&[
+        "index", "5", "5", "5", "5", "5", "5", "5", "5", "5", "4", "0", "0",
+    ]);
+    // 49 seeds in one pit
+    usage_error(&[
+        "index", "49", "0", "0", "0", "0", "0", "0", "0", "0", "0", "0", "0",
+    ]);
+    // a pit of 300 (would wrap in a u8)
+    usage_error(&[
+        "index", "300", "0", "0", "0", "0", "0", "0", "0", "0", "0", "0", "0",
+    ]);
+    usage_error(&[
+        "index", "0", "0", "0", "0", "0", "0", "0", "0", "0", "0", "0", "300",
+    ]);
+    // a pit too big for any integer type
+    usage_error(&[
+        "index",
+        "99999999999999999999999999",
+        "0",
+        "0",
+        "0",
+        "0",
+        "0",
+        "0",
+        "0",
+        "0",
+        "0",
+        "0",
+        "0",
+    ]);
+}
+
+#[test]
+fn index_rejects_full_opponent_side() {
+    let line = usage_error(&[
+        "index", "4", "4", "4", "4", "4", "4", "4", "4", "4", "4", "4", "4",
+    ]);
+    assert!(line.to_lowercase().contains("opponent"), "{line}");
+    let line = usage_error(&[
+        "index", "0", "0", "0", "0", "0", "0", "1", "1", "1", "1", "1", "1", "--json",
+    ]);
+    assert!(line.to_lowercase().contains("opponent"), "{line}");
+}
+
+#[test]
+fn position_rejects_index_outside_layer() {
+    usage_error(&["position", "16", "12685179"]);
+    usage_error(&["position", "16", "12685179", "--json"]);
+    usage_error(&["position", "0", "1"]);
+    usage_error(&["position", "48", "203648015935"]);
+    usage_error(&["position", "48", "18446744073709551615"]);
+    usage_error(&["position", "48", "18446744073709551616"]);
+}
+
+#[test]
+fn position_rejects_bad_layers_and_indices() {
+    usage_error(&["position", "49", "0"]);
+    usage_error(&["position", "abc", "0"]);
+    usage_error(&["position", "-1", "0"]);
+    usage_error(&["position", "4294967296", "0"]);
+    usage_error(&["position", "16", "abc"]);
+    usage_error(&["position", "16", "-1"]);
+    usage_error(&["position", "16", "1.5"]);
+}

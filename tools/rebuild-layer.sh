@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Rebuilds the top layer of a finished database folder REPS times and prints
+# its wall time and phase split each time (a quick A/B benchmark of the
+# solver). Usage: tools/rebuild-layer.sh DIR LAYER [REPS] [extra build args]
+set -euo pipefail
+dir=$1 layer=$2 reps=${3:-3}
+shift 3 || shift $#
+bin=${AWARI:-target/release/awari}
+for _ in $(seq "$reps"); do
+  python3 - "$dir" "$layer" <<'PY'
+import json, sys
+d, n = sys.argv[1], int(sys.argv[2])
+m = json.load(open(f"{d}/manifest.json"))
+m["layers"] = [l for l in m["layers"] if l["seeds"] < n]
+json.dump(m, open(f"{d}/manifest.json", "w"), indent=1)
+PY
+  "$bin" build --max-seeds "$layer" --out "$dir" -q "$@"
+  python3 - "$dir" "$layer" <<'PY'
+import json, sys
+d, n = sys.argv[1], int(sys.argv[2])
+l = next(l for l in json.load(open(f"{d}/manifest.json"))["layers"] if l["seeds"] == n)
+ph = " ".join(f"{k} {v:.2f}" for k, v in l["phase_seconds"].items())
+print(f"layer {n}: {l['wall_seconds']:.2f} s ({l['positions_per_second']/1e6:.2f} M/s) [{ph}] threads {l['threads']} scores {l['scores']['xxh3']}")
+PY
+done
