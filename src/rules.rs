@@ -136,42 +136,12 @@ impl Position {
     #[inline]
     pub fn sow(&self, pit: usize) -> ([u8; PITS], u8) {
         debug_assert!(pit < 6 && self.0[pit] > 0);
-        let mut b = self.0;
-        let s = b[pit] as usize;
-        b[pit] = 0;
-        let last;
-        if s <= 11 {
-            let mut k = pit;
-            for _ in 0..s {
-                k += 1;
-                if k == PITS {
-                    k = 0;
-                }
-                b[k] += 1;
-            }
-            last = k;
-        } else {
-            // Every lap skips the origin: each other pit gets s / 11, and the
-            // first s % 11 pits after the origin one more.
-            let q = (s / 11) as u8;
-            let r = s % 11;
-            for d in 1..PITS {
-                let k = (pit + d) % PITS;
-                b[k] += q + u8::from(d <= r);
-            }
-            last = (pit + if r == 0 { 11 } else { r }) % PITS;
-        }
-        let mut captured = 0u8;
-        let mut k = last;
-        while k >= 6 && (b[k] == 2 || b[k] == 3) {
-            captured += b[k];
-            b[k] = 0;
-            k -= 1;
-        }
-        (b, captured)
+        let (b, captured) = sow_packed(pack(&self.0), pit, self.0[pit] as usize);
+        (unpack(b), captured)
     }
 
     /// Every move from a non-empty mover pit, with its legality.
+    #[inline]
     pub fn moves(&self) -> MoveList {
         let empty = Move {
             pit: 0,
@@ -183,18 +153,20 @@ impl Position {
             moves: [empty; 6],
             len: 0,
         };
+        let x = pack(&self.0);
         let mut any_feeds = false;
         for pit in 0..6 {
-            if self.0[pit] == 0 {
+            let s = self.0[pit] as usize;
+            if s == 0 {
                 continue;
             }
-            let (b, captured) = self.sow(pit);
-            let feeds = b[6..].iter().any(|&x| x > 0);
+            let (b, captured) = sow_packed(x, pit, s);
+            let feeds = b >> 48 != 0;
             any_feeds |= feeds;
             list.moves[list.len as usize] = Move {
                 pit: pit as u8,
                 captured,
-                child: Position(b).mirror(),
+                child: Position(unpack(mirror_packed(b))),
                 legal: feeds,
             };
             list.len += 1;
@@ -219,38 +191,31 @@ impl Position {
         }
         // The board right after the move, before mirroring: the predecessor's
         // mover owns 0..5 and its origin pit is among the empty ones there.
-        let r = self.mirror().0;
+        let r = mirror_packed(pack(&self.0));
+        let rb = self.mirror().0;
+        let high = r | HIGH_BITS;
         for origin in 0..6 {
-            if r[origin] != 0 {
+            if rb[origin] != 0 {
                 continue;
             }
-            let mut b = r;
-            let mut k = origin;
-            let mut s: u8 = 0;
-            loop {
-                k += 1;
-                if k == PITS {
-                    k = 0;
-                }
-                if k == origin {
-                    k += 1;
-                }
-                if b[k] == 0 {
+            for s in 1..=MAX_SEEDS as usize {
+                // Take back what s seeds sowed; a borrow out of a pit's high
+                // bit means a pit held too few, and so for every larger s.
+                let t = high - SOWN[origin][s];
+                if t & HIGH_BITS != HIGH_BITS {
                     break;
                 }
-                b[k] -= 1;
-                s += 1;
                 // A last seed that made 2 or 3 in an opponent pit would have
                 // captured: not an internal move.
-                if k >= 6 && (r[k] == 2 || r[k] == 3) {
+                let last = LAST[origin][s] as usize;
+                if last >= 6 && (rb[last] == 2 || rb[last] == 3) {
                     continue;
                 }
-                if !b[6..].contains(&0) {
+                let p = (t & !HIGH_BITS) + ((s as u128) << (8 * origin));
+                if !has_zero_byte((p >> 48) as u64 | (0x0101 << 48)) {
                     continue;
                 }
-                let mut p = b;
-                p[origin] = s;
-                f(Position(p));
+                f(Position(unpack(p)));
             }
         }
     }
@@ -261,6 +226,93 @@ impl Position {
         self.for_each_predecessor(|p| v.push(p));
         v
     }
+}
+
+/// A board packed little-endian into a `u128`: pit `k` in byte `k`, bytes
+/// 12..15 zero. Sowing is then one subtraction and one addition (no pit
+/// exceeds 48, so bytes never carry into each other).
+#[inline(always)]
+fn pack(p: &[u8; PITS]) -> u128 {
+    let mut b = [0u8; 16];
+    b[..PITS].copy_from_slice(p);
+    u128::from_le_bytes(b)
+}
+
+#[inline(always)]
+fn unpack(x: u128) -> [u8; PITS] {
+    let b = x.to_le_bytes();
+    let mut p = [0u8; PITS];
+    p.copy_from_slice(&b[..PITS]);
+    p
+}
+
+const LOW48: u128 = (1 << 48) - 1;
+/// The high bit of each of the 12 pit bytes.
+const HIGH_BITS: u128 = 0x8080_8080_8080_8080_8080_8080;
+
+#[inline(always)]
+fn mirror_packed(x: u128) -> u128 {
+    (x >> 48) | ((x & LOW48) << 48)
+}
+
+/// Whether some byte of `v` is zero.
+#[inline(always)]
+fn has_zero_byte(v: u64) -> bool {
+    v.wrapping_sub(0x0101_0101_0101_0101) & !v & 0x8080_8080_8080_8080 != 0
+}
+
+/// `SOWN[i][s]`: the seeds that sowing `s` from pit `i` puts in each pit
+/// (the origin, skipped on every lap, gets none).
+static SOWN: [[u128; MAX_SEEDS as usize + 1]; 6] = build_sown();
+/// `LAST[i][s]`: the pit the last of `s` seeds sown from `i` lands in.
+static LAST: [[u8; MAX_SEEDS as usize + 1]; 6] = build_last();
+
+const fn build_sown() -> [[u128; MAX_SEEDS as usize + 1]; 6] {
+    let mut t = [[0u128; MAX_SEEDS as usize + 1]; 6];
+    let mut i = 0;
+    while i < 6 {
+        let mut s = 1;
+        while s <= MAX_SEEDS as usize {
+            let d = (s - 1) % 11 + 1;
+            let k = (i + d) % PITS;
+            t[i][s] = t[i][s - 1] + (1u128 << (8 * k));
+            s += 1;
+        }
+        i += 1;
+    }
+    t
+}
+
+const fn build_last() -> [[u8; MAX_SEEDS as usize + 1]; 6] {
+    let mut t = [[0u8; MAX_SEEDS as usize + 1]; 6];
+    let mut i = 0;
+    while i < 6 {
+        let mut s = 1;
+        while s <= MAX_SEEDS as usize {
+            t[i][s] = ((i + (s - 1) % 11 + 1) % PITS) as u8;
+            s += 1;
+        }
+        i += 1;
+    }
+    t
+}
+
+/// Sows `s` seeds from `pit` of the packed board `x` and captures.
+#[inline(always)]
+fn sow_packed(x: u128, pit: usize, s: usize) -> (u128, u8) {
+    let mut b = x - ((s as u128) << (8 * pit)) + SOWN[pit][s];
+    let mut captured = 0u8;
+    let mut k = LAST[pit][s] as usize;
+    while k >= 6 {
+        let v = (b >> (8 * k)) as u8;
+        if v != 2 && v != 3 {
+            break;
+        }
+        captured += v;
+        b &= !(0xffu128 << (8 * k));
+        k -= 1;
+    }
+    (b, captured)
 }
 
 impl fmt::Debug for Position {
