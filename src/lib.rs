@@ -16,6 +16,7 @@
 
 pub mod build;
 pub mod index;
+pub mod probe;
 pub mod rules;
 pub mod solve;
 pub mod table;

@@ -315,6 +315,13 @@ fn sow_packed(x: u128, pit: usize, s: usize) -> (u128, u8) {
     (b, captured)
 }
 
+/// Serialises as the array of 12 pit counts.
+impl serde::Serialize for Position {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        self.0.serialize(s)
+    }
+}
+
 impl fmt::Debug for Position {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "Position({self})")

@@ -3,6 +3,7 @@
 
 mod board;
 mod build;
+mod query;
 
 use clap::{Parser, Subcommand};
 
@@ -22,6 +23,8 @@ enum Command {
     Position(board::PositionArgs),
     /// Build the score tables (and cycle envelope) of layers 0..=N.
     Build(build::BuildArgs),
+    /// Look up exact scores, the cycle envelope, the moves and best play.
+    Query(query::QueryArgs),
 }
 
 /// A failure to report: message for stderr and the exit status.
@@ -45,6 +48,7 @@ pub fn run() -> i32 {
         Command::Index(a) => board::index(a),
         Command::Position(a) => board::position(a),
         Command::Build(a) => build::run(a),
+        Command::Query(a) => query::run(a),
     };
     match result {
         Ok(()) => 0,

@@ -1,0 +1,260 @@
+//! `awari query`: exact scores, the envelope, the six moves and best play.
+
+use super::board::parse_board;
+use super::Failure;
+use awari_egdb::index;
+use awari_egdb::probe::{Database, MoveInfo, ProbeError, PvEnd, AWARI_PATH};
+use awari_egdb::rules::Position;
+use clap::Args;
+use serde::Serialize;
+use std::io::BufRead;
+use std::path::PathBuf;
+
+#[derive(Args)]
+pub struct QueryArgs {
+    /// Folder of tables: ours or a VU dataset folder (default: $AWARI_PATH, else ./db).
+    #[arg(long, value_name = "DIR")]
+    db: Option<PathBuf>,
+    /// Twelve pit counts, pit 0 first (the mover's 0..5, then the opponent's 6..11).
+    #[arg(value_name = "PIT", num_args = 0.., allow_negative_numbers = true)]
+    pits: Vec<String>,
+    /// Print one JSON object (one per line with --stdin).
+    #[arg(long)]
+    json: bool,
+    /// Also print the line of best play, at most N moves.
+    #[arg(long, value_name = "N")]
+    pv: Option<usize>,
+    /// Read one position per line from standard input (12 numbers separated
+    /// by spaces or commas) instead of the arguments.
+    #[arg(long, conflicts_with = "pits")]
+    stdin: bool,
+}
+
+#[derive(Serialize)]
+struct MoveJson {
+    pit: u8,
+    legal: bool,
+    captures: u8,
+    score: Option<i8>,
+}
+
+#[derive(Serialize)]
+struct StepJson {
+    pits: [u8; 12],
+    score: i8,
+    pit: u8,
+    captures: u8,
+}
+
+#[derive(Serialize)]
+struct Answer {
+    pits: [u8; 12],
+    seeds: u32,
+    index: u64,
+    score: i8,
+    lower: Option<i8>,
+    upper: Option<i8>,
+    pinned: Option<bool>,
+    moves: Vec<MoveJson>,
+    best: Vec<u8>,
+    pv: Option<Vec<StepJson>>,
+    pv_end: Option<PvEnd>,
+}
+
+fn answer(
+    db: &Database,
+    p: &Position,
+    pv: Option<usize>,
+) -> Result<(Answer, [MoveInfo; 6]), ProbeError> {
+    let score = db.score(p)?;
+    let env = db.envelope(p)?;
+    let moves = db.moves(p)?;
+    let best = db.best_moves(p)?;
+    let (pv, pv_end) = match pv {
+        Some(limit) => {
+            let line = db.principal_variation(p, limit)?;
+            let steps = line
+                .steps
+                .iter()
+                .map(|s| StepJson {
+                    pits: s.position.0,
+                    score: s.score,
+                    pit: s.pit,
+                    captures: s.captures,
+                })
+                .collect();
+            (Some(steps), Some(line.end))
+        }
+        None => (None, None),
+    };
+    Ok((
+        Answer {
+            pits: p.0,
+            seeds: p.seeds(),
+            index: index::rank(p),
+            score,
+            lower: env.map(|e| e.lower),
+            upper: env.map(|e| e.upper),
+            pinned: env.map(|e| e.pinned()),
+            moves: moves
+                .iter()
+                .map(|m| MoveJson {
+                    pit: m.pit,
+                    legal: m.legal,
+                    captures: m.captures,
+                    score: m.score,
+                })
+                .collect(),
+            best,
+            pv,
+            pv_end,
+        },
+        moves,
+    ))
+}
+
+fn signed(v: i8) -> String {
+    format!("{v:+}")
+}
+
+fn print_text(p: &Position, a: &Answer, moves: &[MoveInfo; 6]) {
+    print!("{}", p.diagram());
+    println!("seeds {}  index {}", a.seeds, a.index);
+    print!("score {}", signed(a.score));
+    match (a.lower, a.upper, a.pinned) {
+        (Some(lo), Some(hi), Some(pinned)) => println!(
+            "  envelope {}..{}  {}",
+            signed(lo),
+            signed(hi),
+            if pinned {
+                "pinned (independent of the cycle rule)"
+            } else {
+                "not pinned (depends on how endless play is scored)"
+            }
+        ),
+        _ => println!("  (no envelope in these tables)"),
+    }
+    println!("pit  seeds  move");
+    for m in moves {
+        let seeds = p.0[m.pit as usize];
+        let what = if !m.nonempty {
+            "empty".to_string()
+        } else if !m.legal {
+            "illegal (leaves the opponent without seeds)".to_string()
+        } else {
+            format!(
+                "captures {:>2}  worth {}",
+                m.captures,
+                signed(m.score.expect("legal move has a score"))
+            )
+        };
+        println!("{:>3}  {:>5}  {what}", m.pit, seeds);
+    }
+    if a.best.is_empty() {
+        println!("best: none (no seeds to move: the game is over)");
+    } else {
+        let best: Vec<String> = a.best.iter().map(|b| b.to_string()).collect();
+        println!("best: {}", best.join(", "));
+    }
+    if let (Some(steps), Some(end)) = (&a.pv, a.pv_end) {
+        println!("principal variation:");
+        for (i, s) in steps.iter().enumerate() {
+            println!(
+                "{:>4}. {:<40} score {:>3}  plays {}{}",
+                i + 1,
+                Position(s.pits).to_string(),
+                signed(s.score),
+                s.pit,
+                if s.captures > 0 {
+                    format!(", captures {}", s.captures)
+                } else {
+                    String::new()
+                }
+            );
+        }
+        println!(
+            "      {}",
+            match end {
+                PvEnd::GameOver => "game over: the side to move has no seeds",
+                PvEnd::Repetition => "a position repeats: play goes on forever",
+                PvEnd::Limit => "(limit reached)",
+            }
+        );
+    }
+}
+
+fn open(db: Option<PathBuf>) -> Result<Database, Failure> {
+    let dir = match db {
+        Some(d) => d,
+        None => match std::env::var_os(AWARI_PATH) {
+            Some(p) if !p.is_empty() => PathBuf::from(p),
+            _ => PathBuf::from("./db"),
+        },
+    };
+    Database::open(&dir).map_err(|e| Failure::usage(e.to_string()))
+}
+
+pub fn run(a: QueryArgs) -> Result<(), Failure> {
+    let db = open(a.db)?;
+    if a.stdin {
+        return run_stdin(&db, a.json, a.pv);
+    }
+    let p = parse_board(&a.pits)?;
+    let (ans, moves) = answer(&db, &p, a.pv).map_err(|e| Failure::usage(e.to_string()))?;
+    if a.json {
+        println!("{}", serde_json::to_string(&ans).expect("JSON"));
+    } else {
+        print_text(&p, &ans, &moves);
+    }
+    Ok(())
+}
+
+fn run_stdin(db: &Database, json: bool, pv: Option<usize>) -> Result<(), Failure> {
+    let stdin = std::io::stdin();
+    let mut failed = 0usize;
+    for (i, line) in stdin.lock().lines().enumerate() {
+        let line = line.map_err(|e| Failure::usage(format!("reading standard input: {e}")))?;
+        let words: Vec<String> = line
+            .split(|c: char| c == ',' || c.is_whitespace())
+            .filter(|w| !w.is_empty())
+            .map(str::to_string)
+            .collect();
+        if words.is_empty() {
+            continue;
+        }
+        let result = parse_board(&words).and_then(|p| {
+            answer(db, &p, pv)
+                .map(|r| (p, r))
+                .map_err(|e| Failure::usage(e.to_string()))
+        });
+        match result {
+            Ok((_, (ans, _))) if json => {
+                println!("{}", serde_json::to_string(&ans).expect("JSON"))
+            }
+            Ok((p, (ans, _))) => {
+                let best: Vec<String> = ans.best.iter().map(|b| b.to_string()).collect();
+                println!(
+                    "{p}  seeds {} index {} score {} best {}",
+                    ans.seeds,
+                    ans.index,
+                    signed(ans.score),
+                    if best.is_empty() {
+                        "-".into()
+                    } else {
+                        best.join(",")
+                    }
+                );
+            }
+            Err(f) => {
+                failed += 1;
+                eprintln!("awari: line {}: {}", i + 1, f.message);
+            }
+        }
+    }
+    if failed > 0 {
+        return Err(Failure::usage(format!(
+            "{failed} line(s) could not be answered"
+        )));
+    }
+    Ok(())
+}

@@ -1,0 +1,469 @@
+//! Looking up exact scores: [`Database`] over a folder of tables.
+//!
+//! A folder is either one of ours (with `manifest.json`: scores and, when
+//! built, the cycle envelope, each checksummed) or a plain VU dataset folder
+//! holding only `scores.N` files. Layers are memory-mapped on first use; a
+//! missing layer or a file of the wrong size is a typed error naming the
+//! file. `Database` is `Send + Sync` and every probe takes `&self`.
+
+use crate::index::{layer_size, rank};
+use crate::rules::{Position, PositionError, MAX_SEEDS};
+use crate::table::{checksum_file, Kind, LayerEntry, Manifest, ManifestError, MapError, Mapped};
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+/// The environment variable the VU dataset's own tools read the folder from.
+pub const AWARI_PATH: &str = "AWARI_PATH";
+
+/// Why a probe failed.
+#[derive(Debug, thiserror::Error)]
+pub enum ProbeError {
+    /// The board is not a position of the database.
+    #[error(transparent)]
+    Position(#[from] PositionError),
+    /// No such index.
+    #[error(transparent)]
+    Index(#[from] crate::index::IndexError),
+    /// The folder lacks the layer.
+    #[error(
+        "layer {layer} is not in {}: build it with `awari build --max-seeds {layer} --out {}`",
+        dir.display(), dir.display()
+    )]
+    MissingLayer {
+        /// The layer.
+        layer: u32,
+        /// The folder.
+        dir: PathBuf,
+    },
+    /// A table cannot be mapped (I/O error or wrong size).
+    #[error(transparent)]
+    Map(#[from] MapError),
+    /// A table does not match the checksum in the manifest.
+    #[error("{}: checksum {found}, the manifest says {expected}; rebuild it with `awari build`", path.display())]
+    Checksum {
+        /// The file.
+        path: PathBuf,
+        /// From the manifest.
+        expected: String,
+        /// Of the file.
+        found: String,
+    },
+    /// The manifest cannot be used.
+    #[error(transparent)]
+    Manifest(#[from] ManifestError),
+    /// Neither a folder nor `AWARI_PATH` was given.
+    #[error("no database folder: pass --db DIR or set AWARI_PATH")]
+    NoFolder,
+    /// The path is not a folder.
+    #[error("{}: not a folder of tables", .0.display())]
+    NotAFolder(PathBuf),
+}
+
+/// How far the cycle rule could move a score.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct Envelope {
+    /// The score if endless play went to the opponent.
+    pub lower: i8,
+    /// The score if endless play went to the mover.
+    pub upper: i8,
+}
+
+impl Envelope {
+    /// Whether the score cannot depend on the cycle rule.
+    pub fn pinned(&self) -> bool {
+        self.lower == self.upper
+    }
+}
+
+/// One of the mover's six pits as a move.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct MoveInfo {
+    /// The pit, 0..5.
+    pub pit: u8,
+    /// Whether the pit holds seeds.
+    pub nonempty: bool,
+    /// Whether the move is legal.
+    pub legal: bool,
+    /// Seeds it captures (0 for an empty pit).
+    pub captures: u8,
+    /// Its worth for the mover (`captures - score of the child`, or
+    /// `captures + seeds left` when the opponent is left without seeds);
+    /// `None` for an empty pit or an illegal move.
+    pub score: Option<i8>,
+    /// The position after the move, from the opponent's side.
+    #[serde(skip)]
+    pub child: Option<Position>,
+}
+
+/// Why a principal variation ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PvEnd {
+    /// The side to move has no seeds: the game is over.
+    GameOver,
+    /// A position repeated: play goes on forever from here.
+    Repetition,
+    /// The step limit was reached.
+    Limit,
+}
+
+/// One move of a principal variation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct PvStep {
+    /// The position before the move.
+    pub position: Position,
+    /// Its score.
+    pub score: i8,
+    /// The pit played (a best move, the lowest pit among equals).
+    pub pit: u8,
+    /// Seeds captured by it.
+    pub captures: u8,
+}
+
+/// A line of best play.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct Pv {
+    /// The moves.
+    pub steps: Vec<PvStep>,
+    /// The position reached.
+    pub last: Position,
+    /// Why the line stops.
+    pub end: PvEnd,
+}
+
+/// A table's bytes, from a mapping or a buffer.
+type Bytes = Box<dyn AsRef<[u8]> + Send + Sync>;
+
+/// The tables of one layer.
+struct Layer {
+    score: Bytes,
+    envelope: Option<(Bytes, Bytes)>,
+}
+
+impl AsRef<[u8]> for Mapped {
+    fn as_ref(&self) -> &[u8] {
+        self
+    }
+}
+
+/// The value at Goedel index `g` of a table in the file format.
+#[inline]
+pub fn lookup<T: AsRef<[u8]> + ?Sized>(table: &T, g: u64) -> i8 {
+    table.as_ref()[g as usize] as i8
+}
+
+/// Where the tables come from.
+enum Source {
+    /// A folder of ours.
+    Ours { dir: PathBuf, manifest: Manifest },
+    /// A plain VU dataset folder.
+    Vu { dir: PathBuf },
+    /// Tables handed over in memory.
+    Memory,
+}
+
+/// Exact scores from a folder of tables (ours or the VU dataset's).
+pub struct Database {
+    source: Source,
+    layers: Vec<OnceLock<Layer>>,
+}
+
+impl Database {
+    /// Opens a folder of tables. Nothing is mapped yet; each layer is mapped
+    /// (and, for our folders, checksummed) when first probed.
+    pub fn open(dir: impl AsRef<Path>) -> Result<Database, ProbeError> {
+        let dir = dir.as_ref().to_path_buf();
+        if !dir.is_dir() {
+            return Err(ProbeError::NotAFolder(dir));
+        }
+        let source = match Manifest::load(&dir)? {
+            Some(manifest) => Source::Ours { dir, manifest },
+            None => Source::Vu { dir },
+        };
+        Ok(Database {
+            source,
+            layers: (0..=MAX_SEEDS).map(|_| OnceLock::new()).collect(),
+        })
+    }
+
+    /// Opens the folder named by `AWARI_PATH`.
+    pub fn from_env() -> Result<Database, ProbeError> {
+        match std::env::var_os(AWARI_PATH) {
+            Some(p) if !p.is_empty() => Self::open(PathBuf::from(p)),
+            _ => Err(ProbeError::NoFolder),
+        }
+    }
+
+    /// A database over in-memory tables: `layers[n]` holds layer `n`'s
+    /// score table and optionally its (lower, upper) tables.
+    pub fn from_tables<T: AsRef<[u8]> + Send + Sync + 'static>(
+        layers: Vec<Option<(T, Option<(T, T)>)>>,
+    ) -> Database {
+        let slots: Vec<OnceLock<Layer>> = (0..=MAX_SEEDS).map(|_| OnceLock::new()).collect();
+        for (n, l) in layers.into_iter().enumerate() {
+            if let Some((score, env)) = l {
+                let _ = slots[n].set(Layer {
+                    score: Box::new(score),
+                    envelope: env.map(|(lo, hi)| (Box::new(lo) as Bytes, Box::new(hi) as Bytes)),
+                });
+            }
+        }
+        Database {
+            source: Source::Memory,
+            layers: slots,
+        }
+    }
+
+    /// The folder, if the tables come from one.
+    pub fn dir(&self) -> Option<&Path> {
+        match &self.source {
+            Source::Ours { dir, .. } | Source::Vu { dir } => Some(dir),
+            Source::Memory => None,
+        }
+    }
+
+    /// Whether this is a plain VU folder (scores only, no checksums).
+    pub fn is_vu(&self) -> bool {
+        matches!(self.source, Source::Vu { .. })
+    }
+
+    /// The manifest of one of our folders.
+    pub fn manifest(&self) -> Option<&Manifest> {
+        match &self.source {
+            Source::Ours { manifest, .. } => Some(manifest),
+            _ => None,
+        }
+    }
+
+    /// The layers available: built (ours), present (VU) or loaded (memory).
+    pub fn layers(&self) -> Vec<u32> {
+        match &self.source {
+            Source::Ours { manifest, .. } => manifest.layers.iter().map(|l| l.seeds).collect(),
+            Source::Vu { dir } => (0..=MAX_SEEDS)
+                .filter(|&n| dir.join(Kind::Score.file_name(n)).exists())
+                .collect(),
+            Source::Memory => (0..=MAX_SEEDS)
+                .filter(|&n| self.layers[n as usize].get().is_some())
+                .collect(),
+        }
+    }
+
+    /// Maps and checks every available layer now, verifying checksums of our
+    /// tables; returns the layers checked.
+    pub fn verify(&self) -> Result<Vec<u32>, ProbeError> {
+        let layers = self.layers();
+        for &n in &layers {
+            self.layer(n)?;
+        }
+        Ok(layers)
+    }
+
+    fn layer(&self, n: u32) -> Result<&Layer, ProbeError> {
+        let slot = &self.layers[n as usize];
+        if let Some(l) = slot.get() {
+            return Ok(l);
+        }
+        let l = self.load(n)?;
+        // Another thread may have won the race; either copy is the same.
+        let _ = slot.set(l);
+        Ok(slot.get().expect("layer just set"))
+    }
+
+    fn load(&self, n: u32) -> Result<Layer, ProbeError> {
+        match &self.source {
+            Source::Ours { dir, manifest } => {
+                let entry = manifest.layer(n).ok_or_else(|| ProbeError::MissingLayer {
+                    layer: n,
+                    dir: dir.clone(),
+                })?;
+                load_ours(dir, entry)
+            }
+            Source::Vu { dir } => {
+                let path = dir.join(Kind::Score.file_name(n));
+                if !path.exists() {
+                    return Err(ProbeError::MissingLayer {
+                        layer: n,
+                        dir: dir.clone(),
+                    });
+                }
+                Ok(Layer {
+                    score: Box::new(map_vu(&path, n)?),
+                    envelope: None,
+                })
+            }
+            Source::Memory => Err(ProbeError::MissingLayer {
+                layer: n,
+                dir: PathBuf::from("(memory)"),
+            }),
+        }
+    }
+
+    /// The Goedel index and layer of a board, checking it has one.
+    fn locate(p: &Position) -> Result<(u32, u64), ProbeError> {
+        let p = Position::indexable(p.0)?;
+        Ok((p.seeds(), rank(&p)))
+    }
+
+    /// The score of a position for the side to move.
+    pub fn score(&self, p: &Position) -> Result<i8, ProbeError> {
+        let (n, g) = Self::locate(p)?;
+        Ok(lookup(&*self.layer(n)?.score, g))
+    }
+
+    /// The score at Goedel index `g` of layer `n`.
+    pub fn score_at(&self, n: u32, g: u64) -> Result<i8, ProbeError> {
+        if n > MAX_SEEDS || g >= layer_size(n) {
+            crate::index::unrank(n, g)?;
+        }
+        Ok(lookup(&*self.layer(n)?.score, g))
+    }
+
+    /// The cycle envelope of a position (`None` for tables without one).
+    pub fn envelope(&self, p: &Position) -> Result<Option<Envelope>, ProbeError> {
+        let (n, g) = Self::locate(p)?;
+        Ok(self.layer(n)?.envelope.as_ref().map(|(lo, hi)| Envelope {
+            lower: lookup(&**lo, g),
+            upper: lookup(&**hi, g),
+        }))
+    }
+
+    /// The six pits as moves, with their legality, captures and worth.
+    pub fn moves(&self, p: &Position) -> Result<[MoveInfo; 6], ProbeError> {
+        let p = Position::indexable(p.0)?;
+        let n = p.seeds();
+        let list = p.moves();
+        let mut out = [MoveInfo {
+            pit: 0,
+            nonempty: false,
+            legal: false,
+            captures: 0,
+            score: None,
+            child: None,
+        }; 6];
+        for (pit, m) in out.iter_mut().enumerate() {
+            m.pit = pit as u8;
+        }
+        for mv in list.as_slice() {
+            let m = &mut out[mv.pit as usize];
+            m.nonempty = true;
+            m.legal = mv.legal;
+            m.captures = mv.captured;
+            m.child = Some(mv.child);
+            if mv.legal {
+                let left = n - mv.captured as u32;
+                let child_score = if mv.child.mover_seeds() == 0 {
+                    // The opponent has no move: we take every seed left.
+                    -(left as i32)
+                } else {
+                    lookup(&*self.layer(left)?.score, rank(&mv.child)) as i32
+                };
+                m.score = Some((mv.captured as i32 - child_score) as i8);
+            }
+        }
+        Ok(out)
+    }
+
+    /// The legal moves of best worth (empty when the mover has no seeds).
+    pub fn best_moves(&self, p: &Position) -> Result<Vec<u8>, ProbeError> {
+        let moves = self.moves(p)?;
+        let best = moves.iter().filter_map(|m| m.score).max();
+        Ok(moves
+            .iter()
+            .filter(|m| m.score.is_some() && m.score == best)
+            .map(|m| m.pit)
+            .collect())
+    }
+
+    /// The line of best moves (lowest pit among equals) from `p` until the
+    /// game ends, a position repeats, or `limit` moves were made.
+    pub fn principal_variation(&self, p: &Position, limit: usize) -> Result<Pv, ProbeError> {
+        let mut pos = Position::indexable(p.0)?;
+        let mut seen = HashSet::new();
+        let mut steps = Vec::new();
+        loop {
+            if pos.mover_seeds() == 0 {
+                return Ok(Pv {
+                    steps,
+                    last: pos,
+                    end: PvEnd::GameOver,
+                });
+            }
+            if !seen.insert(pos) {
+                return Ok(Pv {
+                    steps,
+                    last: pos,
+                    end: PvEnd::Repetition,
+                });
+            }
+            if steps.len() >= limit {
+                return Ok(Pv {
+                    steps,
+                    last: pos,
+                    end: PvEnd::Limit,
+                });
+            }
+            let moves = self.moves(&pos)?;
+            let best = moves
+                .iter()
+                .filter(|m| m.score.is_some())
+                .max_by_key(|m| (m.score, std::cmp::Reverse(m.pit)))
+                .expect("a mover with seeds has a legal move");
+            steps.push(PvStep {
+                position: pos,
+                score: self.score(&pos)?,
+                pit: best.pit,
+                captures: best.captures,
+            });
+            pos = best.child.expect("legal move has a child");
+        }
+    }
+}
+
+fn load_ours(dir: &Path, e: &LayerEntry) -> Result<Layer, ProbeError> {
+    let n = e.seeds;
+    let size = layer_size(n);
+    let open = |f: &crate::table::FileEntry| -> Result<Bytes, ProbeError> {
+        let path = dir.join(&f.name);
+        let map = Mapped::open(&path, size)?;
+        let found = checksum_file(&path).map_err(MapError::from)?;
+        if found != f.xxh3 {
+            return Err(ProbeError::Checksum {
+                path,
+                expected: f.xxh3.clone(),
+                found,
+            });
+        }
+        Ok(Box::new(map))
+    };
+    let score = open(&e.scores)?;
+    let envelope = match (&e.lower, &e.upper) {
+        (Some(lo), Some(hi)) => Some((open(lo)?, open(hi)?)),
+        _ => None,
+    };
+    Ok(Layer { score, envelope })
+}
+
+/// Maps a VU `scores.n`; layer 48 may hold one extra byte (the initial
+/// position), which is never read.
+fn map_vu(path: &Path, n: u32) -> Result<Mapped, ProbeError> {
+    let size = layer_size(n);
+    match Mapped::open(path, size) {
+        Err(MapError::Size { found, .. }) if n == 48 && found == size + 1 => {
+            Ok(Mapped::open(path, size + 1)?)
+        }
+        r => Ok(r?),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn assert_send_sync<T: Send + Sync>() {}
+
+    #[test]
+    fn database_is_send_and_sync() {
+        assert_send_sync::<Database>();
+    }
+}
