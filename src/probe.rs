@@ -132,6 +132,15 @@ pub struct Pv {
     pub end: PvEnd,
 }
 
+/// The tables of one layer handed to [`Database::from_tables`], each in the
+/// file format (one signed byte per Goedel index).
+pub struct LayerTables<T> {
+    /// `scores.n`.
+    pub score: T,
+    /// `lower.n` and `upper.n`, if any.
+    pub envelope: Option<(T, T)>,
+}
+
 /// A table's bytes, from a mapping or a buffer.
 type Bytes = Box<dyn AsRef<[u8]> + Send + Sync>;
 
@@ -196,13 +205,17 @@ impl Database {
     }
 
     /// A database over in-memory tables: `layers[n]` holds layer `n`'s
-    /// score table and optionally its (lower, upper) tables.
+    /// tables, if any.
     pub fn from_tables<T: AsRef<[u8]> + Send + Sync + 'static>(
-        layers: Vec<Option<(T, Option<(T, T)>)>>,
+        layers: Vec<Option<LayerTables<T>>>,
     ) -> Database {
         let slots: Vec<OnceLock<Layer>> = (0..=MAX_SEEDS).map(|_| OnceLock::new()).collect();
         for (n, l) in layers.into_iter().enumerate() {
-            if let Some((score, env)) = l {
+            if let Some(LayerTables {
+                score,
+                envelope: env,
+            }) = l
+            {
                 let _ = slots[n].set(Layer {
                     score: Box::new(score),
                     envelope: env.map(|(lo, hi)| (Box::new(lo) as Bytes, Box::new(hi) as Bytes)),
