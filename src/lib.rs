@@ -20,5 +20,6 @@ pub mod probe;
 pub mod rules;
 pub mod solve;
 pub mod table;
+pub mod verify;
 
 pub use rules::{Move, Position, PositionError};

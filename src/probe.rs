@@ -312,6 +312,20 @@ impl Database {
         }
     }
 
+    /// The raw bytes of one table of layer `n` (one signed byte per Goedel
+    /// index); `None` for an envelope table the folder does not have.
+    pub fn table(&self, n: u32, kind: Kind) -> Result<Option<&[u8]>, ProbeError> {
+        if n > MAX_SEEDS {
+            return Err(crate::index::IndexError::NoSuchLayer(n).into());
+        }
+        let l = self.layer(n)?;
+        Ok(match kind {
+            Kind::Score => Some((*l.score).as_ref()),
+            Kind::Lower => l.envelope.as_ref().map(|e| (*e.0).as_ref()),
+            Kind::Upper => l.envelope.as_ref().map(|e| (*e.1).as_ref()),
+        })
+    }
+
     /// The Goedel index and layer of a board, checking it has one.
     fn locate(p: &Position) -> Result<(u32, u64), ProbeError> {
         let p = Position::indexable(p.0)?;

@@ -4,6 +4,7 @@
 mod board;
 mod build;
 mod query;
+mod verify;
 
 use clap::{Parser, Subcommand};
 
@@ -25,6 +26,10 @@ enum Command {
     Build(build::BuildArgs),
     /// Look up exact scores, the cycle envelope, the moves and best play.
     Query(query::QueryArgs),
+    /// Compare our scores with an oracle folder (pinned positions) or check move facts.
+    Verify(verify::VerifyArgs),
+    /// Verify checksums and recompute every stored value from its children.
+    Check(verify::CheckArgs),
 }
 
 /// A failure to report: message for stderr and the exit status.
@@ -49,6 +54,8 @@ pub fn run() -> i32 {
         Command::Position(a) => board::position(a),
         Command::Build(a) => build::run(a),
         Command::Query(a) => query::run(a),
+        Command::Verify(a) => verify::run_verify(a),
+        Command::Check(a) => verify::run_check(a),
     };
     match result {
         Ok(()) => 0,

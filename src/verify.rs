@@ -1,0 +1,540 @@
+//! Proving tables right: against an oracle folder (the VU dataset), by the
+//! forward Bellman check, and against recorded move facts.
+
+use crate::index::{layer_size, rank, LayerIter};
+use crate::probe::{Database, ProbeError};
+use crate::rules::{Position, MAX_SEEDS};
+use crate::table::{AtPath, Kind, Manifest, PathError};
+use rayon::prelude::*;
+use serde::Serialize;
+use std::fs::File;
+use std::io::Read;
+use std::ops::RangeInclusive;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+/// Why a verification could not run (as opposed to finding disagreements).
+#[derive(Debug, thiserror::Error)]
+pub enum VerifyError {
+    /// File trouble.
+    #[error(transparent)]
+    Io(#[from] PathError),
+    /// Trouble opening or reading our tables.
+    #[error(transparent)]
+    Probe(#[from] ProbeError),
+    /// Our folder has no manifest.
+    #[error("{}: no manifest.json: not a folder built by awari build", .0.display())]
+    NotOurs(PathBuf),
+    /// Our folder was built without the envelope, so pinned positions are
+    /// unknown.
+    #[error("{}: layer {layer} was built without the envelope (--no-envelope), so its pinned positions are unknown; rebuild it with the envelope", dir.display())]
+    NoEnvelope {
+        /// The folder.
+        dir: PathBuf,
+        /// The layer.
+        layer: u32,
+    },
+    /// A facts file cannot be read.
+    #[error("{}: line {line}: {reason}", path.display())]
+    Facts {
+        /// The file.
+        path: PathBuf,
+        /// 1-based line.
+        line: usize,
+        /// What is wrong.
+        reason: String,
+    },
+}
+
+/// One position where two tables differ.
+#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+pub struct Disagreement {
+    /// Seeds.
+    pub seeds: u32,
+    /// Goedel index.
+    pub index: u64,
+    /// The board.
+    pub pits: [u8; 12],
+    /// Our value.
+    pub ours: i8,
+    /// The oracle's value.
+    pub theirs: i8,
+}
+
+/// The outcome of comparing one layer with the oracle.
+#[derive(Clone, Debug, Serialize)]
+pub struct LayerVerdict {
+    /// Seeds.
+    pub seeds: u32,
+    /// Positions in the layer.
+    pub positions: u64,
+    /// Set when the layer could not be compared (missing or wrong-size
+    /// oracle file, layer not built by us); the counts are then zero.
+    pub skipped: Option<String>,
+    /// Pinned positions compared.
+    pub pinned: u64,
+    /// Pinned positions where both agree.
+    pub pinned_agree: u64,
+    /// Pinned positions where they differ: a real disagreement.
+    pub pinned_disagree: u64,
+    /// Unpinned positions (for information: they show how the oracle scores
+    /// endless play).
+    pub unpinned: u64,
+    /// Unpinned positions where both agree.
+    pub unpinned_agree: u64,
+    /// The first pinned disagreements.
+    pub first_disagreements: Vec<Disagreement>,
+    /// Whether our files matched their checksums while streamed.
+    pub checksums_ok: bool,
+}
+
+/// Bytes read per step when streaming tables.
+const STEP: usize = 1 << 24;
+
+/// Reads up to `buf.len()` bytes, fewer only at the end of the file.
+fn read_full(f: &mut File, buf: &mut [u8], path: &Path) -> Result<usize, PathError> {
+    let mut got = 0;
+    while got < buf.len() {
+        let k = f.read(&mut buf[got..]).at(path)?;
+        if k == 0 {
+            break;
+        }
+        got += k;
+    }
+    Ok(got)
+}
+
+/// Compares our `scores.n` with the oracle's, on pinned positions, for every
+/// layer in `layers` that we built (47 is skipped). Both are streamed
+/// sequentially; our files are checksummed on the way.
+pub fn compare_with_oracle(
+    ours: &Path,
+    oracle: &Path,
+    layers: RangeInclusive<u32>,
+    max_listed: usize,
+) -> Result<Vec<LayerVerdict>, VerifyError> {
+    let manifest = Manifest::load(ours)
+        .map_err(ProbeError::from)?
+        .ok_or_else(|| VerifyError::NotOurs(ours.to_path_buf()))?;
+    let mut out = Vec::new();
+    for n in layers {
+        if n == 47 || n > MAX_SEEDS {
+            continue;
+        }
+        let positions = layer_size(n);
+        let mut v = LayerVerdict {
+            seeds: n,
+            positions,
+            skipped: None,
+            pinned: 0,
+            pinned_agree: 0,
+            pinned_disagree: 0,
+            unpinned: 0,
+            unpinned_agree: 0,
+            first_disagreements: Vec::new(),
+            checksums_ok: true,
+        };
+        let Some(entry) = manifest.layer(n) else {
+            v.skipped = Some(format!("layer {n} is not built in {}", ours.display()));
+            out.push(v);
+            continue;
+        };
+        let (Some(lo_e), Some(hi_e)) = (&entry.lower, &entry.upper) else {
+            return Err(VerifyError::NoEnvelope {
+                dir: ours.to_path_buf(),
+                layer: n,
+            });
+        };
+        let theirs = oracle.join(Kind::Score.file_name(n));
+        let their_len = match std::fs::metadata(&theirs) {
+            Ok(m) => m.len(),
+            Err(e) => {
+                v.skipped = Some(format!("{}: {e}", theirs.display()));
+                out.push(v);
+                continue;
+            }
+        };
+        // The dataset's scores.48 may hold the initial position as one more
+        // entry; it is never compared.
+        if their_len != positions && !(n == 48 && their_len == positions + 1) {
+            v.skipped = Some(format!(
+                "{}: {their_len} bytes, but layer {n} has {positions} positions",
+                theirs.display()
+            ));
+            out.push(v);
+            continue;
+        }
+        compare_layer(
+            ours,
+            &theirs,
+            [&entry.scores, lo_e, hi_e],
+            &mut v,
+            max_listed,
+        )?;
+        out.push(v);
+    }
+    Ok(out)
+}
+
+fn compare_layer(
+    dir: &Path,
+    theirs: &Path,
+    files: [&crate::table::FileEntry; 3],
+    v: &mut LayerVerdict,
+    max_listed: usize,
+) -> Result<(), VerifyError> {
+    let n = v.seeds;
+    let paths: Vec<PathBuf> = files.iter().map(|f| dir.join(&f.name)).collect();
+    let mut handles = Vec::new();
+    for p in paths.iter().chain(std::iter::once(&theirs.to_path_buf())) {
+        handles.push((File::open(p).at(p)?, p.clone()));
+    }
+    let mut bufs = vec![vec![0u8; STEP]; 4];
+    let mut hashers: Vec<_> = (0..3).map(|_| xxhash_rust::xxh3::Xxh3::new()).collect();
+    let mut start = 0u64;
+    while start < v.positions {
+        let want = (v.positions - start).min(STEP as u64) as usize;
+        for (i, (f, p)) in handles.iter_mut().enumerate() {
+            let got = read_full(f, &mut bufs[i][..want], p)?;
+            if got != want {
+                return Err(VerifyError::Io(PathError {
+                    path: p.clone(),
+                    source: std::io::Error::new(
+                        std::io::ErrorKind::UnexpectedEof,
+                        "file shorter than its layer",
+                    ),
+                }));
+            }
+        }
+        bufs[..3]
+            .par_iter()
+            .zip(hashers.par_iter_mut())
+            .for_each(|(b, h)| h.update(&b[..want]));
+        let (sc, lo, hi, th) = (&bufs[0], &bufs[1], &bufs[2], &bufs[3]);
+        let counts = (0..want)
+            .into_par_iter()
+            .with_min_len(1 << 16)
+            .fold(
+                || [0u64; 4],
+                |mut c, i| {
+                    if lo[i] == hi[i] {
+                        c[0] += 1;
+                        c[1] += u64::from(sc[i] == th[i]);
+                    } else {
+                        c[2] += 1;
+                        c[3] += u64::from(sc[i] == th[i]);
+                    }
+                    c
+                },
+            )
+            .reduce(|| [0u64; 4], |a, b| std::array::from_fn(|k| a[k] + b[k]));
+        v.pinned += counts[0];
+        v.pinned_agree += counts[1];
+        v.unpinned += counts[2];
+        v.unpinned_agree += counts[3];
+        if counts[1] < counts[0] && v.first_disagreements.len() < max_listed {
+            // This step holds disagreements: list the first ones in order.
+            let found = (0..want).filter(|&i| lo[i] == hi[i] && sc[i] != th[i]);
+            for i in found.take(max_listed - v.first_disagreements.len()) {
+                let g = start + i as u64;
+                v.first_disagreements.push(Disagreement {
+                    seeds: n,
+                    index: g,
+                    pits: crate::index::unrank_unchecked(n, g).0,
+                    ours: sc[i] as i8,
+                    theirs: th[i] as i8,
+                });
+            }
+        }
+        start += want as u64;
+    }
+    v.pinned_disagree = v.pinned - v.pinned_agree;
+    v.checksums_ok = files
+        .iter()
+        .zip(&hashers)
+        .all(|(f, h)| format!("{:016x}", h.digest()) == f.xxh3);
+    Ok(())
+}
+
+/// One stored value that its children contradict.
+#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+pub struct BellmanMismatch {
+    /// Seeds.
+    pub seeds: u32,
+    /// Goedel index.
+    pub index: u64,
+    /// The board.
+    pub pits: [u8; 12],
+    /// `scores`, `lower` or `upper`.
+    pub table: &'static str,
+    /// What is stored.
+    pub stored: i8,
+    /// What the children give.
+    pub recomputed: i8,
+}
+
+/// The Bellman check of one layer.
+#[derive(Clone, Debug, Serialize)]
+pub struct BellmanVerdict {
+    /// Seeds.
+    pub seeds: u32,
+    /// Positions checked.
+    pub positions: u64,
+    /// Whether the envelope was checked too.
+    pub envelope: bool,
+    /// Mismatching values.
+    pub mismatches: u64,
+    /// The first of them.
+    pub first_mismatches: Vec<BellmanMismatch>,
+}
+
+/// Recomputes every stored score (and envelope bound) of layer `n` forward
+/// from its children and compares: `score(P) = max over legal moves of
+/// (captures - score(child))` (`-n` without a move; a child whose mover has
+/// no seeds scores minus its seeds), and likewise `lower` from the
+/// children's `upper` and `upper` from their `lower`.
+pub fn bellman_check(
+    db: &Database,
+    n: u32,
+    max_listed: usize,
+) -> Result<BellmanVerdict, VerifyError> {
+    let size = layer_size(n);
+    // Every layer the check reads, mapped (and checksummed) up front.
+    let mut tables: Vec<[Option<&[u8]>; 3]> = Vec::new();
+    for k in 0..=n {
+        tables.push(if k == 47 {
+            [None; 3]
+        } else {
+            [
+                db.table(k, Kind::Score)?,
+                db.table(k, Kind::Lower)?,
+                db.table(k, Kind::Upper)?,
+            ]
+        });
+    }
+    let envelope = tables[n as usize][1].is_some() && tables[n as usize][2].is_some();
+    let get = |k: u32, t: usize, g: u64| -> i32 {
+        tables[k as usize][t].map_or(0, |b| b[g as usize] as i8 as i32)
+    };
+    let listed = Mutex::new(Vec::new());
+    let chunk = 1u64 << 16;
+    let mismatches: u64 = (0..size.div_ceil(chunk))
+        .into_par_iter()
+        .map(|c| {
+            let mut bad = 0u64;
+            for (g, p) in LayerIter::range(n, c * chunk, (c + 1) * chunk) {
+                let want = forward(&p, envelope, &get);
+                for (t, name) in ["scores", "lower", "upper"].iter().enumerate() {
+                    if t > 0 && !envelope {
+                        continue;
+                    }
+                    let stored = get(n, t, g);
+                    if stored != want[t] {
+                        bad += 1;
+                        let mut l = listed.lock().expect("list lock");
+                        if l.len() < max_listed {
+                            l.push(BellmanMismatch {
+                                seeds: n,
+                                index: g,
+                                pits: p.0,
+                                table: name,
+                                stored: stored as i8,
+                                recomputed: want[t] as i8,
+                            });
+                        }
+                    }
+                }
+            }
+            bad
+        })
+        .sum();
+    let mut first = listed.into_inner().expect("list lock");
+    first.sort_by_key(|m| (m.index, m.table));
+    Ok(BellmanVerdict {
+        seeds: n,
+        positions: size,
+        envelope,
+        mismatches,
+        first_mismatches: first,
+    })
+}
+
+/// Score, lower and upper of `p` recomputed from its children, read with
+/// `get(layer, table, index)` (table 0 score, 1 lower, 2 upper).
+fn forward(p: &Position, envelope: bool, get: &impl Fn(u32, usize, u64) -> i32) -> [i32; 3] {
+    let n = p.seeds() as i32;
+    if p.mover_seeds() == 0 {
+        return [-n; 3];
+    }
+    let mut best = [i32::MIN; 3];
+    for m in p.moves().legal() {
+        let c = m.captured as i32;
+        let left = n - c;
+        let child = if m.child.mover_seeds() == 0 {
+            [-left; 3]
+        } else {
+            let g = rank(&m.child);
+            let s = get(left as u32, 0, g);
+            if envelope {
+                [s, get(left as u32, 1, g), get(left as u32, 2, g)]
+            } else {
+                [s; 3]
+            }
+        };
+        best[0] = best[0].max(c - child[0]);
+        best[1] = best[1].max(c - child[2]);
+        best[2] = best[2].max(c - child[1]);
+    }
+    best
+}
+
+/// A recorded move fact: playing `mv` in `pits` loses `loss` points against
+/// the best move (`spec`: `shared/oracle/vu-move-facts.csv`).
+#[derive(Clone, Debug, Serialize)]
+pub struct Fact {
+    /// Its id in the file.
+    pub id: String,
+    /// The board.
+    pub pits: [u8; 12],
+    /// Seeds as recorded.
+    pub seeds: u32,
+    /// Goedel index as recorded.
+    pub index: u64,
+    /// The pit played.
+    pub mv: u8,
+    /// Points lost against the best move.
+    pub loss: i32,
+}
+
+/// Reads a move-facts CSV (columns by header name: `fact_id`, `seeds`,
+/// `p0`..`p11`, `goedel_index`, `move`, `loss_vs_best`).
+pub fn read_facts(path: &Path) -> Result<Vec<Fact>, VerifyError> {
+    let text = std::fs::read_to_string(path).at(path)?;
+    let bad = |line: usize, reason: String| VerifyError::Facts {
+        path: path.to_path_buf(),
+        line,
+        reason,
+    };
+    let mut lines = text.lines();
+    let header: Vec<&str> = lines
+        .next()
+        .ok_or_else(|| bad(1, "empty file".into()))?
+        .split(',')
+        .map(str::trim)
+        .collect();
+    let col = |name: &str| {
+        header
+            .iter()
+            .position(|h| *h == name)
+            .ok_or_else(|| bad(1, format!("no column '{name}'")))
+    };
+    let (id, seeds, gi, mv, loss) = (
+        col("fact_id")?,
+        col("seeds")?,
+        col("goedel_index")?,
+        col("move")?,
+        col("loss_vs_best")?,
+    );
+    let pit_cols: Vec<usize> = (0..12)
+        .map(|k| col(&format!("p{k}")))
+        .collect::<Result<_, _>>()?;
+    let mut facts = Vec::new();
+    for (i, line) in lines.enumerate() {
+        let lineno = i + 2;
+        if line.trim().is_empty() {
+            continue;
+        }
+        let f: Vec<&str> = line.split(',').map(str::trim).collect();
+        let get = |c: usize| -> Result<&str, VerifyError> {
+            f.get(c)
+                .copied()
+                .ok_or_else(|| bad(lineno, "too few columns".into()))
+        };
+        let num = |c: usize| -> Result<i64, VerifyError> {
+            let s = get(c)?;
+            s.parse()
+                .map_err(|_| bad(lineno, format!("'{s}' is not a number")))
+        };
+        let mut pits = [0u8; 12];
+        for (k, &c) in pit_cols.iter().enumerate() {
+            let v = num(c)?;
+            if !(0..=48).contains(&v) {
+                return Err(bad(lineno, format!("pit {k} holds {v} seeds")));
+            }
+            pits[k] = v as u8;
+        }
+        let mvv = num(mv)?;
+        if !(0..6).contains(&mvv) {
+            return Err(bad(lineno, format!("move {mvv} is not a pit 0..5")));
+        }
+        facts.push(Fact {
+            id: get(id)?.to_string(),
+            pits,
+            seeds: num(seeds)? as u32,
+            index: num(gi)? as u64,
+            mv: mvv as u8,
+            loss: num(loss)? as i32,
+        });
+    }
+    Ok(facts)
+}
+
+/// The outcome of checking one fact.
+#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+#[serde(tag = "result", rename_all = "snake_case")]
+pub enum FactOutcome {
+    /// Our tables give the recorded loss.
+    Agrees,
+    /// They do not.
+    Disagrees {
+        /// Why.
+        reason: String,
+    },
+    /// A layer the fact needs is not in the folder.
+    Skipped {
+        /// The missing layer.
+        layer: u32,
+    },
+}
+
+/// Checks one fact against a database.
+pub fn check_fact(db: &Database, f: &Fact) -> Result<FactOutcome, VerifyError> {
+    let p = Position(f.pits);
+    let n = p.seeds();
+    if n != f.seeds {
+        return Ok(FactOutcome::Disagrees {
+            reason: format!("board holds {n} seeds, the fact says {}", f.seeds),
+        });
+    }
+    if !p.is_indexable() {
+        return Ok(FactOutcome::Disagrees {
+            reason: "board has no Goedel number (opponent side full)".into(),
+        });
+    }
+    if rank(&p) != f.index {
+        return Ok(FactOutcome::Disagrees {
+            reason: format!("Goedel index is {}, the fact says {}", rank(&p), f.index),
+        });
+    }
+    let moves = match db.moves(&p) {
+        Ok(m) => m,
+        Err(ProbeError::MissingLayer { layer, .. }) => return Ok(FactOutcome::Skipped { layer }),
+        Err(e) => return Err(e.into()),
+    };
+    let best = moves.iter().filter_map(|m| m.score).max();
+    let played = moves[f.mv as usize].score;
+    match (best, played) {
+        (Some(b), Some(s)) if (b as i32 - s as i32) == f.loss => Ok(FactOutcome::Agrees),
+        (Some(b), Some(s)) => Ok(FactOutcome::Disagrees {
+            reason: format!(
+                "move {} loses {} against the best move, the fact says {}",
+                f.mv,
+                b as i32 - s as i32,
+                f.loss
+            ),
+        }),
+        _ => Ok(FactOutcome::Disagrees {
+            reason: format!("move {} is not legal here", f.mv),
+        }),
+    }
+}
