@@ -4,6 +4,7 @@
 mod builder;
 mod facts;
 mod naive;
+mod oracle;
 
 use std::sync::OnceLock;
 use std::time::Instant;

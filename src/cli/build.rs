@@ -206,7 +206,7 @@ impl BuildObserver for Progress {
         let bar = self.multi.add(ProgressBar::new(len));
         bar.set_style(
             ProgressStyle::with_template(
-                "{prefix:>9} {bar:30.green/white} {human_pos}/{human_len} {per_sec} eta {eta} {msg}",
+                "{prefix:>9} {bar:30.green/white} {human_pos}/{human_len} {per_sec:.0} eta {eta} {msg}",
             )
             .expect("template"),
         );
