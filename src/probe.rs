@@ -26,15 +26,29 @@ pub enum ProbeError {
     #[error(transparent)]
     Index(#[from] crate::index::IndexError),
     /// The folder lacks the layer.
-    #[error(
-        "layer {layer} is not in {}: build it with `awari build --max-seeds {layer} --out {}`",
-        dir.display(), dir.display()
-    )]
+    #[error("layer {layer} is not in {}: {hint}", dir.display())]
     MissingLayer {
         /// The layer.
         layer: u32,
         /// The folder.
         dir: PathBuf,
+        /// How to get it.
+        hint: String,
+    },
+    /// 47 seeds never occur (a capture takes at least 2 of the 48).
+    #[error("a board of 47 seeds cannot occur in awari (every capture takes at least 2 of the 48 seeds), so no database has layer 47")]
+    Layer47,
+    /// A table handed to [`Database::from_tables`] has the wrong size.
+    #[error("layer {layer}: {table} table of {found} bytes, but the layer has {expected} positions")]
+    TableSize {
+        /// The layer.
+        layer: u32,
+        /// `scores`, `lower` or `upper`.
+        table: &'static str,
+        /// Positions of the layer.
+        expected: u64,
+        /// Bytes given.
+        found: u64,
     },
     /// A table cannot be mapped (I/O error or wrong size).
     #[error(transparent)]
@@ -55,8 +69,8 @@ pub enum ProbeError {
     /// Neither a folder nor `AWARI_PATH` was given.
     #[error("no database folder: pass --db DIR or set AWARI_PATH")]
     NoFolder,
-    /// The path is not a folder.
-    #[error("{}: not a folder of tables", .0.display())]
+    /// The path is not a folder of tables.
+    #[error("{}: not a folder of tables (no manifest.json and no scores.N files)", .0.display())]
     NotAFolder(PathBuf),
 }
 
@@ -188,7 +202,13 @@ impl Database {
         }
         let source = match Manifest::load(&dir)? {
             Some(manifest) => Source::Ours { dir, manifest },
-            None => Source::Vu { dir },
+            None => {
+                let any_scores = (0..=MAX_SEEDS).any(|n| dir.join(Kind::Score.file_name(n)).exists());
+                if !any_scores {
+                    return Err(ProbeError::NotAFolder(dir));
+                }
+                Source::Vu { dir }
+            }
         };
         Ok(Database {
             source,
@@ -205,27 +225,47 @@ impl Database {
     }
 
     /// A database over in-memory tables: `layers[n]` holds layer `n`'s
-    /// tables, if any.
+    /// tables, if any; each must hold one byte per position of its layer.
     pub fn from_tables<T: AsRef<[u8]> + Send + Sync + 'static>(
         layers: Vec<Option<LayerTables<T>>>,
-    ) -> Database {
+    ) -> Result<Database, ProbeError> {
         let slots: Vec<OnceLock<Layer>> = (0..=MAX_SEEDS).map(|_| OnceLock::new()).collect();
         for (n, l) in layers.into_iter().enumerate() {
-            if let Some(LayerTables {
-                score,
-                envelope: env,
-            }) = l
-            {
-                let _ = slots[n].set(Layer {
-                    score: Box::new(score),
-                    envelope: env.map(|(lo, hi)| (Box::new(lo) as Bytes, Box::new(hi) as Bytes)),
-                });
+            let Some(LayerTables { score, envelope }) = l else {
+                continue;
+            };
+            let n = n as u32;
+            if n > MAX_SEEDS {
+                return Err(crate::index::IndexError::NoSuchLayer(n).into());
             }
+            let check = |t: &T, table: &'static str| {
+                let found = t.as_ref().len() as u64;
+                let expected = layer_size(n);
+                if found == expected {
+                    Ok(())
+                } else {
+                    Err(ProbeError::TableSize {
+                        layer: n,
+                        table,
+                        expected,
+                        found,
+                    })
+                }
+            };
+            check(&score, "scores")?;
+            if let Some((lo, hi)) = &envelope {
+                check(lo, "lower")?;
+                check(hi, "upper")?;
+            }
+            let _ = slots[n as usize].set(Layer {
+                score: Box::new(score),
+                envelope: envelope.map(|(lo, hi)| (Box::new(lo) as Bytes, Box::new(hi) as Bytes)),
+            });
         }
-        Database {
+        Ok(Database {
             source: Source::Memory,
             layers: slots,
-        }
+        })
     }
 
     /// The folder, if the tables come from one.
@@ -272,11 +312,18 @@ impl Database {
         Ok(layers)
     }
 
+    #[inline]
     fn layer(&self, n: u32) -> Result<&Layer, ProbeError> {
         let slot = &self.layers[n as usize];
         if let Some(l) = slot.get() {
             return Ok(l);
         }
+        self.layer_slow(n)
+    }
+
+    #[cold]
+    fn layer_slow(&self, n: u32) -> Result<&Layer, ProbeError> {
+        let slot = &self.layers[n as usize];
         let l = self.load(n)?;
         // Another thread may have won the race; either copy is the same.
         let _ = slot.set(l);
@@ -289,6 +336,10 @@ impl Database {
                 let entry = manifest.layer(n).ok_or_else(|| ProbeError::MissingLayer {
                     layer: n,
                     dir: dir.clone(),
+                    hint: format!(
+                        "build it with `awari build --max-seeds {n} --out {}`",
+                        dir.display()
+                    ),
                 })?;
                 load_ours(dir, entry)
             }
@@ -298,6 +349,11 @@ impl Database {
                     return Err(ProbeError::MissingLayer {
                         layer: n,
                         dir: dir.clone(),
+                        hint: format!(
+                            "the folder holds no {}; add it from the VU dataset, or build \
+                             our own tables with `awari build --max-seeds {n} --out NEW_DIR`",
+                            Kind::Score.file_name(n)
+                        ),
                     });
                 }
                 Ok(Layer {
@@ -308,6 +364,7 @@ impl Database {
             Source::Memory => Err(ProbeError::MissingLayer {
                 layer: n,
                 dir: PathBuf::from("(memory)"),
+                hint: "no table was given for it".into(),
             }),
         }
     }
@@ -326,13 +383,24 @@ impl Database {
         })
     }
 
-    /// The Goedel index and layer of a board, checking it has one.
+    /// The layer and Goedel index of a board, checking it has them.
+    #[inline]
     fn locate(p: &Position) -> Result<(u32, u64), ProbeError> {
-        let p = Position::indexable(p.0)?;
-        Ok((p.seeds(), rank(&p)))
+        let n = p.seeds();
+        if n > MAX_SEEDS {
+            return Err(PositionError::TooManySeeds(n).into());
+        }
+        if !p.is_indexable() {
+            return Err(PositionError::OpponentFull.into());
+        }
+        if n == 47 {
+            return Err(ProbeError::Layer47);
+        }
+        Ok((n, rank(p)))
     }
 
     /// The score of a position for the side to move.
+    #[inline]
     pub fn score(&self, p: &Position) -> Result<i8, ProbeError> {
         let (n, g) = Self::locate(p)?;
         Ok(lookup(&*self.layer(n)?.score, g))
@@ -357,8 +425,7 @@ impl Database {
 
     /// The six pits as moves, with their legality, captures and worth.
     pub fn moves(&self, p: &Position) -> Result<[MoveInfo; 6], ProbeError> {
-        let p = Position::indexable(p.0)?;
-        let n = p.seeds();
+        let (n, _) = Self::locate(p)?;
         let list = p.moves();
         let mut out = [MoveInfo {
             pit: 0,
@@ -405,7 +472,8 @@ impl Database {
     /// The line of best moves (lowest pit among equals) from `p` until the
     /// game ends, a position repeats, or `limit` moves were made.
     pub fn principal_variation(&self, p: &Position, limit: usize) -> Result<Pv, ProbeError> {
-        let mut pos = Position::indexable(p.0)?;
+        Self::locate(p)?;
+        let mut pos = *p;
         let mut seen = HashSet::new();
         let mut steps = Vec::new();
         loop {

@@ -226,6 +226,10 @@ impl Manifest {
             path: path.clone(),
             reason: e.to_string(),
         })?;
+        m.validate().map_err(|reason| ManifestError::Foreign {
+            path: path.clone(),
+            reason,
+        })?;
         let found = format!("rule set {} v{} ({})", m.rule_set, m.version, m.checksum);
         let expected = format!("rule set {RULE_SET} v{VERSION} ({CHECKSUM})");
         if found != expected {
@@ -243,6 +247,37 @@ impl Manifest {
         let mut text = serde_json::to_string_pretty(self).expect("manifest serialises");
         text.push('\n');
         write_atomic(&dir.join(MANIFEST), text.as_bytes())
+    }
+
+    /// Checks what the rest of the code relies on: real layers, each once,
+    /// with one byte per position in every file.
+    fn validate(&self) -> Result<(), String> {
+        let mut seen = std::collections::HashSet::new();
+        for l in &self.layers {
+            let n = l.seeds;
+            if n > crate::rules::MAX_SEEDS || n == 47 {
+                return Err(format!("it lists layer {n}, which does not exist"));
+            }
+            if !seen.insert(n) {
+                return Err(format!("it lists layer {n} twice"));
+            }
+            let size = crate::index::layer_size(n);
+            if l.positions != size {
+                return Err(format!(
+                    "layer {n} has {size} positions, it says {}",
+                    l.positions
+                ));
+            }
+            for (_, f) in l.files() {
+                if f.bytes != size {
+                    return Err(format!("{} should hold {size} bytes, it says {}", f.name, f.bytes));
+                }
+                if f.name.contains('/') || f.name.contains('\\') || f.name.starts_with('.') {
+                    return Err(format!("file name '{}' points outside the folder", f.name));
+                }
+            }
+        }
+        Ok(())
     }
 
     /// The entry of layer `n`.

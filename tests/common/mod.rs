@@ -1,0 +1,91 @@
+//! Shared by the probe, query and Python-tool tests: one folder of layers
+//! 0..=12 (with the envelope) built once per test binary, and scratch folders
+//! that are removed when the test binary exits.
+
+#![allow(dead_code)]
+
+use awari_egdb::build::{self, BuildOptions};
+use awari_egdb::solve::Silent;
+use std::path::{Path, PathBuf};
+use std::sync::{Mutex, OnceLock};
+use std::time::Instant;
+
+/// Layers of the shared test folder.
+pub const MAX: u32 = 12;
+
+/// Folders to remove at exit.
+static SCRATCH: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+
+extern "C" fn remove_scratch() {
+    if let Ok(dirs) = SCRATCH.lock() {
+        for d in dirs.iter() {
+            let _ = std::fs::remove_dir_all(d);
+        }
+    }
+}
+
+/// A fresh temporary folder that lives until the test binary exits (static
+/// `OnceLock`s never drop, so a `TempDir` there would leak).
+pub fn scratch(prefix: &str) -> PathBuf {
+    static HOOK: OnceLock<()> = OnceLock::new();
+    HOOK.get_or_init(|| {
+        // SAFETY: registers a plain `extern "C"` function with no arguments.
+        unsafe { libc::atexit(remove_scratch) };
+    });
+    let dir = tempfile::Builder::new()
+        .prefix(prefix)
+        .tempdir()
+        .expect("temporary folder")
+        .keep();
+    SCRATCH.lock().unwrap().push(dir.clone());
+    dir
+}
+
+/// Our folder with layers 0..=MAX and the envelope, built on first use.
+pub fn db_dir() -> &'static Path {
+    static DIR: OnceLock<PathBuf> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let dir = scratch("awari-probe-db-");
+        let t0 = Instant::now();
+        let opts = BuildOptions {
+            max_seeds: MAX,
+            out: dir.clone(),
+            envelope: true,
+            memory_limit: None,
+        };
+        let r = build::build(&opts, &Silent).unwrap_or_else(|e| panic!("build {opts:?}: {e}"));
+        assert_eq!(
+            r.built,
+            build::layers_up_to(MAX),
+            "a fresh folder builds every layer"
+        );
+        eprintln!("layers 0..={MAX} built in {:.2?}", t0.elapsed());
+        dir
+    })
+}
+
+/// A copy of the shared folder holding only `scores.N` (a VU-style folder).
+pub fn vu_copy(prefix: &str) -> PathBuf {
+    let src = db_dir();
+    let dst = scratch(prefix);
+    for n in 0..=MAX {
+        let name = format!("scores.{n}");
+        std::fs::copy(src.join(&name), dst.join(&name)).expect("copy scores");
+    }
+    dst
+}
+
+/// A full copy of the shared folder (manifest and every table).
+pub fn full_copy(prefix: &str) -> PathBuf {
+    let src = db_dir();
+    let dst = scratch(prefix);
+    for e in std::fs::read_dir(src).expect("read folder") {
+        let e = e.expect("entry");
+        let name = e.file_name();
+        if name == "build.lock" {
+            continue;
+        }
+        std::fs::copy(e.path(), dst.join(&name)).expect("copy table");
+    }
+    dst
+}

@@ -1,0 +1,530 @@
+//! `awari query`, run as the built binary against a folder of layers 0..=12
+//! built once per run: text and JSON answers checked against the table
+//! files, `--pv`, `--stdin`, `AWARI_PATH`, and every kind of bad input
+//! (exit status 2, one `awari:` line, never a panic).
+
+mod common;
+
+use awari_egdb::index::{self, layer_size};
+use awari_egdb::rules::Position;
+use common::{db_dir, full_copy, scratch, vu_copy, MAX};
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+use serde_json::Value;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::sync::OnceLock;
+
+/// The keys the issue asks for.
+const KEYS: [&str; 9] = [
+    "seeds", "index", "score", "lower", "upper", "pinned", "moves", "best", "pv",
+];
+/// Keys the implementation prints on top of those.
+const EXTRA_KEYS: [&str; 2] = ["pits", "pv_end"];
+
+/// `awari query` with `args`, `AWARI_PATH` unset unless given, and `input`
+/// on standard input.
+fn run(args: &[&str], awari_path: Option<&Path>, input: Option<&str>) -> Output {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_awari"));
+    cmd.arg("query").args(args).env_remove("AWARI_PATH");
+    if let Some(p) = awari_path {
+        cmd.env("AWARI_PATH", p);
+    }
+    // Run where no ./db can be found by accident.
+    static CWD: OnceLock<PathBuf> = OnceLock::new();
+    cmd.current_dir(CWD.get_or_init(|| scratch("awari-query-cwd-")));
+    cmd.stdin(if input.is_some() {
+        Stdio::piped()
+    } else {
+        Stdio::null()
+    });
+    cmd.stdout(Stdio::piped()).stderr(Stdio::piped());
+    let mut child = cmd.spawn().expect("run the awari binary");
+    if let Some(text) = input {
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(text.as_bytes())
+            .expect("write stdin");
+    }
+    let out = child.wait_with_output().expect("wait for awari");
+    let stderr = text(&out.stderr);
+    assert!(
+        !stderr.contains("panicked"),
+        "awari query {args:?} panicked: {stderr}"
+    );
+    out
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+fn db_arg() -> String {
+    db_dir().to_str().unwrap().to_string()
+}
+
+fn board_args(p: &Position) -> Vec<String> {
+    p.0.iter().map(|x| x.to_string()).collect()
+}
+
+/// Runs a query that must succeed; returns stdout.
+fn ok(args: &[&str], awari_path: Option<&Path>) -> String {
+    let out = run(args, awari_path, None);
+    assert!(
+        out.status.success(),
+        "awari query {args:?}: {:?}; stderr: {}",
+        out.status,
+        text(&out.stderr)
+    );
+    assert!(out.stderr.is_empty(), "stderr: {}", text(&out.stderr));
+    text(&out.stdout)
+}
+
+/// `awari query --db DB board --json [extra]`, parsed.
+fn query_json(db: &str, p: &Position, extra: &[&str]) -> Value {
+    let mut args = vec!["--db", db];
+    let b = board_args(p);
+    args.extend(b.iter().map(String::as_str));
+    args.push("--json");
+    args.extend_from_slice(extra);
+    let out = ok(&args, None);
+    assert_eq!(out.lines().count(), 1, "one JSON line: {out}");
+    serde_json::from_str(out.trim()).unwrap_or_else(|e| panic!("not JSON ({e}): {out}"))
+}
+
+/// A failure that must be reported as bad input: status 2, exactly one line
+/// on stderr starting with `awari:`, nothing on stdout. Returns the line.
+fn usage_error(args: &[&str], awari_path: Option<&Path>) -> String {
+    let out = run(args, awari_path, None);
+    let stderr = text(&out.stderr);
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "awari query {args:?}: want status 2, got {:?}; stderr: {stderr}",
+        out.status
+    );
+    let lines: Vec<&str> = stderr.lines().collect();
+    assert_eq!(
+        lines.len(),
+        1,
+        "awari query {args:?}: want one stderr line: {stderr:?}"
+    );
+    assert!(lines[0].starts_with("awari: "), "{stderr:?}");
+    assert!(out.stdout.is_empty(), "stdout: {}", text(&out.stdout));
+    lines[0].to_string()
+}
+
+/// The stored score of a position, from the file bytes.
+fn file_score(dir: &Path, p: &Position) -> i64 {
+    let t = std::fs::read(dir.join(format!("scores.{}", p.seeds()))).unwrap();
+    t[index::rank(p) as usize] as i8 as i64
+}
+
+fn random_positions(seed: u64, count: usize) -> Vec<Position> {
+    let mut rng = StdRng::seed_from_u64(seed);
+    (0..count)
+        .map(|_| {
+            let n = rng.gen_range(0..=MAX);
+            index::unrank(n, rng.gen_range(0..layer_size(n))).unwrap()
+        })
+        .collect()
+}
+
+fn int(v: &Value) -> i64 {
+    v.as_i64().unwrap_or_else(|| panic!("not an integer: {v}"))
+}
+
+/// Checks the shape and values of one JSON answer for `p` from our folder
+/// (`envelope`) or a VU folder.
+fn check_answer(v: &Value, p: &Position, dir: &Path, envelope: bool) {
+    let obj = v
+        .as_object()
+        .unwrap_or_else(|| panic!("not an object: {v}"));
+    for k in KEYS {
+        assert!(obj.contains_key(k), "key {k} missing: {v}");
+    }
+    for k in obj.keys() {
+        assert!(
+            KEYS.contains(&k.as_str()) || EXTRA_KEYS.contains(&k.as_str()),
+            "unexpected key {k}: {v}"
+        );
+    }
+    if let Some(pits) = obj.get("pits") {
+        let pits: Vec<u8> = pits
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|x| int(x) as u8)
+            .collect();
+        assert_eq!(pits, p.0);
+    }
+    assert_eq!(int(&v["seeds"]), p.seeds() as i64);
+    assert_eq!(int(&v["index"]) as u64, index::rank(p));
+    let score = int(&v["score"]);
+    assert_eq!(score, file_score(dir, p), "{p}");
+    if envelope {
+        let (lo, hi) = (int(&v["lower"]), int(&v["upper"]));
+        assert!(lo <= score && score <= hi, "{v}");
+        assert_eq!(v["pinned"].as_bool(), Some(lo == hi), "{v}");
+    } else {
+        for k in ["lower", "upper", "pinned"] {
+            assert!(v[k].is_null(), "{k} must be null without the envelope: {v}");
+        }
+    }
+    let moves = v["moves"].as_array().expect("moves array");
+    assert_eq!(moves.len(), 6, "{v}");
+    let mut best_worth = None;
+    for (i, m) in moves.iter().enumerate() {
+        let mo = m.as_object().unwrap();
+        for k in ["pit", "legal", "captures", "score"] {
+            assert!(mo.contains_key(k), "move key {k} missing: {m}");
+        }
+        assert_eq!(int(&m["pit"]), i as i64);
+        let legal = m["legal"].as_bool().expect("legal is a bool");
+        let captures = int(&m["captures"]);
+        assert!((0..=p.seeds() as i64).contains(&captures));
+        if legal {
+            assert!(p.0[i] > 0, "{p}: empty pit {i} legal");
+            let w = int(&m["score"]);
+            best_worth = best_worth.max(Some(w));
+        } else {
+            assert!(m["score"].is_null(), "illegal move has no score: {m}");
+        }
+    }
+    let best: Vec<i64> = v["best"]
+        .as_array()
+        .expect("best array")
+        .iter()
+        .map(int)
+        .collect();
+    match best_worth {
+        Some(w) => {
+            assert_eq!(w, score, "{p}: the best move is worth the score");
+            let argmax: Vec<i64> = moves
+                .iter()
+                .filter(|m| m["score"].as_i64() == Some(w))
+                .map(|m| int(&m["pit"]))
+                .collect();
+            assert_eq!(best, argmax, "{v}");
+        }
+        None => assert!(best.is_empty(), "{v}"),
+    }
+}
+
+// ---------------------------------------------------------------------------
+
+#[test]
+fn text_output_shows_board_score_and_best() {
+    let p = Position::indexable([1, 1, 1, 1, 1, 2, 0, 2, 3, 0, 0, 0]).unwrap();
+    let db = db_arg();
+    let mut args = vec!["--db", db.as_str()];
+    let b = board_args(&p);
+    args.extend(b.iter().map(String::as_str));
+    let out = ok(&args, None);
+    // The diagram rows: the mover's pits 0..5 and the opponent's 11..6.
+    let mover_row = "  1  1  1  1  1  2";
+    let opp_row = "  0  0  0  3  2  0";
+    assert!(out.contains(mover_row) && out.contains(opp_row), "{out}");
+    let score = file_score(db_dir(), &p);
+    assert!(out.contains(&format!("score {score:+}")), "{out}");
+    assert!(out.contains(&format!("index {}", index::rank(&p))), "{out}");
+    let best = query_json(&db, &p, &[])["best"].clone();
+    let best: Vec<String> = best
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| b.to_string())
+        .collect();
+    assert!(out.contains(&format!("best: {}", best.join(", "))), "{out}");
+    assert!(out.contains("envelope"), "{out}");
+    // With --pv the line is printed too.
+    args.extend(["--pv", "3"]);
+    let out = ok(&args, None);
+    assert!(out.contains("principal variation"), "{out}");
+}
+
+#[test]
+fn json_has_the_issue_keys_with_the_right_types_and_values() {
+    let db = db_arg();
+    let mut positions = random_positions(7, 60);
+    positions.push(Position([0; 12]));
+    positions.push(Position::indexable([0, 0, 0, 0, 0, 0, 0, 3, 0, 0, 0, 1]).unwrap());
+    for p in &positions {
+        let v = query_json(&db, p, &[]);
+        check_answer(&v, p, db_dir(), true);
+        assert!(v["pv"].is_null(), "no pv without --pv: {v}");
+    }
+    // Game over: no legal move, no best move, score -n.
+    let over = Position::indexable([0, 0, 0, 0, 0, 0, 0, 3, 0, 0, 0, 1]).unwrap();
+    let v = query_json(&db, &over, &[]);
+    assert_eq!(int(&v["score"]), -4);
+    assert!(v["best"].as_array().unwrap().is_empty());
+}
+
+#[test]
+fn pv_is_at_most_n_steps() {
+    let db = db_arg();
+    let mut saw_full = false;
+    for p in random_positions(8, 25) {
+        for n in [0usize, 1, 5] {
+            let v = query_json(&db, &p, &["--pv", &n.to_string()]);
+            check_answer(&v, &p, db_dir(), true);
+            let pv = v["pv"]
+                .as_array()
+                .unwrap_or_else(|| panic!("pv array: {v}"));
+            assert!(pv.len() <= n, "{} steps > {n}: {v}", pv.len());
+            saw_full |= n == 5 && pv.len() == 5;
+            for (i, s) in pv.iter().enumerate() {
+                let pits: Vec<u8> = s["pits"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|x| int(x) as u8)
+                    .collect();
+                let pos = Position::indexable(pits.try_into().unwrap()).unwrap();
+                assert_eq!(int(&s["score"]), file_score(db_dir(), &pos), "{v}");
+                assert!((0..6).contains(&int(&s["pit"])));
+                assert!(int(&s["captures"]) >= 0);
+                if i == 0 {
+                    assert_eq!(pos, p);
+                }
+            }
+            if let Some(end) = v.get("pv_end") {
+                let end = end.as_str().expect("pv_end string");
+                assert!(["game_over", "repetition", "limit"].contains(&end), "{v}");
+                if pv.len() < n {
+                    assert_ne!(end, "limit", "{v}");
+                }
+            }
+        }
+    }
+    assert!(saw_full, "some line has 5 moves");
+}
+
+#[test]
+fn stdin_answers_good_lines_and_reports_bad_ones_by_line_number() {
+    let db = db_arg();
+    let good = random_positions(9, 30);
+    let mut input = String::new();
+    for (i, p) in good.iter().enumerate() {
+        // Spaces, commas and blank lines are all accepted.
+        let line = if i % 2 == 0 {
+            p.to_string()
+        } else {
+            board_args(p).join(",")
+        };
+        input.push_str(&line);
+        input.push('\n');
+        if i == 3 {
+            input.push('\n');
+        }
+    }
+    // All good: one JSON line per board, in order, exit 0.
+    let out = run(&["--db", &db, "--stdin", "--json"], None, Some(&input));
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let lines: Vec<Value> = text(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), good.len());
+    for (v, p) in lines.iter().zip(&good) {
+        check_answer(v, p, db_dir(), true);
+    }
+
+    // Bad lines among good ones: line numbers count every input line.
+    let mut input = String::new();
+    let mut bad_lines = Vec::new();
+    let mut want = Vec::new();
+    for (i, p) in good.iter().take(8).enumerate() {
+        match i {
+            2 => {
+                input.push_str("1 2 3\n");
+                bad_lines.push(input.lines().count());
+            }
+            5 => {
+                input.push_str("1 1 1 1 1 1 1 1 1 1 1 1\n");
+                bad_lines.push(input.lines().count());
+            }
+            6 => {
+                // Layer 13 is not in the folder.
+                input.push_str("13 0 0 0 0 0 0 0 0 0 0 0\n");
+                bad_lines.push(input.lines().count());
+            }
+            _ => {}
+        }
+        input.push_str(&format!("{p}\n"));
+        want.push(*p);
+    }
+    for json in [true, false] {
+        let mut args = vec!["--db", db.as_str(), "--stdin"];
+        if json {
+            args.push("--json");
+        }
+        let out = run(&args, None, Some(&input));
+        let stderr = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "stderr: {stderr}");
+        for l in &bad_lines {
+            assert!(
+                stderr.contains(&format!("line {l}:")),
+                "line {l} not reported: {stderr}"
+            );
+        }
+        assert!(stderr.lines().all(|l| l.starts_with("awari: ")), "{stderr}");
+        assert!(stderr.contains("awari build --max-seeds 13"), "{stderr}");
+        let stdout = text(&out.stdout);
+        let answered: Vec<&str> = stdout.lines().collect();
+        assert_eq!(
+            answered.len(),
+            want.len(),
+            "every good line answered: {stdout}"
+        );
+        for (l, p) in answered.iter().zip(&want) {
+            if json {
+                check_answer(&serde_json::from_str(l).unwrap(), p, db_dir(), true);
+            } else {
+                assert!(l.starts_with(&p.to_string()), "{l}");
+                assert!(
+                    l.contains(&format!("score {:+}", file_score(db_dir(), p))),
+                    "{l}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn awari_path_is_used_without_db() {
+    let p = random_positions(10, 1)[0];
+    let b = board_args(&p);
+    let mut args: Vec<&str> = b.iter().map(String::as_str).collect();
+    args.push("--json");
+    // Our folder through AWARI_PATH.
+    let v: Value = serde_json::from_str(ok(&args, Some(db_dir())).trim()).unwrap();
+    check_answer(&v, &p, db_dir(), true);
+    // A VU folder through AWARI_PATH: no envelope.
+    let vu = vu_copy("awari-query-vu-");
+    let v: Value = serde_json::from_str(ok(&args, Some(&vu)).trim()).unwrap();
+    check_answer(&v, &p, &vu, false);
+    // --db wins over AWARI_PATH.
+    let bogus = scratch("awari-query-bogus-").join("none");
+    let db = db_arg();
+    let mut with_db = vec!["--db", db.as_str()];
+    with_db.extend(&args);
+    let v: Value = serde_json::from_str(ok(&with_db, Some(&bogus)).trim()).unwrap();
+    check_answer(&v, &p, db_dir(), true);
+    // AWARI_PATH naming nothing: a clean error naming it.
+    let line = usage_error(&args, Some(&bogus));
+    assert!(line.contains("none"), "{line}");
+}
+
+#[test]
+fn malformed_boards_are_one_line_errors() {
+    let db = db_arg();
+    let boards: [&[&str]; 9] = [
+        &["1", "1", "1"],
+        &["1"; 13],
+        &["1", "1", "1", "1", "1", "x", "0", "0", "0", "0", "0", "0"],
+        &["1", "1", "1", "1", "1", "-1", "0", "0", "0", "0", "0", "0"],
+        &["49", "0", "0", "0", "0", "0", "0", "0", "0", "0", "0", "0"],
+        &[
+            "20", "20", "20", "0", "0", "0", "0", "0", "0", "0", "0", "0",
+        ],
+        &["1", "1", "1", "1", "1", "1", "1", "1", "1", "1", "1", "1"],
+        &["4"; 12],
+        &["1.5", "1", "1", "1", "1", "1", "0", "0", "0", "0", "0", "0"],
+    ];
+    for b in boards {
+        let mut args = vec!["--db", db.as_str()];
+        args.extend_from_slice(b);
+        usage_error(&args, None);
+        args.push("--json");
+        usage_error(&args, None);
+    }
+    // No board at all is refused too.
+    usage_error(&["--db", &db], None);
+}
+
+#[test]
+fn missing_layer_names_it_and_how_to_build_it() {
+    let db = db_arg();
+    for dir in [
+        db.clone(),
+        vu_copy("awari-query-vu13-").to_str().unwrap().to_string(),
+    ] {
+        let line = usage_error(
+            &[
+                "--db", &dir, "13", "0", "0", "0", "0", "0", "0", "0", "0", "0", "0", "0",
+            ],
+            None,
+        );
+        assert!(line.contains("layer 13"), "{line}");
+        assert!(line.contains("awari build --max-seeds 13"), "{line}");
+    }
+    // An absent folder or an empty one: a clean one-line error.
+    let base = scratch("awari-query-nodb-");
+    let empty = base.join("empty");
+    std::fs::create_dir(&empty).unwrap();
+    for dir in [base.join("absent"), empty] {
+        let d = dir.to_str().unwrap();
+        usage_error(
+            &[
+                "--db", d, "1", "0", "0", "0", "0", "0", "0", "0", "0", "0", "0", "0",
+            ],
+            None,
+        );
+    }
+}
+
+#[test]
+fn corrupt_tables_are_clean_errors() {
+    let p5 = Position::indexable([2, 0, 1, 0, 0, 0, 0, 0, 2, 0, 0, 0]).unwrap();
+    let b = board_args(&p5);
+    for (kind, vu) in [
+        ("truncated", false),
+        ("truncated", true),
+        ("flipped", false),
+    ] {
+        let dir = if vu {
+            vu_copy("awari-query-corrupt-vu-")
+        } else {
+            full_copy("awari-query-corrupt-")
+        };
+        let path = dir.join("scores.5");
+        if kind == "truncated" {
+            std::fs::OpenOptions::new()
+                .write(true)
+                .open(&path)
+                .unwrap()
+                .set_len(1000)
+                .unwrap();
+        } else {
+            let mut bytes = std::fs::read(&path).unwrap();
+            bytes[10] ^= 1;
+            std::fs::write(&path, bytes).unwrap();
+        }
+        let d = dir.to_str().unwrap();
+        let mut args = vec!["--db", d];
+        args.extend(b.iter().map(String::as_str));
+        let line = usage_error(&args, None);
+        assert!(line.contains("scores.5"), "{kind}: {line}");
+        if kind == "truncated" {
+            assert!(line.contains("1000") && line.contains("4368"), "{line}");
+        } else {
+            assert!(line.contains("checksum"), "{line}");
+        }
+        // With --stdin the other lines are still answered.
+        let p4 = Position::indexable([2, 0, 1, 0, 0, 0, 0, 0, 1, 0, 0, 0]).unwrap();
+        let input = format!("{p4}\n{p5}\n{p4}\n");
+        let out = run(&["--db", d, "--stdin", "--json"], None, Some(&input));
+        assert_eq!(out.status.code(), Some(2));
+        let stderr = text(&out.stderr);
+        assert!(
+            stderr.contains("line 2:") && stderr.contains("scores.5"),
+            "{stderr}"
+        );
+        assert_eq!(text(&out.stdout).lines().count(), 2);
+    }
+}
