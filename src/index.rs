@@ -14,7 +14,7 @@ const COLS: usize = OFF + MAX_SEEDS as usize + 1;
 /// `WAYS[k][OFF + m]`: ways to put `m` seeds into `k` pits, 0 for `m < 0`.
 /// Computed at compile time from the recurrence
 /// `W(k, m) = W(k, m - 1) + W(k - 1, m)`.
-static WAYS: [[u64; COLS]; PITS + 2] = build_ways();
+static WAYS: [[u64; COLS]; PITS + 2] = WAYS_C;
 
 const fn build_ways() -> [[u64; COLS]; PITS + 2] {
     let mut t = [[0u64; COLS]; PITS + 2];
@@ -123,65 +123,163 @@ pub fn unrank(n: u32, g: u64) -> Result<Position, IndexError> {
 
 /// [`unrank`] without the range check; `n <= 48` and `g < layer_size(n)`.
 ///
-/// Works with `t`, the number of positions at or after the wanted one among
-/// those that agree with it on the pits already placed (so `t >= 1`). With `m`
-/// seeds left for pits `0..=k`, the positions whose pit `k` holds fewer than
-/// `s` seeds are, by the hockey-stick identity, `f(m) - f(m - s)` for a
-/// monotone row `f` (see [`row_value`]); so `x = m - s`, the seeds left for
-/// the pits below, is the first `x` with `f(x) >= t`, and `t` becomes
-/// `t - f(x - 1)`. That insertion point is read from a table indexed by the
-/// leading bits of `t` ([`search`]), and costs no unpredictable branch.
+/// Walks the pits from 11 down, carrying `t`: how many positions of the layer
+/// agree with the wanted one on the pits placed so far and do not precede it
+/// (so `t >= 1`). With `m` seeds left for pits `0..=k`, the positions whose
+/// pit `k` holds fewer than `s` seeds number `f(m) - f(m - s)` for a
+/// monotone row `f` (hockey-stick identity; see [`row_value`]). So
+/// `x = m - s`, the seeds left below pit `k`, is the first `x` with
+/// `f(x) >= t`, and `t` becomes `t - f(x - 1)`. That insertion point comes
+/// from a table indexed by the leading bits of `t` ([`search`]); pits 3..1
+/// come from one table lookup when `t` is small.
 #[inline]
 pub fn unrank_unchecked(n: u32, g: u64) -> Position {
-    let mut b = [0u8; PITS];
-    let mut m = n as usize;
-    let mut t = layer_size(n) - g;
-    // Opponent pits 11..6: while every pit so far holds seeds, the rows count
-    // only completions in which some opponent pit below is empty.
-    let mut full = true;
-    for k in (6..PITS).rev() {
-        let row = k + if full { FULL_ROW0 - 6 } else { 0 };
-        let (xs, sub) = search(row, t);
-        // Only in a full row can the first `x` lie at or beyond `m`: then pit
-        // `k` is empty, which ends the full run.
-        let clamp = xs > m;
-        let x = if clamp { m } else { xs };
-        let sub = if clamp { ROW_VAL[row][m] } else { sub };
-        full &= x < m;
-        b[k] = (m - x) as u8;
-        m = x;
-        t -= sub;
+    let mut w = Walk {
+        b: [0; PITS],
+        m: n as usize,
+        u: layer_size(n) - g + BIAS,
+    };
+    // Opponent pits 11..6: while every pit so far holds seeds, only the
+    // completions in which some opponent pit below is empty count. Once a
+    // pit is empty, all do. Each way out of the run gets its own copy of the
+    // rest of the walk, so that the table rows are constants.
+    macro_rules! rest {
+        ($($k:literal)*) => {{ $(w.pit($k);)* }};
     }
-    for k in (3..6).rev() {
-        let (x, sub) = search(k, t);
-        b[k] = (m - x) as u8;
-        m = x;
-        t -= sub;
+    if w.empty_in_run(11) {
+        rest!(10 9 8 7 6 5 4)
+    } else if w.empty_in_run(10) {
+        rest!(9 8 7 6 5 4)
+    } else if w.empty_in_run(9) {
+        rest!(8 7 6 5 4)
+    } else if w.empty_in_run(8) {
+        rest!(7 6 5 4)
+    } else if w.empty_in_run(7) {
+        rest!(6 5 4)
+    } else {
+        // Pit 6 ends the run: it is empty.
+        rest!(5 4)
     }
-    // Pits 2, 1, 0: pit 2 from a direct table; then the row for pit 1 is
-    // f(x) = x + 1, so x = t - 1.
-    let e = PIT2[t as usize];
-    let x2 = (e & 0xff) as usize;
-    let x1 = (e >> 8) as usize - 1;
-    b[2] = (m - x2) as u8;
+    let Walk { mut b, m, u } = w;
+    let t = (u - BIAS) as usize;
+    let (x3, x2, x1) = if t < PIT3_LEN {
+        let e = TABLES.pit3[t] as usize;
+        (e & 31, (e >> 5) & 31, e >> 10)
+    } else {
+        pits_3_2_1(u)
+    };
+    b[3] = (m - x3) as u8;
+    b[2] = (x3 - x2) as u8;
     b[1] = (x2 - x1) as u8;
     b[0] = x1 as u8;
     Position(b)
 }
 
+/// State of [`unrank_unchecked`] between pits.
+struct Walk {
+    /// The pits placed so far.
+    b: [u8; PITS],
+    /// Seeds left for the pits below.
+    m: usize,
+    /// `t + BIAS`.
+    u: u64,
+}
+
+impl Walk {
+    /// Pit `k` (`10..=4`) below the full run.
+    #[inline(always)]
+    fn pit(&mut self, k: usize) {
+        let (x, u) = search(k, self.u);
+        self.b[k] = (self.m - x) as u8;
+        self.m = x;
+        self.u = u;
+    }
+
+    /// Pit `k` (`11..=7`) inside the full run. Returns whether it is empty,
+    /// which ends the run.
+    #[inline(always)]
+    fn empty_in_run(&mut self, k: usize) -> bool {
+        let row = full_row(k);
+        // Pit k is empty iff `t > f(m - 1)`, i.e. iff the first `x` with
+        // `f(x) >= t` is `m` or more. (A branch: it is taken once per walk,
+        // and leaves only constant rows behind.)
+        let f = TABLES.row_val[row][self.m & 63];
+        if self.u - BIAS > f {
+            self.u -= f;
+            return true;
+        }
+        let (x, u) = search(row, self.u);
+        self.b[k] = (self.m - x) as u8;
+        self.m = x;
+        self.u = u;
+        false
+    }
+}
+
+/// Pits 3, 2 and 1 when `t` is too large for [`Tables::pit3`]: the seeds
+/// left below each of them.
+#[cold]
+#[inline(never)]
+fn pits_3_2_1(u: u64) -> (usize, usize, usize) {
+    let (x3, u) = search(3, u);
+    let e = TABLES.pit2[(u - BIAS) as usize];
+    (x3, (e & 0xff) as usize, (e >> 8) as usize - 1)
+}
+
+/// In `row`, the first `x` with `f(x) >= t`, and `u - f(x - 1)`.
+///
+/// The cell of `u` gives a guess `g` and `f(g - 1)`; at most one row value
+/// lies in a cell, so the guess is off by at most one, and it is checked off
+/// the critical path.
+#[inline(always)]
+fn search(row: usize, u: u64) -> (usize, u64) {
+    let (a, b) = (ROW_BASE[row], ROW_BASE[row + 1]);
+    let (lo_tab, g_tab) = (&TABLES.cell_lo[a..b], &TABLES.cell_g[a..b]);
+    let idx = cell_of(u, ROW_BITS[row]);
+    let g = g_tab[idx] as usize;
+    let u1 = u.wrapping_sub(lo_tab[idx]);
+    // The guess is right iff `f(g - 1) < t <= f(g)`.
+    if u1.wrapping_sub(BIAS + 1) >= TABLES.row_step[row][g & 63] {
+        return fix(row, g, u);
+    }
+    (g, u1)
+}
+
+/// The rarer outcome of [`search`], out of line so that the check is a
+/// well-predicted branch rather than a select on the critical path.
+#[cold]
+#[inline(never)]
+fn fix(row: usize, g: usize, u: u64) -> (usize, u64) {
+    let vals = &TABLES.row_val[row];
+    let x = if u - BIAS > vals[g + 1] { g + 1 } else { g - 1 };
+    (x, u - vals[x])
+}
+
 /// Largest seed count a row is read at.
 const XMAX: usize = MAX_SEEDS as usize;
-/// Rows `2..=11`: pit `k` with no full run, `f(x) = W(k + 1, x)`. Rows
-/// `FULL_ROW0 + o` (`o = 0..=5`): pit `6 + o` inside a full run,
-/// `f(x) = W(k + 1, x) - W(k + 1, x - o)`.
-const FULL_ROW0: usize = 12;
-const ROWS: usize = FULL_ROW0 + 6;
-/// Leading bits of `t` (after its top bit) that pick a table cell, per row:
-/// the fewest that leave at most one row value in each cell.
-const ROW_BITS: [u32; ROWS] = build_row_bits();
-/// Where each row's cells start in [`GUESS`].
-const ROW_BASE: [usize; ROWS + 1] = build_row_base();
-const GUESS_LEN: usize = ROW_BASE[ROWS];
+/// Rows `3..=11`: pit `k` below the full run, `f(x) = W(k + 1, x)`. Row
+/// [`full_row`]`(k)` for `k` in `7..=11`: pit `k` inside the full run,
+/// `f(x) = W(k + 1, x) - W(k + 1, x - o)` with `o = k - 6`, the opponent pits
+/// below `k` (positions in which they are all non-empty too are invalid).
+const ROWS: usize = 18;
+
+/// The row of pit `k` inside the full run.
+const fn full_row(k: usize) -> usize {
+    k + 6
+}
+
+const fn row_used(row: usize) -> bool {
+    row >= 3 && row != full_row(6)
+}
+
+/// Pit of a row.
+const fn row_pit(row: usize) -> usize {
+    if row < full_row(6) {
+        row
+    } else {
+        row - 6
+    }
+}
 
 const WAYS_C: [[u64; COLS]; PITS + 2] = build_ways();
 
@@ -200,78 +298,82 @@ const fn row_value(row: usize, x: i32) -> u64 {
     if x > XMAX as i32 {
         return u64::MAX;
     }
-    if row < FULL_ROW0 {
-        ways_c(row + 1, x)
+    let k = row_pit(row);
+    if row < full_row(6) {
+        ways_c(k + 1, x)
     } else {
-        let o = (row - FULL_ROW0) as i32;
-        let k = 6 + row - FULL_ROW0;
+        let o = (k - 6) as i32;
         ways_c(k + 1, x) - ways_c(k + 1, x - o)
     }
 }
 
-/// Largest `t` a row is searched with.
-const fn row_tmax(row: usize) -> u64 {
-    let k = if row < FULL_ROW0 {
-        row
-    } else {
-        6 + row - FULL_ROW0
-    };
-    ways_c(k + 1, XMAX as i32)
+/// Leading bits (after the top one) that [`cell_of`] may use.
+const MAX_BITS: u32 = 4;
+/// Added to `t` (giving `u`) so that the top bit of `u` is never below the
+/// leading bits a cell looks at, which keeps [`cell_of`] free of special
+/// cases.
+const BIAS: u64 = 1 << MAX_BITS;
+
+/// The cell of `u` (`BIAS <= u < 2^(64 - bits)`) in a row whose cells have
+/// `bits` leading bits: `e`, the exponent of `u`, then `(u << bits) >> e`,
+/// the top bit of `u` and the `bits` after it. Cells below `BIAS` are unused.
+#[inline(always)]
+const fn cell_of(u: u64, bits: u32) -> usize {
+    let e = u.ilog2();
+    ((e as usize) << bits) + ((u << bits) >> e) as usize
 }
 
-/// The cell of `t >= 1` within a row with `bits` leading bits: the exponent
-/// and the next `bits` bits of `t`, as in the bits of `t as f64`.
-const fn cell_of(t: u64, bits: u32) -> usize {
-    let e = 63 - t.leading_zeros();
-    let mask = (1u64 << bits) - 1;
-    let mant = if e >= bits {
-        (t >> (e - bits)) & mask
-    } else {
-        (t << (bits - e)) & mask
-    };
-    ((e as usize) << bits) | mant as usize
+/// The fewest leading bits that put no two values of the row in one cell.
+const fn min_bits(row: usize) -> u32 {
+    let mut bits = 0;
+    loop {
+        let mut ok = true;
+        let mut x = 0;
+        while x < XMAX {
+            let a = row_value(row, x as i32);
+            let b = row_value(row, x as i32 + 1);
+            if cell_of(a + BIAS, bits) == cell_of(b + BIAS, bits) {
+                ok = false;
+            }
+            x += 1;
+        }
+        if ok {
+            return bits;
+        }
+        bits += 1;
+        assert!(bits <= MAX_BITS);
+    }
 }
 
-const fn row_used(row: usize) -> bool {
-    row >= 2
-}
+/// Leading bits per row.
+const ROW_BITS: [u32; ROWS] = build_row_bits();
 
 const fn build_row_bits() -> [u32; ROWS] {
     let mut out = [0u32; ROWS];
     let mut row = 0;
     while row < ROWS {
         if row_used(row) {
-            let mut bits = 0;
-            loop {
-                let mut ok = true;
-                let mut x = 0;
-                while x < XMAX {
-                    let a = row_value(row, x as i32);
-                    let b = row_value(row, x as i32 + 1);
-                    if a > 0 && cell_of(a, bits) == cell_of(b, bits) {
-                        ok = false;
-                    }
-                    x += 1;
-                }
-                if ok {
-                    break;
-                }
-                bits += 1;
-            }
-            out[row] = bits;
+            out[row] = min_bits(row);
         }
         row += 1;
     }
     out
 }
 
+/// Cells of a row: up to that of the largest `t` it is searched with,
+/// `W(k + 1, XMAX)`.
 const fn row_cells(row: usize) -> usize {
     if !row_used(row) {
         return 0;
     }
-    let e = 63 - row_tmax(row).leading_zeros();
-    (e as usize + 1) << ROW_BITS[row]
+    let tmax = ways_c(row_pit(row) + 1, XMAX as i32);
+    cell_of(tmax + BIAS, ROW_BITS[row]) + 1
 }
+
+/// Where each row's cells start in [`Tables::cell_g`] and
+/// [`Tables::cell_lo`].
+const ROW_BASE: [usize; ROWS + 1] = build_row_base();
+const CELLS: usize = ROW_BASE[ROWS];
 
 const fn build_row_base() -> [usize; ROWS + 1] {
     let mut out = [0usize; ROWS + 1];
@@ -283,31 +385,66 @@ const fn build_row_base() -> [usize; ROWS + 1] {
     out
 }
 
-/// `GUESS[ROW_BASE[row] + cell]`: the first `x` with `f(x) >= t` for the
-/// smallest `t` of the cell (`XMAX + 1` if there is none).
-static GUESS: [u8; GUESS_LEN] = build_guess();
+/// Entries of [`Tables::pit3`].
+const PIT3_LEN: usize = 4096;
+/// Entries of [`Tables::pit2`]: `W(3, XMAX) + 1`.
+const PIT2_LEN: usize = WAYS_C[3][OFF + XMAX] as usize + 1;
 
-const fn build_guess() -> [u8; GUESS_LEN] {
-    let mut out = [0u8; GUESS_LEN];
+/// The tables of [`unrank_unchecked`], built at compile time, in one place
+/// so that one base address reaches them all.
+struct Tables {
+    /// Per cell: the guess `g`, the first `x` with `f(x) >= t` for the `t`
+    /// of the cell in the majority (for all of them unless a row value lies
+    /// in the cell).
+    cell_g: [u8; CELLS],
+    /// Per cell: `f(g - 1)`.
+    cell_lo: [u64; CELLS],
+    /// `row_val[row][x + 1] = f(x)` for `x` in `-1..=XMAX + 1`.
+    row_val: [[u64; 64]; ROWS],
+    /// `row_step[row][x] = f(x) - f(x - 1)` for `x` in `0..=XMAX + 1`.
+    row_step: [[u64; 64]; ROWS],
+    /// Pits 3, 2 and 1 at once for `t < PIT3_LEN`:
+    /// `x3 | x2 << 5 | x1 << 10`, the seeds left below each of them.
+    pit3: [u16; PIT3_LEN],
+    /// Pit 2 (row `W(3, x)`) and pit 1: `x2 | t' << 8`, where pit 1 leaves
+    /// `x1 = t' - 1`.
+    pit2: [u16; PIT2_LEN],
+}
+
+static TABLES: Tables = Tables {
+    cell_g: build_cell_g(),
+    cell_lo: build_cell_lo(),
+    row_val: build_row_val(),
+    row_step: build_row_step(),
+    pit3: build_pit3(),
+    pit2: build_pit2(),
+};
+
+const fn build_cell_g() -> [u8; CELLS] {
+    let mut out = [0u8; CELLS];
     let mut row = 0;
     while row < ROWS {
         let bits = ROW_BITS[row];
         let mut c = 0;
         while c < row_cells(row) {
+            // The cell's exponent is `e - 1`; those below BIAS are unused.
             let e = (c >> bits) as u32;
-            let v = (1u64 << bits) | (c as u64 & ((1u64 << bits) - 1));
-            // The smallest t in the cell, if any t falls in it.
-            let lo = if e >= bits {
-                Some(v << (e - bits))
-            } else if v & ((1u64 << (bits - e)) - 1) == 0 {
-                Some(v >> (bits - e))
-            } else {
-                None
-            };
-            if let Some(lo) = lo {
+            if e > MAX_BITS {
+                // The cell's `t` run from `t0` to `t1`.
+                let mant = (1u64 << bits) + (c as u64 & ((1u64 << bits) - 1));
+                let t0 = (mant << (e - 1 - bits)) - BIAS;
+                let t1 = t0 + (1u64 << (e - 1 - bits)) - 1;
                 let mut x = 0;
-                while x <= XMAX && row_value(row, x as i32) < lo {
+                while x <= XMAX && row_value(row, x as i32) < t0 {
                     x += 1;
+                }
+                // If the row value f(x) lies in the cell, guess the side
+                // holding more of its `t`.
+                if x <= XMAX {
+                    let f = row_value(row, x as i32);
+                    if f < t1 && t1 - f > f + 1 - t0 {
+                        x += 1;
+                    }
                 }
                 out[ROW_BASE[row] + c] = x as u8;
             }
@@ -318,11 +455,23 @@ const fn build_guess() -> [u8; GUESS_LEN] {
     out
 }
 
-/// `ROW_VAL[row][x + 1] = f_row(x)` for `x` in `-1..=XMAX + 1`.
-static ROW_VAL: [[u64; XMAX + 3]; ROWS] = build_row_val();
+const fn build_cell_lo() -> [u64; CELLS] {
+    let g = build_cell_g();
+    let mut out = [0u64; CELLS];
+    let mut row = 0;
+    while row < ROWS {
+        let mut c = ROW_BASE[row];
+        while c < ROW_BASE[row + 1] {
+            out[c] = row_value(row, g[c] as i32 - 1);
+            c += 1;
+        }
+        row += 1;
+    }
+    out
+}
 
-const fn build_row_val() -> [[u64; XMAX + 3]; ROWS] {
-    let mut out = [[0u64; XMAX + 3]; ROWS];
+const fn build_row_val() -> [[u64; 64]; ROWS] {
+    let mut out = [[u64::MAX; 64]; ROWS];
     let mut row = 0;
     while row < ROWS {
         let mut x = 0;
@@ -335,45 +484,40 @@ const fn build_row_val() -> [[u64; XMAX + 3]; ROWS] {
     out
 }
 
-/// Per row: the right shift of `t as f64`'s bits that leaves exponent and
-/// leading bits, and what to add to make that an index into [`GUESS`].
-static ROW_SHIFT: [(u32, u64); ROWS] = build_row_shift();
-
-const fn build_row_shift() -> [(u32, u64); ROWS] {
-    let mut out = [(0u32, 0u64); ROWS];
+const fn build_row_step() -> [[u64; 64]; ROWS] {
+    let mut out = [[u64::MAX; 64]; ROWS];
     let mut row = 0;
     while row < ROWS {
-        let bits = ROW_BITS[row];
-        out[row] = (
-            52 - bits,
-            (ROW_BASE[row] as u64).wrapping_sub(1023u64 << bits),
-        );
+        let mut x = 0;
+        while x <= XMAX + 1 {
+            out[row][x] = row_value(row, x as i32) - row_value(row, x as i32 - 1);
+            x += 1;
+        }
         row += 1;
     }
     out
 }
 
-/// The first `x` with `f_row(x) >= t` (`XMAX + 1` if none), and `f_row(x - 1)`.
-#[inline(always)]
-fn search(row: usize, t: u64) -> (usize, u64) {
-    let (shift, add) = ROW_SHIFT[row];
-    // `t < 2^53`, so the conversion is exact and the bits are exponent and
-    // leading bits of `t`.
-    let idx = ((t as i64 as f64).to_bits() >> shift).wrapping_add(add);
-    let g = GUESS[idx as usize] as usize;
-    let vals = &ROW_VAL[row];
-    let lo = vals[g];
-    let hi = vals[g + 1];
-    if t > hi {
-        (g + 1, hi)
-    } else {
-        (g, lo)
+const fn build_pit3() -> [u16; PIT3_LEN] {
+    let mut out = [0u16; PIT3_LEN];
+    let mut t = 1;
+    while t < PIT3_LEN {
+        let mut x3 = 0;
+        while ways_c(4, x3) < t as u64 {
+            x3 += 1;
+        }
+        let t2 = t as u64 - ways_c(4, x3 - 1);
+        let mut x2 = 0;
+        while ways_c(3, x2) < t2 {
+            x2 += 1;
+        }
+        let x1 = t2 - ways_c(3, x2 - 1) - 1;
+        assert!(x3 < 32);
+        out[t] = (x3 as u16) | (x2 as u16) << 5 | (x1 as u16) << 10;
+        t += 1;
     }
+    out
 }
-
-/// `PIT2[t] = x | t' << 8` for pit 2 (row `f(x) = W(3, x)`).
-static PIT2: [u16; PIT2_LEN] = build_pit2();
-const PIT2_LEN: usize = WAYS_C[3][OFF + XMAX] as usize + 1;
 
 const fn build_pit2() -> [u16; PIT2_LEN] {
     let mut out = [0u16; PIT2_LEN];
@@ -506,6 +650,94 @@ mod tests {
             let p = Position(b);
             assert_eq!(rank(&p), g, "{p}");
             assert_eq!(unrank(p.seeds(), g).unwrap(), p);
+        }
+    }
+
+    /// Unranking by a linear scan over each pit's seed count.
+    fn unrank_by_scan(n: u32, g: u64) -> Position {
+        let mut b = [0u8; PITS];
+        let mut m = n as i32;
+        let mut r = g;
+        let mut full = true;
+        for k in (1..PITS).rev() {
+            let mut s = 0i32;
+            if full && k >= 6 {
+                let c = ways(k, m);
+                if r < c {
+                    full = false;
+                } else {
+                    r -= c;
+                    s = 1;
+                    let o = k as i32 - 6;
+                    loop {
+                        let c = ways(k, m - s) - ways(k, m - s - o);
+                        if r < c || s >= m {
+                            break;
+                        }
+                        r -= c;
+                        s += 1;
+                    }
+                }
+            } else {
+                loop {
+                    let c = ways(k, m - s);
+                    if r < c || s >= m {
+                        break;
+                    }
+                    r -= c;
+                    s += 1;
+                }
+            }
+            b[k] = s as u8;
+            m -= s;
+        }
+        b[0] = m as u8;
+        Position(b)
+    }
+
+    #[test]
+    fn unrank_agrees_with_a_linear_scan() {
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        for n in 0..=MAX_SEEDS {
+            let size = layer_size(n);
+            for i in 0..4000u64 {
+                let g = match i {
+                    0 => 0,
+                    1 => size - 1,
+                    2 => size / 2,
+                    _ => {
+                        x ^= x << 13;
+                        x ^= x >> 7;
+                        x ^= x << 17;
+                        x % size
+                    }
+                };
+                assert_eq!(unrank_unchecked(n, g), unrank_by_scan(n, g), "({n}, {g})");
+            }
+        }
+    }
+
+    #[test]
+    fn unrank_with_many_seeds_in_the_low_pits() {
+        // Pits 0..=3 holding `a` seeds leave `t` at pit 3 up to `W(4, a)`,
+        // beyond the table that places pits 3..=1 at once.
+        for n in [28u32, 37, 48] {
+            for a in [26u32, 28, 31].into_iter().filter(|&a| a <= n) {
+                for p3 in 0..=a {
+                    for p2 in 0..=a - p3 {
+                        for p1 in 0..=a - p3 - p2 {
+                            let mut b = [0u8; PITS];
+                            b[3] = p3 as u8;
+                            b[2] = p2 as u8;
+                            b[1] = p1 as u8;
+                            b[0] = (a - p3 - p2 - p1) as u8;
+                            b[11] = (n - a) as u8;
+                            let p = Position(b);
+                            assert_eq!(unrank_unchecked(n, rank(&p)), p, "{p}");
+                        }
+                    }
+                }
+            }
         }
     }
 }
