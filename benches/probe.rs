@@ -126,6 +126,16 @@ fn bench_probe(c: &mut Criterion) {
 
     g.bench_function("score/1 thread", |b| b.iter(|| score_sum(&db, &positions)));
 
+    let mut out = vec![0i8; positions.len()];
+    db.scores(&positions, &mut out).expect("probe");
+    assert_eq!(out.iter().map(|&v| v as i64).sum::<i64>(), want);
+    g.bench_function("scores batch/1 thread", |b| {
+        b.iter(|| {
+            db.scores(black_box(&positions), &mut out).expect("probe");
+            out[0]
+        })
+    });
+
     // Baseline for the two above: rank plus a read of the same bytes as a
     // plain slice, without the Database (its checks, layer lookup and
     // dynamic dispatch).

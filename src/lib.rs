@@ -16,6 +16,7 @@
 
 pub mod build;
 pub mod index;
+pub mod mem;
 pub mod probe;
 pub mod rules;
 pub mod solve;

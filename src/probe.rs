@@ -7,6 +7,7 @@
 //! file. `Database` is `Send + Sync` and every probe takes `&self`.
 
 use crate::index::{layer_size, rank};
+use crate::mem::prefetch;
 use crate::rules::{Position, PositionError, MAX_SEEDS};
 use crate::table::{checksum_file, Kind, LayerEntry, Manifest, ManifestError, MapError, Mapped};
 use std::collections::HashSet;
@@ -39,7 +40,9 @@ pub enum ProbeError {
     #[error("a board of 47 seeds cannot occur in awari (every capture takes at least 2 of the 48 seeds), so no database has layer 47")]
     Layer47,
     /// A table handed to [`Database::from_tables`] has the wrong size.
-    #[error("layer {layer}: {table} table of {found} bytes, but the layer has {expected} positions")]
+    #[error(
+        "layer {layer}: {table} table of {found} bytes, but the layer has {expected} positions"
+    )]
     TableSize {
         /// The layer.
         layer: u32,
@@ -203,7 +206,8 @@ impl Database {
         let source = match Manifest::load(&dir)? {
             Some(manifest) => Source::Ours { dir, manifest },
             None => {
-                let any_scores = (0..=MAX_SEEDS).any(|n| dir.join(Kind::Score.file_name(n)).exists());
+                let any_scores =
+                    (0..=MAX_SEEDS).any(|n| dir.join(Kind::Score.file_name(n)).exists());
                 if !any_scores {
                     return Err(ProbeError::NotAFolder(dir));
                 }
@@ -404,6 +408,29 @@ impl Database {
     pub fn score(&self, p: &Position) -> Result<i8, ProbeError> {
         let (n, g) = Self::locate(p)?;
         Ok(lookup(&*self.layer(n)?.score, g))
+    }
+
+    /// The scores of many positions, written to `out` (one per position).
+    /// Table reads are prefetched a group at a time, so their cache misses
+    /// overlap: much faster than one [`score`](Self::score) after another
+    /// on random positions. Stops at the first position that fails.
+    pub fn scores(&self, ps: &[Position], out: &mut [i8]) -> Result<(), ProbeError> {
+        assert_eq!(ps.len(), out.len(), "one output per position");
+        const GROUP: usize = 16;
+        let mut at = [(&[][..], 0usize); GROUP];
+        for (pc, oc) in ps.chunks(GROUP).zip(out.chunks_mut(GROUP)) {
+            for (k, p) in pc.iter().enumerate() {
+                let (n, g) = Self::locate(p)?;
+                let t: &[u8] = (*self.layer(n)?.score).as_ref();
+                let g = g as usize;
+                prefetch(t[g..].as_ptr());
+                at[k] = (t, g);
+            }
+            for (o, &(t, g)) in oc.iter_mut().zip(&at) {
+                *o = t[g] as i8;
+            }
+        }
+        Ok(())
     }
 
     /// The score at Goedel index `g` of layer `n`.

@@ -12,7 +12,7 @@ use std::sync::Mutex;
 use std::time::Instant;
 
 /// The README's main job: finishes in about a minute on 2 cores.
-pub const DEFAULT_MAX_SEEDS: u32 = 16;
+pub const DEFAULT_MAX_SEEDS: u32 = 20;
 
 #[derive(Args)]
 pub struct BuildArgs {
