@@ -138,12 +138,20 @@ fn lock(dir: &Path) -> Result<Lock, BuildError> {
     #[cfg(unix)]
     {
         use std::os::unix::io::AsRawFd;
-        // SAFETY: flock on a descriptor we own; released when it is closed.
-        let r = unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) };
-        if r != 0 {
-            return Err(BuildError::Locked {
-                dir: dir.to_path_buf(),
-            });
+        // A lock released a moment ago can still be held by a process this
+        // one forked (until it execs), so a few short retries come first.
+        for attempt in 0.. {
+            // SAFETY: flock on a descriptor we own; released when it is closed.
+            let r = unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) };
+            if r == 0 {
+                break;
+            }
+            if attempt == 20 {
+                return Err(BuildError::Locked {
+                    dir: dir.to_path_buf(),
+                });
+            }
+            std::thread::sleep(std::time::Duration::from_millis(50));
         }
     }
     Ok(Lock { _file: file })

@@ -2,6 +2,7 @@
 //! layers, a forward Bellman check, and the VU oracle's move facts.
 
 mod builder;
+mod diskfull;
 mod facts;
 mod naive;
 mod oracle;

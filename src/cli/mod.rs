@@ -39,10 +39,18 @@ pub struct Failure {
 }
 
 impl Failure {
+    /// Bad input or an I/O error: exit status 2.
     pub fn usage(message: impl Into<String>) -> Self {
         Failure {
             message: message.into(),
             code: 2,
+        }
+    }
+    /// A check that found something wrong: exit status 1.
+    pub fn failed(message: impl Into<String>) -> Self {
+        Failure {
+            message: message.into(),
+            code: 1,
         }
     }
 }

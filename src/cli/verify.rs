@@ -164,21 +164,17 @@ pub fn run_verify(a: VerifyArgs) -> Result<(), Failure> {
         }
     }
     if !bad_sums.is_empty() {
-        return Err(Failure {
-            message: format!(
-                "our tables of layer(s) {bad_sums:?} do not match their checksums; rebuild them"
-            ),
-            code: 1,
-        });
+        return Err(Failure::failed(format!(
+            "our tables of layer(s) {bad_sums:?} do not match their checksums; rebuild them"
+        )));
     }
     if compared.is_empty() {
         return Err(Failure::usage("no layer could be compared"));
     }
     if disagree > 0 {
-        return Err(Failure {
-            message: format!("{disagree} of {pinned} pinned positions disagree with the oracle"),
-            code: 1,
-        });
+        return Err(Failure::failed(format!(
+            "{disagree} of {pinned} pinned positions disagree with the oracle"
+        )));
     }
     if !a.json {
         println!(
@@ -232,10 +228,9 @@ fn run_facts(
         );
     }
     if disagree > 0 {
-        return Err(Failure {
-            message: format!("{disagree} fact(s) disagree with the tables"),
-            code: 1,
-        });
+        return Err(Failure::failed(format!(
+            "{disagree} fact(s) disagree with the tables"
+        )));
     }
     Ok(())
 }
@@ -292,10 +287,9 @@ pub fn run_check(a: CheckArgs) -> Result<(), Failure> {
         );
     }
     if bad > 0 {
-        return Err(Failure {
-            message: format!("{bad} stored value(s) contradict their children"),
-            code: 1,
-        });
+        return Err(Failure::failed(format!(
+            "{bad} stored value(s) contradict their children"
+        )));
     }
     if !a.json {
         println!(
