@@ -1,6 +1,7 @@
 //! Subcommands of the `awari` binary. Only this module prints and picks exit
 //! codes: 0 success, 1 a check that failed, 2 bad input or an I/O error.
 
+mod bench;
 mod board;
 mod build;
 mod query;
@@ -30,6 +31,9 @@ enum Command {
     Verify(verify::VerifyArgs),
     /// Verify checksums and recompute every stored value from its children.
     Check(verify::CheckArgs),
+    /// Build a layer range from scratch and print per-layer figures and the
+    /// machine's random read-modify-write rate.
+    Bench(bench::BenchArgs),
 }
 
 /// A failure to report: message for stderr and the exit status.
@@ -64,6 +68,7 @@ pub fn run() -> i32 {
         Command::Query(a) => query::run(a),
         Command::Verify(a) => verify::run_verify(a),
         Command::Check(a) => verify::run_check(a),
+        Command::Bench(a) => bench::run(a),
     };
     match result {
         Ok(()) => 0,

@@ -1,0 +1,127 @@
+//! `awari bench`: builds a layer range from scratch in a scratch folder and
+//! prints the figures of each layer, next to the machine's random
+//! read-modify-write rate on an array of the largest layer's size.
+
+use super::Failure;
+use awari_egdb::build::{self, human, BuildOptions};
+use awari_egdb::index::layer_size;
+use awari_egdb::mem::rmw_rate;
+use awari_egdb::solve::Observer;
+use clap::Args;
+use std::path::PathBuf;
+
+#[derive(Args)]
+pub struct BenchArgs {
+    /// Build layers 0..=N.
+    #[arg(long, value_name = "N", default_value_t = 20)]
+    max_seeds: u32,
+    /// Print layers from A on (all are built).
+    #[arg(long, value_name = "A", default_value_t = 12)]
+    from: u32,
+    /// Worker threads (default: all cores).
+    #[arg(long, value_name = "T")]
+    threads: Option<usize>,
+    /// Scratch folder (default: a new folder in the system's temporary
+    /// folder, removed afterwards).
+    #[arg(long, value_name = "DIR")]
+    dir: Option<PathBuf>,
+    /// Skip the random read-modify-write micro-benchmark.
+    #[arg(long)]
+    no_rmw: bool,
+}
+
+pub fn run(a: BenchArgs) -> Result<(), Failure> {
+    let threads = a.threads.unwrap_or_else(rayon::current_num_threads);
+    if threads == 0 {
+        return Err(Failure::usage("--threads must be at least 1"));
+    }
+    if a.max_seeds > 46 {
+        return Err(Failure::usage(
+            "--max-seeds: the bench builds at most 46 seeds",
+        ));
+    }
+    let (dir, scratch) = match a.dir {
+        Some(d) => (d, false),
+        None => (
+            std::env::temp_dir().join(format!("awari-bench-{}", std::process::id())),
+            true,
+        ),
+    };
+    if dir.exists() {
+        return Err(Failure::usage(format!(
+            "{}: exists; the bench builds from scratch into a new folder",
+            dir.display()
+        )));
+    }
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .map_err(|e| Failure::usage(format!("cannot start worker threads: {e}")))?;
+    let opts = BuildOptions {
+        max_seeds: a.max_seeds,
+        out: dir.clone(),
+        envelope: true,
+        memory_limit: None,
+    };
+    eprintln!(
+        "building layers 0..={} in {} on {threads} thread(s)",
+        a.max_seeds,
+        dir.display()
+    );
+    let result = pool.install(|| build::build(&opts, &Quiet));
+    if scratch {
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+    let report = result.map_err(|e| Failure::usage(e.to_string()))?;
+    println!("layer      positions  seconds  M pos/s  settlements/pos  peak RSS");
+    let mut total = 0.0;
+    for e in &report.manifest.layers {
+        total += e.wall_seconds;
+        if e.seeds < a.from {
+            continue;
+        }
+        println!(
+            "{:>5}  {:>13}  {:>7.2}  {:>7.2}  {:>15.2}  {}",
+            e.seeds,
+            e.positions,
+            e.wall_seconds,
+            e.positions_per_second / 1e6,
+            e.settlements_per_position,
+            human(e.peak_rss_bytes)
+        );
+    }
+    println!("layers 0..={}: {total:.1} s of layer builds", a.max_seeds);
+    if !a.no_rmw {
+        let len = layer_size(a.max_seeds) as usize * 4;
+        let ops = 20_000_000u64;
+        println!(
+            "random read-modify-write on {} (the state of layer {}), M ops/s:",
+            human(len as u64),
+            a.max_seeds
+        );
+        for t in [1, threads] {
+            let one =
+                rmw_rate(len, t, ops / t as u64, 1).map_err(|e| Failure::usage(e.to_string()))?;
+            let batched =
+                rmw_rate(len, t, ops / t as u64, 32).map_err(|e| Failure::usage(e.to_string()))?;
+            println!(
+                "  {t} thread(s): {:.1} one at a time, {:.1} prefetched 32 at a time",
+                one / 1e6,
+                batched / 1e6
+            );
+            if t == threads {
+                break;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// No progress output during the bench.
+struct Quiet;
+impl Observer for Quiet {}
+impl build::BuildObserver for Quiet {
+    fn warning(&self, message: &str) {
+        eprintln!("awari: warning: {message}");
+    }
+}
