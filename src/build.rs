@@ -65,6 +65,9 @@ pub enum BuildError {
         /// The folder.
         dir: PathBuf,
     },
+    /// The working arrays could not be allocated.
+    #[error("cannot allocate the working arrays: {0}")]
+    Alloc(#[from] std::io::Error),
     /// The memory guard refused a layer.
     #[error(
         "layer {layer} needs {} of working memory but only {} is available{}; \
@@ -346,11 +349,10 @@ fn build_layer(
             },
         })
         .collect();
-    let solved = solve::solve_layer(n, &below, opts.envelope, obs).at(dir)?;
-
-    obs.phase("write");
-    let tw = Instant::now();
-    let write = |kind: Kind| -> Result<FileEntry, BuildError> {
+    let mut write_seconds = 0.0;
+    let (mut scores, mut lower, mut upper) = (None, None, None);
+    let (mut pinned, mut histogram) = (None, Vec::new());
+    let write = |kind: Kind, solved: &solve::Solved| -> Result<FileEntry, BuildError> {
         let name = kind.file_name(n);
         let xxh3 = table::write_atomic_with(&dir.join(&name), positions, |start, buf| {
             solved.extract(kind, start as usize, buf)
@@ -361,15 +363,30 @@ fn build_layer(
             xxh3,
         })
     };
-    let scores = write(Kind::Score)?;
-    let (lower, upper) = if solved.has_envelope() {
-        (Some(write(Kind::Lower)?), Some(write(Kind::Upper)?))
-    } else {
-        (None, None)
-    };
-    let write_seconds = tw.elapsed().as_secs_f64();
+    let s = solve::solve_layer(
+        n,
+        &below,
+        opts.envelope,
+        obs,
+        &mut |solved: &solve::Solved| {
+            obs.phase("write");
+            let tw = Instant::now();
+            if solved.has(Kind::Lower) {
+                lower = Some(write(Kind::Lower, solved)?);
+                upper = Some(write(Kind::Upper, solved)?);
+                pinned = solved.pinned();
+            }
+            if solved.has(Kind::Score) {
+                scores = Some(write(Kind::Score, solved)?);
+                histogram = solved.histogram();
+            }
+            write_seconds += tw.elapsed().as_secs_f64();
+            Ok::<(), BuildError>(())
+        },
+    )?;
+    let scores = scores.expect("the solver hands out the score");
+
     let wall = t0.elapsed().as_secs_f64();
-    let s = &solved.stats;
     Ok(LayerEntry {
         seeds: n,
         positions,
@@ -389,7 +406,7 @@ fn build_layer(
         threads: rayon::current_num_threads(),
         settlements_per_position: (s.envelope_settlements + s.score_settlements) as f64
             / positions as f64,
-        pinned: solved.pinned(),
-        score_histogram: solved.histogram(),
+        pinned,
+        score_histogram: histogram,
     })
 }

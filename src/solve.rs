@@ -9,9 +9,11 @@
 //! across a move, because each bound scores endless play against the other
 //! side). One [`Sweep`] handles both cases.
 //!
-//! Per position the solver keeps one byte per quantity (a settled flag and a
-//! 7-bit value; before settling the value is the best exit) plus one byte of
-//! two 3-bit counters of internal moves. Thresholds run from `n` down; within
+//! Per position the solver keeps one byte per quantity being swept (a settled
+//! flag and a 7-bit value; before settling the value is the best exit) plus
+//! one byte of two 3-bit counters of internal moves: 3 bytes with the
+//! envelope (whose bytes are written out and reused for the score), 2
+//! without. The exits are computed twice with the envelope, once per sweep. Thresholds run from `n` down; within
 //! a threshold every settlement is propagated depth-first to the
 //! predecessors, claimed with a compare-and-swap. The set of positions that
 //! settle at each threshold does not depend on the order of the work, so the
@@ -81,20 +83,33 @@ pub struct SolveStats {
     pub score_seconds: f64,
 }
 
-/// Offsets of the quantities in a position's state bytes.
-const SC: usize = 0;
-const CNT: usize = 1;
-const LO: usize = 2;
-const HI: usize = 3;
+/// Offsets in a position's state bytes: the counters, then the two value
+/// bytes. With the envelope, `A` and `B` hold `lower` and `upper` during the
+/// envelope sweep; once those are written out, `A` holds the score for the
+/// score sweep. So the solver needs 3 bytes per position (2 without the
+/// envelope).
+const CNT: usize = 0;
+const A: usize = 1;
+const B: usize = 2;
 
-/// A solved layer: the three tables interleaved, `stride` bytes per
-/// position (score, unused, lower, upper), each a signed value.
+/// Which tables the state holds, decoded.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Phase {
+    /// Nothing decoded yet.
+    Working,
+    /// `A` is `lower`, `B` is `upper`.
+    Envelope,
+    /// `A` is the score.
+    Score,
+}
+
+/// A layer's tables as the solver hands them out: after the envelope sweep
+/// the envelope (`lower`, `upper`), after the score sweep the score.
 pub struct Solved {
     n: u32,
     state: Buffer,
     stride: usize,
-    /// Figures.
-    pub stats: SolveStats,
+    phase: Phase,
 }
 
 impl Solved {
@@ -110,35 +125,36 @@ impl Solved {
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
-    /// Whether the envelope was built.
-    pub fn has_envelope(&self) -> bool {
-        self.stride == 4
+    /// Whether `kind` can be read now.
+    pub fn has(&self, kind: Kind) -> bool {
+        self.offset(kind).is_some()
     }
-    fn offset(&self, kind: Kind) -> usize {
-        match kind {
-            Kind::Score => SC,
-            Kind::Lower => LO,
-            Kind::Upper => HI,
+    fn offset(&self, kind: Kind) -> Option<usize> {
+        match (self.phase, kind) {
+            (Phase::Envelope, Kind::Lower) => Some(A),
+            (Phase::Envelope, Kind::Upper) => Some(B),
+            (Phase::Score, Kind::Score) => Some(A),
+            _ => None,
         }
     }
-    /// The value of one position in one table (`None` for an envelope
-    /// table that was not built).
+    /// The value of one position in one table, if that table can be read.
     pub fn get(&self, kind: Kind, g: u64) -> Option<i8> {
-        let o = self.offset(kind);
-        (o < self.stride).then(|| self.state[g as usize * self.stride + o] as i8)
+        self.offset(kind)
+            .map(|o| self.state[g as usize * self.stride + o] as i8)
     }
     /// Copies entries `start..start + out.len()` of a table into `out`, in
     /// the file format (one signed byte per position).
     pub fn extract(&self, kind: Kind, start: usize, out: &mut [u8]) {
-        let o = self.offset(kind);
-        assert!(o < self.stride, "table {kind:?} was not built");
+        let o = self.offset(kind).expect("table not available now");
         let src = &self.state[start * self.stride..(start + out.len()) * self.stride];
         for (d, s) in out.iter_mut().zip(src.chunks_exact(self.stride)) {
             *d = s[o];
         }
     }
-    /// Number of positions per score, from `-n` to `n`.
+    /// Number of positions per score, from `-n` to `n` (once the score is
+    /// available).
     pub fn histogram(&self) -> Vec<u64> {
+        let o = self.offset(Kind::Score).expect("score not available now");
         let n = self.n as i32;
         let w = 2 * n as usize + 1;
         self.state
@@ -146,7 +162,7 @@ impl Solved {
             .map(|c| {
                 let mut h = vec![0u64; w];
                 for s in c.chunks_exact(self.stride) {
-                    h[(s[SC] as i8 as i32 + n) as usize] += 1;
+                    h[(s[o] as i8 as i32 + n) as usize] += 1;
                 }
                 h
             })
@@ -158,20 +174,17 @@ impl Solved {
                 },
             )
     }
-    /// Positions whose envelope is closed (`lower == upper`), if built.
+    /// Positions whose envelope is closed (`lower == upper`), while the
+    /// envelope is available.
     pub fn pinned(&self) -> Option<u64> {
-        self.has_envelope().then(|| {
+        (self.phase == Phase::Envelope).then(|| {
             self.state
                 .par_chunks(CHUNK as usize * self.stride)
-                .map(|c| {
-                    c.chunks_exact(self.stride)
-                        .filter(|s| s[LO] == s[HI])
-                        .count() as u64
-                })
+                .map(|c| c.chunks_exact(self.stride).filter(|s| s[A] == s[B]).count() as u64)
                 .sum()
         })
     }
-    /// A whole table in the file format.
+    /// A whole table in the file format (it must be available).
     pub fn table(&self, kind: Kind) -> Vec<u8> {
         let mut v = vec![0u8; self.len()];
         self.extract(kind, 0, &mut v);
@@ -180,9 +193,10 @@ impl Solved {
 }
 
 /// Bytes of working memory the solver needs for layer `n`, beyond the
-/// mapped lower layers: one byte per quantity plus the counters.
+/// mapped lower layers: two value bytes and a byte of counters per position
+/// with the envelope, one value byte and the counters without.
 pub fn working_bytes(n: u32, envelope: bool) -> u64 {
-    layer_size(n) * if envelope { 4 } else { 2 }
+    layer_size(n) * if envelope { 3 } else { 2 }
 }
 
 #[derive(Clone, Copy)]
@@ -461,57 +475,54 @@ impl Sweep<'_> {
     }
 }
 
-/// Turns settled bytes into signed values in place; unsettled ones become
-/// the defaults of their table (0, -n, +n).
-fn decode(state: &mut [u8], stride: usize, n: u32) {
-    let ni = n as i32;
-    let unsettled = [0i8, 0, -ni as i8, ni as i8];
+/// Turns the settled bytes at `offsets` into signed values in place;
+/// unsettled ones become `unsettled[k]`.
+fn decode(state: &mut [u8], stride: usize, offsets: &[(usize, i8)]) {
     state.par_chunks_mut(CHUNK as usize * stride).for_each(|c| {
         for s in c.chunks_exact_mut(stride) {
-            s[CNT] = 0;
-            for o in [SC, LO, HI] {
-                if o < stride {
-                    let b = s[o];
-                    s[o] = if b & SETTLED != 0 {
-                        dec(b) as i8 as u8
-                    } else {
-                        unsettled[o] as u8
-                    };
-                }
+            for &(o, unsettled) in offsets {
+                let b = s[o];
+                s[o] = if b & SETTLED != 0 {
+                    dec(b) as i8 as u8
+                } else {
+                    unsettled as u8
+                };
             }
         }
     });
 }
 
-/// Solves layer `n` (not 47) given every layer below it. With `envelope`,
-/// `below` must carry the lower layers' envelopes too.
-pub fn solve_layer(
+/// Which exits a pass over the layer stores.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Pass {
+    /// Counters, `lower` exits in `A`, `upper` exits in `B`.
+    Envelope,
+    /// The score exits in `A`, and the counters unless the envelope pass
+    /// stored them already.
+    Score { counters: bool },
+}
+
+/// Computes every position's exits (and counters) for one sweep, and the
+/// sweep's threshold masks.
+fn init(
     n: u32,
     below: &[Below],
-    envelope: bool,
+    st: &[AtomicU8],
+    stride: usize,
+    pass: Pass,
     obs: &dyn Observer,
-) -> std::io::Result<Solved> {
-    assert!(below.len() >= n as usize, "layers below {n} missing");
-    let size = layer_size(n) as usize;
-    let stride = if envelope { 4 } else { 2 };
-    let mut stats = SolveStats::default();
-    let mut state = Buffer::zeroed(size * stride)?;
-    let st = state.atomic();
-
-    // Exits and counters.
-    obs.phase("exits");
-    let t0 = Instant::now();
-    let chunks = (size as u64).div_ceil(CHUNK);
+) -> Masks {
+    let size = (st.len() / stride) as u64;
+    let chunks = size.div_ceil(CHUNK);
     let ni = n as i32;
-    let subs = (size as u64).div_ceil(SUB);
-    let env_masks = Masks::new(if envelope { subs } else { 0 });
-    let score_masks = Masks::new(subs);
+    let last = if pass == Pass::Envelope { 1 - ni } else { 1 };
+    let masks = Masks::new(size.div_ceil(SUB));
     (0..chunks).into_par_iter().for_each(|c| {
         let start = c * CHUNK;
         let iter = crate::index::LayerIter::range(n, start, start + CHUNK);
         let len = iter.len() as u64;
         const K: usize = (CHUNK / SUB) as usize;
-        let (mut env_bits, mut score_bits) = ([0u128; K], [0u128; K]);
+        let mut bits = [0u128; K];
         let mut plans: Vec<Plan> = Vec::with_capacity(BATCH);
         let mut iter = iter.peekable();
         while iter.peek().is_some() {
@@ -524,74 +535,118 @@ pub fn solve_layer(
             for pl in &plans {
                 let e = finish(n, pl, below);
                 let i = pl.g as usize * stride;
-                st[i + SC].store(enc(e.score), Relaxed);
-                st[i + CNT].store(e.internal | (e.internal << 3), Relaxed);
                 let k = ((pl.g - start) / SUB) as usize;
-                score_bits[k] |= bit(e.score, n, 1);
-                if e.internal == 0 {
-                    score_bits[k] |= bit(-e.score, n, 1);
-                }
-                if envelope {
-                    st[i + LO].store(enc(e.lower), Relaxed);
-                    st[i + HI].store(enc(e.upper), Relaxed);
-                    env_bits[k] |= bit(e.lower, n, 1 - ni);
-                    if e.internal == 0 {
-                        env_bits[k] |= bit(-e.upper, n, 1 - ni);
+                let counters = e.internal | (e.internal << 3);
+                // The `>= t` side waits for its exit; with no internal move
+                // the `<= -t` side waits for minus its exit.
+                let (win, lose) = match pass {
+                    Pass::Envelope => {
+                        st[i + CNT].store(counters, Relaxed);
+                        st[i + A].store(enc(e.lower), Relaxed);
+                        st[i + B].store(enc(e.upper), Relaxed);
+                        (e.lower, e.upper)
                     }
+                    Pass::Score { counters: store } => {
+                        if store {
+                            st[i + CNT].store(counters, Relaxed);
+                        }
+                        st[i + A].store(enc(e.score), Relaxed);
+                        (e.score, e.score)
+                    }
+                };
+                bits[k] |= bit(win, n, last);
+                if e.internal == 0 {
+                    bits[k] |= bit(-lose, n, last);
                 }
             }
         }
-        let subs = len.div_ceil(SUB) as usize;
-        for k in 0..subs {
-            let m = (start / SUB) as usize + k;
-            score_masks.store(m, score_bits[k]);
-            if envelope {
-                env_masks.store(m, env_bits[k]);
-            }
+        for (k, &b) in bits.iter().enumerate().take(len.div_ceil(SUB) as usize) {
+            masks.store((start / SUB) as usize + k, b);
         }
         obs.advance(len);
     });
-    stats.init_seconds = t0.elapsed().as_secs_f64();
+    masks
+}
+
+/// Solves layer `n` (not 47) given every layer below it. With `envelope`,
+/// `below` must carry the lower layers' envelopes too.
+///
+/// The tables are handed to `ready` as they are finished: first the envelope
+/// (when built), then the score, which reuses the envelope's memory, so the
+/// solver works in 3 bytes per position (2 without the envelope).
+pub fn solve_layer<E: From<std::io::Error>>(
+    n: u32,
+    below: &[Below],
+    envelope: bool,
+    obs: &dyn Observer,
+    ready: &mut dyn FnMut(&Solved) -> Result<(), E>,
+) -> Result<SolveStats, E> {
+    assert!(below.len() >= n as usize, "layers below {n} missing");
+    let size = layer_size(n) as usize;
+    let stride = if envelope { 3 } else { 2 };
+    let ni = n as i32;
+    let mut stats = SolveStats::default();
+    let mut solved = Solved {
+        n,
+        state: Buffer::zeroed(size * stride)?,
+        stride,
+        phase: Phase::Working,
+    };
 
     if envelope {
+        obs.phase("exits");
+        let t0 = Instant::now();
+        let masks = init(n, below, solved.state.atomic(), stride, Pass::Envelope, obs);
+        stats.init_seconds += t0.elapsed().as_secs_f64();
         obs.phase("envelope");
         let t0 = Instant::now();
         let sweep = Sweep {
             n,
-            st,
+            st: solved.state.atomic(),
             stride,
-            win: LO,
-            lose: HI,
+            win: A,
+            lose: B,
             shift: 0,
             last: 1 - ni,
-            masks: env_masks,
+            masks,
         };
         stats.envelope_settlements = sweep.run(obs);
         stats.envelope_seconds = t0.elapsed().as_secs_f64();
+        decode(
+            solved.state.as_mut_slice(),
+            stride,
+            &[(A, -ni as i8), (B, ni as i8)],
+        );
+        solved.phase = Phase::Envelope;
+        ready(&solved)?;
+        solved.phase = Phase::Working;
     }
 
+    obs.phase("exits");
+    let t0 = Instant::now();
+    let pass = Pass::Score {
+        counters: !envelope,
+    };
+    let masks = init(n, below, solved.state.atomic(), stride, pass, obs);
+    stats.init_seconds += t0.elapsed().as_secs_f64();
     obs.phase("score");
     let t0 = Instant::now();
     let sweep = Sweep {
         n,
-        st,
+        st: solved.state.atomic(),
         stride,
-        win: SC,
-        lose: SC,
+        win: A,
+        lose: A,
         shift: 3,
         last: 1,
-        masks: score_masks,
+        masks,
     };
     stats.score_settlements = sweep.run(obs);
     stats.score_seconds = t0.elapsed().as_secs_f64();
-
-    decode(state.as_mut_slice(), stride, n);
-    Ok(Solved {
-        n,
-        state,
-        stride,
-        stats,
-    })
+    decode(solved.state.as_mut_slice(), stride, &[(A, 0)]);
+    solved.phase = Phase::Score;
+    ready(&solved)?;
+    Ok(stats)
 }
 
 /// Solves layers `0..=max` in memory (no files), for tests and small tools.
@@ -612,19 +667,19 @@ pub fn solve_in_memory(max: u32, envelope: bool) -> std::io::Result<Vec<[Vec<u8>
                 upper: envelope.then_some(&t[2][..]),
             })
             .collect();
-        let solved = solve_layer(n, &below, envelope, &Silent)?;
-        let env = |k| {
-            if envelope {
-                solved.table(k)
-            } else {
-                Vec::new()
+        let mut tables: [Vec<u8>; 3] = Default::default();
+        solve_layer(n, &below, envelope, &Silent, &mut |s: &Solved| {
+            for (k, kind) in [Kind::Score, Kind::Lower, Kind::Upper]
+                .into_iter()
+                .enumerate()
+            {
+                if s.has(kind) {
+                    tables[k] = s.table(kind);
+                }
             }
-        };
-        out.push([
-            solved.table(Kind::Score),
-            env(Kind::Lower),
-            env(Kind::Upper),
-        ]);
+            Ok::<(), std::io::Error>(())
+        })?;
+        out.push(tables);
     }
     Ok(out)
 }
