@@ -220,7 +220,7 @@ struct Plan {
 /// First half of the exits of `p` (layer `n`, index `g`): everything but the
 /// lookups of capture children, which are prefetched.
 #[inline]
-fn plan(n: u32, g: u64, p: &Position, below: &[Below]) -> Plan {
+fn plan(n: u32, g: u64, p: &Position, below: &[Below], envelope: bool) -> Plan {
     let ni = n as i32;
     let mut plan = Plan {
         g,
@@ -247,7 +247,13 @@ fn plan(n: u32, g: u64, p: &Position, below: &[Below]) -> Plan {
         } else if m.captured > 0 {
             let cg = rank(&m.child);
             let t = &below[(n - m.captured as u32) as usize];
-            for table in [Some(t.score), t.lower, t.upper].into_iter().flatten() {
+            // Only the tables this pass reads.
+            let tables = if envelope {
+                [t.lower, t.upper]
+            } else {
+                [Some(t.score), None]
+            };
+            for table in tables.into_iter().flatten() {
                 prefetch(&table[cg as usize]);
             }
             plan.captures[plan.ncaptures as usize] = (m.captured, cg);
@@ -259,27 +265,26 @@ fn plan(n: u32, g: u64, p: &Position, below: &[Below]) -> Plan {
     plan
 }
 
-/// Second half: the best exits for the score and both bounds.
+/// Second half: the best exits, for the envelope's bounds (`envelope`) or
+/// for the score.
 #[inline]
-fn finish(n: u32, plan: &Plan, below: &[Below]) -> Exits {
+fn finish(n: u32, plan: &Plan, below: &[Below], envelope: bool) -> Exits {
     let mut e = plan.known;
     for &(c, g) in &plan.captures[..plan.ncaptures as usize] {
         let t = &below[(n - c as u32) as usize];
         let c = c as i32;
         let g = g as usize;
-        let s = c - t.score[g] as i8 as i32;
-        e.score = e.score.max(s);
-        match (t.lower, t.upper) {
-            (Some(lo), Some(hi)) => {
-                // Across a move the roles swap: our lower bound scores
-                // cycles against us, which is the child's upper bound.
-                e.lower = e.lower.max(c - hi[g] as i8 as i32);
-                e.upper = e.upper.max(c - lo[g] as i8 as i32);
-            }
-            _ => {
-                e.lower = e.lower.max(s);
-                e.upper = e.upper.max(s);
-            }
+        if envelope {
+            let (lo, hi) = (
+                t.lower.expect("envelope of lower layer"),
+                t.upper.expect("envelope of lower layer"),
+            );
+            // Across a move the roles swap: our lower bound scores cycles
+            // against us, which is the child's upper bound.
+            e.lower = e.lower.max(c - hi[g] as i8 as i32);
+            e.upper = e.upper.max(c - lo[g] as i8 as i32);
+        } else {
+            e.score = e.score.max(c - t.score[g] as i8 as i32);
         }
     }
     e
@@ -530,10 +535,10 @@ fn init(
             plans.extend(
                 iter.by_ref()
                     .take(BATCH)
-                    .map(|(g, p)| plan(n, g, &p, below)),
+                    .map(|(g, p)| plan(n, g, &p, below, pass == Pass::Envelope)),
             );
             for pl in &plans {
-                let e = finish(n, pl, below);
+                let e = finish(n, pl, below, pass == Pass::Envelope);
                 let i = pl.g as usize * stride;
                 let k = ((pl.g - start) / SUB) as usize;
                 let counters = e.internal | (e.internal << 3);
