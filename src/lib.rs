@@ -15,6 +15,7 @@
 #![warn(missing_docs)]
 
 pub mod build;
+pub mod compress;
 pub mod index;
 pub mod mem;
 pub mod probe;

@@ -5,11 +5,21 @@
 //! holding only `scores.N` files. Layers are memory-mapped on first use; a
 //! missing layer or a file of the wrong size is a typed error naming the
 //! file. `Database` is `Send + Sync` and every probe takes `&self`.
+//!
+//! A table of our folders may also be compressed ([`crate::compress`]):
+//! where the raw `scores.n` is absent and the manifest lists `scores.n.zst`,
+//! the compressed file is mapped instead, and a probe decompresses the one
+//! block that holds its entry (kept in a small per-thread cache of recently
+//! used blocks).
 
+use crate::compress::{CompressError, CompressedTable, Expected};
 use crate::index::{layer_size, rank};
 use crate::mem::prefetch;
 use crate::rules::{Position, PositionError, MAX_SEEDS};
-use crate::table::{checksum_file, Kind, LayerEntry, Manifest, ManifestError, MapError, Mapped};
+use crate::table::{
+    checksum, checksum_file, CompressedEntry, FileEntry, Kind, LayerEntry, Manifest, ManifestError,
+    MapError, Mapped,
+};
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
@@ -75,6 +85,15 @@ pub enum ProbeError {
     /// The path is not a folder of tables.
     #[error("{}: not a folder of tables (no manifest.json and no scores.N files)", .0.display())]
     NotAFolder(PathBuf),
+    /// A compressed table is damaged or is not the table it stands for.
+    #[error("{}: {source}", path.display())]
+    Compressed {
+        /// The compressed file.
+        path: PathBuf,
+        /// What is wrong.
+        #[source]
+        source: CompressError,
+    },
 }
 
 /// How far the cycle rule could move a score.
@@ -161,10 +180,78 @@ pub struct LayerTables<T> {
 /// A table's bytes, from a mapping or a buffer.
 type Bytes = Box<dyn AsRef<[u8]> + Send + Sync>;
 
+/// One table: raw bytes (one per position), or compressed blocks.
+enum Table {
+    Raw(Bytes),
+    Compressed {
+        table: CompressedTable<Mapped>,
+        path: PathBuf,
+        /// The whole table, once [`Database::table`] asked for it.
+        whole: OnceLock<Vec<u8>>,
+    },
+}
+
+impl Table {
+    /// The entry at Goedel index `g`, which the caller checked is inside
+    /// the layer.
+    #[inline(always)]
+    fn get(&self, g: u64) -> Result<i8, ProbeError> {
+        match self {
+            Table::Raw(b) => Ok(lookup(&**b, g)),
+            Table::Compressed { .. } => self.get_compressed(g),
+        }
+    }
+
+    /// [`get`](Self::get) on a compressed table, kept out of line so that
+    /// the raw path stays small enough to inline.
+    #[inline(never)]
+    fn get_compressed(&self, g: u64) -> Result<i8, ProbeError> {
+        match self {
+            Table::Raw(b) => Ok(lookup(&**b, g)),
+            Table::Compressed { table, path, .. } => {
+                table.get(g).map_err(|source| ProbeError::Compressed {
+                    path: path.clone(),
+                    source,
+                })
+            }
+        }
+    }
+
+    /// The bytes, for a raw table.
+    #[inline]
+    fn as_slice(&self) -> Option<&[u8]> {
+        match self {
+            Table::Raw(b) => Some((**b).as_ref()),
+            Table::Compressed { .. } => None,
+        }
+    }
+
+    /// The bytes, decompressing a compressed table into memory once.
+    fn whole(&self) -> Result<&[u8], ProbeError> {
+        match self {
+            Table::Raw(b) => Ok((**b).as_ref()),
+            Table::Compressed { table, path, whole } => {
+                if let Some(w) = whole.get() {
+                    return Ok(w);
+                }
+                let bytes = table
+                    .decompress_all()
+                    .map_err(|source| ProbeError::Compressed {
+                        path: path.clone(),
+                        source,
+                    })?;
+                // Another thread may have won the race; either copy is the same.
+                let _ = whole.set(bytes);
+                Ok(whole.get().expect("just set"))
+            }
+        }
+    }
+}
+
 /// The tables of one layer.
 struct Layer {
-    score: Bytes,
-    envelope: Option<(Bytes, Bytes)>,
+    score: Table,
+    envelope: Option<(Table, Table)>,
 }
 
 impl AsRef<[u8]> for Mapped {
@@ -262,8 +349,13 @@ impl Database {
                 check(hi, "upper")?;
             }
             let _ = slots[n as usize].set(Layer {
-                score: Box::new(score),
-                envelope: envelope.map(|(lo, hi)| (Box::new(lo) as Bytes, Box::new(hi) as Bytes)),
+                score: Table::Raw(Box::new(score)),
+                envelope: envelope.map(|(lo, hi)| {
+                    (
+                        Table::Raw(Box::new(lo) as Bytes),
+                        Table::Raw(Box::new(hi) as Bytes),
+                    )
+                }),
             });
         }
         Ok(Database {
@@ -345,7 +437,7 @@ impl Database {
                         dir.display()
                     ),
                 })?;
-                load_ours(dir, entry)
+                load_ours(dir, manifest, entry)
             }
             Source::Vu { dir } => {
                 let path = dir.join(Kind::Score.file_name(n));
@@ -361,7 +453,7 @@ impl Database {
                     });
                 }
                 Ok(Layer {
-                    score: Box::new(map_vu(&path, n)?),
+                    score: Table::Raw(Box::new(map_vu(&path, n)?)),
                     envelope: None,
                 })
             }
@@ -375,16 +467,36 @@ impl Database {
 
     /// The raw bytes of one table of layer `n` (one signed byte per Goedel
     /// index); `None` for an envelope table the folder does not have.
+    ///
+    /// A compressed table is decompressed into memory (in parallel, and
+    /// checked against its checksum) on the first call, and kept until the
+    /// `Database` is dropped: that costs the table's size in memory.
     pub fn table(&self, n: u32, kind: Kind) -> Result<Option<&[u8]>, ProbeError> {
         if n > MAX_SEEDS {
             return Err(crate::index::IndexError::NoSuchLayer(n).into());
         }
         let l = self.layer(n)?;
-        Ok(match kind {
-            Kind::Score => Some((*l.score).as_ref()),
-            Kind::Lower => l.envelope.as_ref().map(|e| (*e.0).as_ref()),
-            Kind::Upper => l.envelope.as_ref().map(|e| (*e.1).as_ref()),
-        })
+        let t = match kind {
+            Kind::Score => Some(&l.score),
+            Kind::Lower => l.envelope.as_ref().map(|e| &e.0),
+            Kind::Upper => l.envelope.as_ref().map(|e| &e.1),
+        };
+        t.map(Table::whole).transpose()
+    }
+
+    /// Whether a table of layer `n` is served from its compressed file
+    /// (maps the layer if needed).
+    pub fn is_compressed(&self, n: u32, kind: Kind) -> Result<bool, ProbeError> {
+        if n > MAX_SEEDS {
+            return Err(crate::index::IndexError::NoSuchLayer(n).into());
+        }
+        let l = self.layer(n)?;
+        let t = match kind {
+            Kind::Score => Some(&l.score),
+            Kind::Lower => l.envelope.as_ref().map(|e| &e.0),
+            Kind::Upper => l.envelope.as_ref().map(|e| &e.1),
+        };
+        Ok(matches!(t, Some(Table::Compressed { .. })))
     }
 
     /// The layer and Goedel index of a board, checking it has them.
@@ -407,28 +519,43 @@ impl Database {
     #[inline]
     pub fn score(&self, p: &Position) -> Result<i8, ProbeError> {
         let (n, g) = Self::locate(p)?;
-        Ok(lookup(&*self.layer(n)?.score, g))
+        self.layer(n)?.score.get(g)
     }
 
     /// The scores of many positions, written to `out` (one per position).
     /// Table reads are prefetched a group at a time, so their cache misses
     /// overlap: much faster than one [`score`](Self::score) after another
-    /// on random positions. Stops at the first position that fails.
+    /// on random positions. Positions in compressed tables are looked up
+    /// last, in index order, so that each block is decompressed once per
+    /// call. Stops at the first position that fails.
     pub fn scores(&self, ps: &[Position], out: &mut [i8]) -> Result<(), ProbeError> {
         assert_eq!(ps.len(), out.len(), "one output per position");
         const GROUP: usize = 16;
-        let mut at = [(&[][..], 0usize); GROUP];
-        for (pc, oc) in ps.chunks(GROUP).zip(out.chunks_mut(GROUP)) {
+        static NONE: [u8; 1] = [0];
+        let mut at = [(&NONE[..], 0usize); GROUP];
+        let mut later: Vec<(u32, u64, usize)> = Vec::new();
+        for (c, (pc, oc)) in ps.chunks(GROUP).zip(out.chunks_mut(GROUP)).enumerate() {
             for (k, p) in pc.iter().enumerate() {
                 let (n, g) = Self::locate(p)?;
-                let t: &[u8] = (*self.layer(n)?.score).as_ref();
-                let g = g as usize;
-                prefetch(t[g..].as_ptr());
-                at[k] = (t, g);
+                match self.layer(n)?.score.as_slice() {
+                    Some(t) => {
+                        let g = g as usize;
+                        prefetch(t[g..].as_ptr());
+                        at[k] = (t, g);
+                    }
+                    None => {
+                        later.push((n, g, c * GROUP + k));
+                        at[k] = (&NONE[..], 0);
+                    }
+                }
             }
             for (o, &(t, g)) in oc.iter_mut().zip(&at) {
                 *o = t[g] as i8;
             }
+        }
+        later.sort_unstable();
+        for (n, g, i) in later {
+            out[i] = self.layer(n)?.score.get(g)?;
         }
         Ok(())
     }
@@ -438,16 +565,19 @@ impl Database {
         if n > MAX_SEEDS || g >= layer_size(n) {
             crate::index::unrank(n, g)?;
         }
-        Ok(lookup(&*self.layer(n)?.score, g))
+        self.layer(n)?.score.get(g)
     }
 
     /// The cycle envelope of a position (`None` for tables without one).
     pub fn envelope(&self, p: &Position) -> Result<Option<Envelope>, ProbeError> {
         let (n, g) = Self::locate(p)?;
-        Ok(self.layer(n)?.envelope.as_ref().map(|(lo, hi)| Envelope {
-            lower: lookup(&**lo, g),
-            upper: lookup(&**hi, g),
-        }))
+        match &self.layer(n)?.envelope {
+            Some((lo, hi)) => Ok(Some(Envelope {
+                lower: lo.get(g)?,
+                upper: hi.get(g)?,
+            })),
+            None => Ok(None),
+        }
     }
 
     /// The six pits as moves, with their legality, captures and worth.
@@ -477,7 +607,7 @@ impl Database {
                     // The opponent has no move: we take every seed left.
                     -(left as i32)
                 } else {
-                    lookup(&*self.layer(left)?.score, rank(&mv.child)) as i32
+                    self.layer(left)?.score.get(rank(&mv.child))? as i32
                 };
                 m.score = Some((mv.captured as i32 - child_score) as i8);
             }
@@ -542,11 +672,23 @@ impl Database {
     }
 }
 
-fn load_ours(dir: &Path, e: &LayerEntry) -> Result<Layer, ProbeError> {
+/// Maps the tables of one of our layers, each raw if its file is there,
+/// else compressed if the manifest lists a compressed copy.
+fn load_ours(dir: &Path, manifest: &Manifest, e: &LayerEntry) -> Result<Layer, ProbeError> {
     let n = e.seeds;
     let size = layer_size(n);
-    let open = |f: &crate::table::FileEntry| -> Result<Bytes, ProbeError> {
+    let open = |kind: Kind, f: &FileEntry| -> Result<Table, ProbeError> {
         let path = dir.join(&f.name);
+        if !path.exists() {
+            if let Some(c) = manifest.compressed(&f.name) {
+                let (table, path) = open_compressed(dir, c, kind, f)?;
+                return Ok(Table::Compressed {
+                    table,
+                    path,
+                    whole: OnceLock::new(),
+                });
+            }
+        }
         let map = Mapped::open(&path, size)?;
         let found = checksum_file(&path).map_err(MapError::from)?;
         if found != f.xxh3 {
@@ -556,14 +698,48 @@ fn load_ours(dir: &Path, e: &LayerEntry) -> Result<Layer, ProbeError> {
                 found,
             });
         }
-        Ok(Box::new(map))
+        Ok(Table::Raw(Box::new(map)))
     };
-    let score = open(&e.scores)?;
+    let score = open(Kind::Score, &e.scores)?;
     let envelope = match (&e.lower, &e.upper) {
-        (Some(lo), Some(hi)) => Some((open(lo)?, open(hi)?)),
+        (Some(lo), Some(hi)) => Some((open(Kind::Lower, lo)?, open(Kind::Upper, hi)?)),
         _ => None,
     };
     Ok(Layer { score, envelope })
+}
+
+/// Maps the compressed copy `c` of the raw table `raw` (of kind `kind`):
+/// size and checksum of the file as the manifest records them, then its
+/// header and block index, then that it holds that table.
+pub(crate) fn open_compressed(
+    dir: &Path,
+    c: &CompressedEntry,
+    kind: Kind,
+    raw: &FileEntry,
+) -> Result<(CompressedTable<Mapped>, PathBuf), ProbeError> {
+    let path = dir.join(&c.name);
+    let map = Mapped::open(&path, c.bytes)?;
+    let found = checksum(&map);
+    if found != c.xxh3 {
+        return Err(ProbeError::Checksum {
+            path,
+            expected: c.xxh3.clone(),
+            found,
+        });
+    }
+    let bad = |source| ProbeError::Compressed {
+        path: path.clone(),
+        source,
+    };
+    let table = CompressedTable::parse(map).map_err(bad)?;
+    table
+        .check_table(&Expected {
+            kind,
+            layer: c.seeds,
+            raw_xxh3: raw.xxh3.clone(),
+        })
+        .map_err(bad)?;
+    Ok((table, path))
 }
 
 /// Maps a VU `scores.n`; layer 48 may hold one extra byte (the initial

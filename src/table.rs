@@ -86,6 +86,28 @@ pub struct FileEntry {
     pub xxh3: String,
 }
 
+/// A compressed copy of one table, written by `awari compress` (the format
+/// is in [`crate::compress`]). The table's [`FileEntry`] stays the truth:
+/// the compressed file's header carries the same checksum of the
+/// uncompressed bytes, and the raw file may be absent once it was removed.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
+pub struct CompressedEntry {
+    /// Seeds of the layer.
+    pub seeds: u32,
+    /// Name of the raw table it holds (the [`FileEntry`] name).
+    pub raw: String,
+    /// File name inside the folder (`scores.n.zst`, ...).
+    pub name: String,
+    /// Size in bytes of the compressed file.
+    pub bytes: u64,
+    /// `xxh3-64` of the compressed file, 16 hex digits.
+    pub xxh3: String,
+    /// Entries per block.
+    pub block_size: u32,
+    /// The zstd level it was compressed with.
+    pub level: i32,
+}
+
 /// Seconds spent in each phase of a layer.
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct PhaseSeconds {
@@ -162,6 +184,9 @@ pub struct Manifest {
     pub checksum: String,
     /// The finished layers, by seeds.
     pub layers: Vec<LayerEntry>,
+    /// Compressed copies of tables (`awari compress`), by raw file name.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub compressed: Vec<CompressedEntry>,
 }
 
 impl Default for Manifest {
@@ -172,6 +197,7 @@ impl Default for Manifest {
             rule_set: RULE_SET.into(),
             checksum: CHECKSUM.into(),
             layers: Vec::new(),
+            compressed: Vec::new(),
         }
     }
 }
@@ -270,11 +296,47 @@ impl Manifest {
             }
             for (_, f) in l.files() {
                 if f.bytes != size {
-                    return Err(format!("{} should hold {size} bytes, it says {}", f.name, f.bytes));
+                    return Err(format!(
+                        "{} should hold {size} bytes, it says {}",
+                        f.name, f.bytes
+                    ));
                 }
-                if f.name.contains('/') || f.name.contains('\\') || f.name.starts_with('.') {
-                    return Err(format!("file name '{}' points outside the folder", f.name));
-                }
+                check_name(&f.name)?;
+            }
+        }
+        let mut names: std::collections::HashSet<&str> = self
+            .layers
+            .iter()
+            .flat_map(|l| l.files().map(|(_, f)| f.name.as_str()))
+            .collect();
+        let mut raws = std::collections::HashSet::new();
+        for c in &self.compressed {
+            let Some(l) = self.layer(c.seeds) else {
+                return Err(format!(
+                    "it lists {} for layer {}, which it does not list",
+                    c.name, c.seeds
+                ));
+            };
+            if !l.files().any(|(_, f)| f.name == c.raw) {
+                return Err(format!(
+                    "{} compresses '{}', which is not a table of layer {}",
+                    c.name, c.raw, c.seeds
+                ));
+            }
+            if !raws.insert(c.raw.as_str()) {
+                return Err(format!("it lists two compressed copies of {}", c.raw));
+            }
+            check_name(&c.name)?;
+            if !names.insert(c.name.as_str()) {
+                return Err(format!("it lists the file name {} twice", c.name));
+            }
+            if c.block_size == 0 || c.block_size > crate::compress::MAX_BLOCK_SIZE {
+                return Err(format!(
+                    "{}: block size {} is not in 1..={}",
+                    c.name,
+                    c.block_size,
+                    crate::compress::MAX_BLOCK_SIZE
+                ));
             }
         }
         Ok(())
@@ -292,10 +354,37 @@ impl Manifest {
         self.layers.sort_by_key(|l| l.seeds);
     }
 
-    /// Forgets layer `n`.
+    /// Forgets layer `n`, with the compressed copies of its tables.
     pub fn remove(&mut self, n: u32) {
         self.layers.retain(|l| l.seeds != n);
+        self.compressed.retain(|c| c.seeds != n);
     }
+
+    /// The compressed copy of the raw table named `raw`, if any.
+    pub fn compressed(&self, raw: &str) -> Option<&CompressedEntry> {
+        self.compressed.iter().find(|c| c.raw == raw)
+    }
+
+    /// Records a compressed copy, replacing the one of the same raw table.
+    pub fn put_compressed(&mut self, e: CompressedEntry) {
+        self.remove_compressed(&e.raw.clone());
+        self.compressed.push(e);
+        self.compressed
+            .sort_by(|a, b| (a.seeds, &a.name).cmp(&(b.seeds, &b.name)));
+    }
+
+    /// Forgets the compressed copy of the raw table named `raw`.
+    pub fn remove_compressed(&mut self, raw: &str) {
+        self.compressed.retain(|c| c.raw != raw);
+    }
+}
+
+/// A file name must stay inside the folder.
+fn check_name(name: &str) -> Result<(), String> {
+    if name.is_empty() || name.contains('/') || name.contains('\\') || name.starts_with('.') {
+        return Err(format!("file name '{name}' points outside the folder"));
+    }
+    Ok(())
 }
 
 /// The checksum of bytes, as the manifest writes it.
@@ -341,8 +430,52 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), PathError> {
 pub fn write_atomic_with(
     path: &Path,
     len: u64,
-    mut fill: impl FnMut(u64, &mut [u8]),
+    fill: impl FnMut(u64, &mut [u8]),
 ) -> Result<String, PathError> {
+    match write_atomic_inner(path, len, None, fill) {
+        Ok(sum) => Ok(sum),
+        Err(CheckedWriteError::Io(e)) => Err(e),
+        Err(CheckedWriteError::Checksum { .. }) => unreachable!("no checksum was expected"),
+    }
+}
+
+/// Why [`write_atomic_checked`] did not put a file in place.
+#[derive(Debug, thiserror::Error)]
+pub enum CheckedWriteError {
+    /// Writing failed.
+    #[error(transparent)]
+    Io(#[from] PathError),
+    /// What was written does not have the expected checksum; the file was
+    /// not renamed into place.
+    #[error("{}: the bytes written have checksum {found}, expected {expected}; the file was not written", path.display())]
+    Checksum {
+        /// The file that was not written.
+        path: PathBuf,
+        /// The checksum asked for.
+        expected: String,
+        /// The checksum of what `fill` produced.
+        found: String,
+    },
+}
+
+/// Like [`write_atomic_with`], but `path` is replaced only when the bytes
+/// written have the checksum `expected` (as [`checksum`] writes it);
+/// otherwise the temporary file is removed and `path` is left as it was.
+pub fn write_atomic_checked(
+    path: &Path,
+    len: u64,
+    expected: &str,
+    fill: impl FnMut(u64, &mut [u8]),
+) -> Result<(), CheckedWriteError> {
+    write_atomic_inner(path, len, Some(expected), fill).map(|_| ())
+}
+
+fn write_atomic_inner(
+    path: &Path,
+    len: u64,
+    expected: Option<&str>,
+    mut fill: impl FnMut(u64, &mut [u8]),
+) -> Result<String, CheckedWriteError> {
     let tmp = temp_path(path);
     let result = (|| {
         let mut f = File::create(&tmp).at(&tmp)?;
@@ -356,11 +489,21 @@ pub fn write_atomic_with(
             f.write_all(&buf[..k]).at(&tmp)?;
             start += k as u64;
         }
+        let sum = format!("{:016x}", h.digest());
+        if let Some(expected) = expected {
+            if sum != expected {
+                return Err(CheckedWriteError::Checksum {
+                    path: path.to_path_buf(),
+                    expected: expected.to_string(),
+                    found: sum,
+                });
+            }
+        }
         f.sync_all().at(&tmp)?;
         drop(f);
         fs::rename(&tmp, path).at(path)?;
         sync_dir(path.parent().unwrap_or(Path::new(".")))?;
-        Ok(format!("{:016x}", h.digest()))
+        Ok(sum)
     })();
     if result.is_err() {
         let _ = fs::remove_file(&tmp);

@@ -1,10 +1,11 @@
 //! Proving tables right: against an oracle folder (the VU dataset), by the
 //! forward Bellman check, and against recorded move facts.
 
+use crate::compress::CompressError;
 use crate::index::{layer_size, rank, LayerIter};
-use crate::probe::{Database, ProbeError};
+use crate::probe::{open_compressed, Database, ProbeError};
 use crate::rules::{Position, MAX_SEEDS};
-use crate::table::{AtPath, Kind, Manifest, PathError};
+use crate::table::{AtPath, FileEntry, Kind, Manifest, PathError};
 use rayon::prelude::*;
 use serde::Serialize;
 use std::fs::File;
@@ -92,7 +93,7 @@ pub struct LayerVerdict {
 const STEP: usize = 1 << 24;
 
 /// Reads up to `buf.len()` bytes, fewer only at the end of the file.
-fn read_full(f: &mut File, buf: &mut [u8], path: &Path) -> Result<usize, PathError> {
+fn read_full(f: &mut dyn Read, buf: &mut [u8], path: &Path) -> Result<usize, PathError> {
     let mut got = 0;
     while got < buf.len() {
         let k = f.read(&mut buf[got..]).at(path)?;
@@ -104,9 +105,29 @@ fn read_full(f: &mut File, buf: &mut [u8], path: &Path) -> Result<usize, PathErr
     Ok(got)
 }
 
+/// A read error of a compressed table that found it damaged becomes the
+/// probe's error for it; other errors stay I/O errors.
+fn damaged(e: PathError) -> VerifyError {
+    let found = e
+        .source
+        .get_ref()
+        .and_then(|inner| inner.downcast_ref::<CompressError>())
+        .cloned();
+    match found {
+        Some(source) => ProbeError::Compressed {
+            path: e.path,
+            source,
+        }
+        .into(),
+        None => e.into(),
+    }
+}
+
 /// Compares our `scores.n` with the oracle's, on pinned positions, for every
 /// layer in `layers` that we built (47 is skipped). Both are streamed
-/// sequentially; our files are checksummed on the way.
+/// sequentially; our files are checksummed on the way. A table of ours
+/// whose raw file is absent is streamed from its compressed copy, block by
+/// block, and the decompressed bytes are checksummed.
 pub fn compare_with_oracle(
     ours: &Path,
     oracle: &Path,
@@ -166,8 +187,13 @@ pub fn compare_with_oracle(
         }
         compare_layer(
             ours,
+            &manifest,
             &theirs,
-            [&entry.scores, lo_e, hi_e],
+            [
+                (Kind::Score, &entry.scores),
+                (Kind::Lower, lo_e),
+                (Kind::Upper, hi_e),
+            ],
             &mut v,
             max_listed,
         )?;
@@ -176,26 +202,49 @@ pub fn compare_with_oracle(
     Ok(out)
 }
 
+/// A sequential reader of one of our tables: the raw file, or its
+/// compressed copy when the raw file is absent.
+fn open_ours(
+    dir: &Path,
+    manifest: &Manifest,
+    kind: Kind,
+    f: &FileEntry,
+) -> Result<(Box<dyn Read>, PathBuf), VerifyError> {
+    let path = dir.join(&f.name);
+    if !path.exists() {
+        if let Some(c) = manifest.compressed(&f.name) {
+            let (table, path) = open_compressed(dir, c, kind, f)?;
+            return Ok((Box::new(table.into_reader()), path));
+        }
+    }
+    Ok((Box::new(File::open(&path).at(&path)?), path))
+}
+
 fn compare_layer(
     dir: &Path,
+    manifest: &Manifest,
     theirs: &Path,
-    files: [&crate::table::FileEntry; 3],
+    files: [(Kind, &FileEntry); 3],
     v: &mut LayerVerdict,
     max_listed: usize,
 ) -> Result<(), VerifyError> {
     let n = v.seeds;
-    let paths: Vec<PathBuf> = files.iter().map(|f| dir.join(&f.name)).collect();
     let mut handles = Vec::new();
-    for p in paths.iter().chain(std::iter::once(&theirs.to_path_buf())) {
-        handles.push((File::open(p).at(p)?, p.clone()));
+    for (kind, f) in files {
+        handles.push(open_ours(dir, manifest, kind, f)?);
     }
+    handles.push((
+        Box::new(File::open(theirs).at(theirs)?),
+        theirs.to_path_buf(),
+    ));
+    let files = files.map(|(_, f)| f);
     let mut bufs = vec![vec![0u8; STEP]; 4];
     let mut hashers: Vec<_> = (0..3).map(|_| xxhash_rust::xxh3::Xxh3::new()).collect();
     let mut start = 0u64;
     while start < v.positions {
         let want = (v.positions - start).min(STEP as u64) as usize;
         for (i, (f, p)) in handles.iter_mut().enumerate() {
-            let got = read_full(f, &mut bufs[i][..want], p)?;
+            let got = read_full(f, &mut bufs[i][..want], p).map_err(damaged)?;
             if got != want {
                 return Err(VerifyError::Io(PathError {
                     path: p.clone(),

@@ -4,6 +4,7 @@
 mod bench;
 mod board;
 mod build;
+mod compress;
 mod query;
 mod verify;
 
@@ -34,6 +35,10 @@ enum Command {
     /// Build a layer range from scratch and print per-layer figures and the
     /// machine's random read-modify-write rate.
     Bench(bench::BenchArgs),
+    /// Compress the tables into zstd block files that probes read directly.
+    Compress(compress::CompressArgs),
+    /// Write back the raw tables from their compressed files.
+    Decompress(compress::DecompressArgs),
 }
 
 /// A failure to report: message for stderr and the exit status.
@@ -69,6 +74,8 @@ pub fn run() -> i32 {
         Command::Verify(a) => verify::run_verify(a),
         Command::Check(a) => verify::run_check(a),
         Command::Bench(a) => bench::run(a),
+        Command::Compress(a) => compress::run_compress(a),
+        Command::Decompress(a) => compress::run_decompress(a),
     };
     match result {
         Ok(()) => 0,

@@ -1,0 +1,261 @@
+//! Compressed tables: compression ratio per layer, random probes per
+//! second from a compressed layer, compress and decompress throughput.
+//! Prints markdown tables (medians of repeated runs) for the README.
+//!
+//! Needs a folder of ours with layers 12..=22 (and 20 for the probes):
+//! `AWARI_BENCH_DB=/path cargo bench --bench compress [-- PART...]` with
+//! PART among `ratio`, `probe`, `throughput` (default: all). The folder is
+//! only read; compressed files go to a temporary folder.
+//!
+//! Cargo.toml entry: `[[bench]] name = "compress" harness = false`.
+
+use awari_egdb::compress::{self, CompressedTable, Settings};
+use awari_egdb::index::{layer_size, unrank};
+use awari_egdb::probe::Database;
+use awari_egdb::rules::Position;
+use awari_egdb::table::{self, CompressedEntry, Kind, Manifest};
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+use std::hint::black_box;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+const LAYERS: std::ops::RangeInclusive<u32> = 12..=22;
+const PROBE_LAYER: u32 = 20;
+const KIB: u32 = 1024;
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    v[v.len() / 2]
+}
+
+/// Seconds of `f`, median of `reps` runs.
+fn time(reps: usize, mut f: impl FnMut()) -> f64 {
+    median(
+        (0..reps)
+            .map(|_| {
+                let t = Instant::now();
+                f();
+                t.elapsed().as_secs_f64()
+            })
+            .collect(),
+    )
+}
+
+fn read(dir: &Path, kind: Kind, n: u32) -> Option<Vec<u8>> {
+    std::fs::read(dir.join(kind.file_name(n))).ok()
+}
+
+fn encode(raw: &[u8], kind: Kind, n: u32, level: i32, block_size: u32) -> Vec<u8> {
+    compress::encode(raw, kind, n, Settings { level, block_size }).expect("compress")
+}
+
+/// Ratio of the score tables per layer for each level and block size, and
+/// of the envelope tables at the default settings.
+fn ratio(dir: &Path) {
+    let grid: Vec<(i32, u32)> = [3, 19]
+        .iter()
+        .flat_map(|&l| [4 * KIB, 16 * KIB, 64 * KIB].map(|b| (l, b)))
+        .collect();
+    print!("| layer | raw bytes |");
+    for (l, b) in &grid {
+        print!(" L{l} {}K |", b / KIB);
+    }
+    println!(" lower L19 4K | upper L19 4K |");
+    println!("|---|---|{}---|---|", "---|".repeat(grid.len()));
+    let mut totals = vec![(0u64, 0u64); grid.len() + 2];
+    for n in LAYERS {
+        let Some(raw) = read(dir, Kind::Score, n) else {
+            eprintln!("layer {n}: no scores.{n} in {}", dir.display());
+            continue;
+        };
+        print!("| {n} | {} |", raw.len());
+        for (k, &(l, b)) in grid.iter().enumerate() {
+            let z = encode(&raw, Kind::Score, n, l, b);
+            totals[k].0 += raw.len() as u64;
+            totals[k].1 += z.len() as u64;
+            print!(" {:.3} |", raw.len() as f64 / z.len() as f64);
+        }
+        for (k, kind) in [Kind::Lower, Kind::Upper].into_iter().enumerate() {
+            match read(dir, kind, n) {
+                Some(raw) => {
+                    let z = encode(&raw, kind, n, 19, 4 * KIB);
+                    totals[grid.len() + k].0 += raw.len() as u64;
+                    totals[grid.len() + k].1 += z.len() as u64;
+                    print!(" {:.3} |", raw.len() as f64 / z.len() as f64);
+                }
+                None => print!(" - |"),
+            }
+        }
+        println!();
+    }
+    print!("| all | |");
+    for (raw, z) in totals {
+        print!(" {:.3} |", raw as f64 / z.max(1) as f64);
+    }
+    println!();
+}
+
+/// A temporary folder with layer `n`: the envelope tables raw, the score
+/// table compressed with the given settings (and its raw file absent).
+fn compressed_folder(src: &Path, n: u32, level: i32, block_size: u32) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("awari-bench-compress-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut m = Manifest::load(src).unwrap().expect("our folder");
+    let e = m.layer(n).expect("layer built").clone();
+    m.layers = vec![e.clone()];
+    m.compressed.clear();
+    for kind in [Kind::Lower, Kind::Upper] {
+        std::fs::copy(src.join(kind.file_name(n)), dir.join(kind.file_name(n))).unwrap();
+    }
+    let raw = read(src, Kind::Score, n).unwrap();
+    let z = encode(&raw, Kind::Score, n, level, block_size);
+    let name = compress::file_name(&e.scores.name);
+    std::fs::write(dir.join(&name), &z).unwrap();
+    m.put_compressed(CompressedEntry {
+        seeds: n,
+        raw: e.scores.name.clone(),
+        name,
+        bytes: z.len() as u64,
+        xxh3: table::checksum(&z),
+        block_size,
+        level,
+    });
+    m.store(&dir).unwrap();
+    dir
+}
+
+fn positions(n: u32, count: usize, seed: u64) -> Vec<Position> {
+    let mut rng = StdRng::seed_from_u64(seed);
+    (0..count)
+        .map(|_| unrank(n, rng.gen_range(0..layer_size(n))).unwrap())
+        .collect()
+}
+
+/// Random probes on one thread: `score()` one at a time and `scores()` on
+/// a batch, per block size, against the raw layer.
+fn probe(src: &Path) {
+    let n = PROBE_LAYER;
+    let singles = positions(n, 100_000, 1);
+    let batch = positions(n, 1 << 18, 2);
+    let raw = Database::open(src).unwrap();
+    let want: i64 = singles.iter().map(|p| raw.score(p).unwrap() as i64).sum();
+    let mut out = vec![0i8; batch.len()];
+    raw.scores(&batch, &mut out).unwrap();
+    let want_batch = out.clone();
+    let rate = |db: &Database| {
+        let single = time(5, || {
+            let s: i64 = singles
+                .iter()
+                .map(|p| db.score(black_box(p)).unwrap() as i64)
+                .sum();
+            assert_eq!(s, want);
+        });
+        let mut out = vec![0i8; batch.len()];
+        let batched = time(5, || {
+            db.scores(black_box(&batch), &mut out).unwrap();
+        });
+        assert_eq!(out, want_batch);
+        (
+            singles.len() as f64 / single / 1e6,
+            batch.len() as f64 / batched / 1e6,
+        )
+    };
+    println!(
+        "layer {n}, one thread: random `score()` ({} positions) and `scores()` on a batch of {} random positions, M probes/s (median of 5)\n",
+        singles.len(),
+        batch.len()
+    );
+    println!("| table | file bytes | score() M/s | scores() batch M/s |");
+    println!("|---|---|---|---|");
+    let (s, b) = rate(&raw);
+    println!(
+        "| raw (mapped, warm) | {} | {s:.2} | {b:.2} |",
+        layer_size(n)
+    );
+    for (level, bs) in [
+        (19, KIB),
+        (19, 2 * KIB),
+        (19, 4 * KIB),
+        (3, 4 * KIB),
+        (19, 16 * KIB),
+        (19, 64 * KIB),
+    ] {
+        let dir = compressed_folder(src, n, level, bs);
+        let db = Database::open(&dir).unwrap();
+        assert!(db.is_compressed(n, Kind::Score).unwrap());
+        let bytes = std::fs::metadata(dir.join(format!("scores.{n}.zst")))
+            .unwrap()
+            .len();
+        let (s, b) = rate(&db);
+        println!(
+            "| L{level} {}K blocks | {bytes} | {s:.3} | {b:.2} |",
+            bs / KIB
+        );
+        drop(db);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+    println!();
+}
+
+/// Compress and decompress throughput of one score table, in MB/s of raw
+/// bytes, on one thread and on all cores.
+fn throughput(src: &Path) {
+    let n = PROBE_LAYER;
+    let raw = read(src, Kind::Score, n).unwrap();
+    let mb = raw.len() as f64 / 1e6;
+    let cores = std::thread::available_parallelism().map_or(1, |c| c.get());
+    println!(
+        "scores.{n} ({} bytes), MB/s of raw bytes (median of 3)\n",
+        raw.len()
+    );
+    println!("| settings | threads | compress MB/s | decompress MB/s |");
+    println!("|---|---|---|---|");
+    for (level, bs) in [(3, 4 * KIB), (19, 4 * KIB), (19, 16 * KIB)] {
+        for threads in [1, cores] {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap();
+            let mut z = Vec::new();
+            let c = pool.install(|| time(3, || z = encode(&raw, Kind::Score, n, level, bs)));
+            let t = CompressedTable::parse(&z[..]).unwrap();
+            let d = pool.install(|| {
+                time(3, || {
+                    assert_eq!(t.decompress_all().unwrap().len(), raw.len());
+                })
+            });
+            println!(
+                "| L{level} {}K | {threads} | {:.1} | {:.0} |",
+                bs / KIB,
+                mb / c,
+                mb / d
+            );
+        }
+    }
+    println!();
+}
+
+fn main() {
+    let Some(dir) = std::env::var_os("AWARI_BENCH_DB").filter(|d| !d.is_empty()) else {
+        eprintln!("set AWARI_BENCH_DB to a folder of ours with layers 12..=22; skipping");
+        return;
+    };
+    let dir = PathBuf::from(dir);
+    let parts: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| !a.starts_with('-'))
+        .collect();
+    let want = |p: &str| parts.is_empty() || parts.iter().any(|a| a == p);
+    if want("ratio") {
+        ratio(&dir);
+        println!();
+    }
+    if want("probe") {
+        probe(&dir);
+    }
+    if want("throughput") {
+        throughput(&dir);
+    }
+}

@@ -1,0 +1,270 @@
+//! `awari compress` and `awari decompress`: progress bars on a terminal,
+//! plain log lines elsewhere, a summary table (or JSON) on stdout.
+
+use super::verify::parse_layers;
+use super::Failure;
+use awari_egdb::build::human;
+use awari_egdb::compress::{
+    self, CompressOptions, DecompressOptions, PackError, PackObserver, PackReport, PackedFile,
+    Settings,
+};
+use clap::Args;
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use std::io::IsTerminal;
+use std::ops::RangeInclusive;
+use std::path::PathBuf;
+use std::sync::Mutex;
+use std::time::Instant;
+
+#[derive(Args)]
+pub struct CompressArgs {
+    /// Our folder of tables.
+    #[arg(long, value_name = "DIR")]
+    db: PathBuf,
+    /// zstd level (1..=22; negative levels are faster and compress less).
+    #[arg(long, value_name = "L", default_value_t = compress::DEFAULT_LEVEL, allow_negative_numbers = true)]
+    level: i32,
+    /// Entries (bytes) per block, e.g. 4096 or 16KiB: a random probe
+    /// decompresses one block.
+    #[arg(long, value_name = "B", default_value_t = compress::DEFAULT_BLOCK_SIZE.to_string())]
+    block_size: String,
+    /// Layers to compress, e.g. 12..=22 (default: every built layer).
+    #[arg(long, value_name = "A..=B", value_parser = parse_layers)]
+    layers: Option<RangeInclusive<u32>>,
+    /// Remove the raw tables of each layer once all its compressed tables
+    /// are written and verified.
+    #[arg(long)]
+    remove_raw: bool,
+    /// Worker threads (default: all cores).
+    #[arg(long, value_name = "T")]
+    threads: Option<usize>,
+    /// No progress output.
+    #[arg(long, short)]
+    quiet: bool,
+    /// Print one JSON object.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Args)]
+pub struct DecompressArgs {
+    /// Our folder of tables.
+    #[arg(long, value_name = "DIR")]
+    db: PathBuf,
+    /// Layers to decompress, e.g. 12..=22 (default: every compressed layer).
+    #[arg(long, value_name = "A..=B", value_parser = parse_layers)]
+    layers: Option<RangeInclusive<u32>>,
+    /// Remove each compressed file once its raw table is written and verified.
+    #[arg(long)]
+    remove_compressed: bool,
+    /// Worker threads (default: all cores).
+    #[arg(long, value_name = "T")]
+    threads: Option<usize>,
+    /// No progress output.
+    #[arg(long, short)]
+    quiet: bool,
+    /// Print one JSON object.
+    #[arg(long)]
+    json: bool,
+}
+
+fn parse_block_size(s: &str) -> Result<u32, Failure> {
+    let bad = || {
+        Failure::usage(format!(
+            "--block-size '{s}' is not a size from 1 to 64MiB (e.g. 4096, 16KiB)"
+        ))
+    };
+    let b = s
+        .trim()
+        .parse::<u64>()
+        .or_else(|_| s.trim().parse::<bytesize::ByteSize>().map(|b| b.as_u64()))
+        .map_err(|_| bad())?;
+    if b == 0 || b > compress::MAX_BLOCK_SIZE as u64 {
+        return Err(bad());
+    }
+    Ok(b as u32)
+}
+
+fn pool(threads: Option<usize>) -> Result<rayon::ThreadPool, Failure> {
+    if threads == Some(0) {
+        return Err(Failure::usage("--threads must be at least 1"));
+    }
+    let mut b = rayon::ThreadPoolBuilder::new();
+    if let Some(t) = threads {
+        b = b.num_threads(t);
+    }
+    b.build()
+        .map_err(|e| Failure::usage(format!("cannot start worker threads: {e}")))
+}
+
+fn fail(e: PackError) -> Failure {
+    if e.is_check_failure() {
+        Failure::failed(e.to_string())
+    } else {
+        Failure::usage(e.to_string())
+    }
+}
+
+pub fn run_compress(a: CompressArgs) -> Result<(), Failure> {
+    let opts = CompressOptions {
+        settings: Settings {
+            level: a.level,
+            block_size: parse_block_size(&a.block_size)?,
+        },
+        layers: a.layers.unwrap_or(0..=48),
+        remove_raw: a.remove_raw,
+    };
+    let progress = Progress::new(a.quiet);
+    let t0 = Instant::now();
+    let report = pool(a.threads)?
+        .install(|| compress::compress_folder(&a.db, &opts, &progress))
+        .map_err(fail)?;
+    progress.finish();
+    summary(&report, a.json, t0);
+    Ok(())
+}
+
+pub fn run_decompress(a: DecompressArgs) -> Result<(), Failure> {
+    let opts = DecompressOptions {
+        layers: a.layers.unwrap_or(0..=48),
+        remove_compressed: a.remove_compressed,
+    };
+    let progress = Progress::new(a.quiet);
+    let t0 = Instant::now();
+    let report = pool(a.threads)?
+        .install(|| compress::decompress_folder(&a.db, &opts, &progress))
+        .map_err(fail)?;
+    progress.finish();
+    summary(&report, a.json, t0);
+    Ok(())
+}
+
+fn summary(r: &PackReport, json: bool, t0: Instant) {
+    if json {
+        println!(
+            "{}",
+            serde_json::json!({
+                "files": r.files,
+                "removed": r.removed,
+                "raw_bytes": r.files.iter().map(|f| f.raw_bytes).sum::<u64>(),
+                "bytes": r.files.iter().map(|f| f.bytes).sum::<u64>(),
+                "seconds": t0.elapsed().as_secs_f64(),
+            })
+        );
+        return;
+    }
+    println!("layer  table          raw bytes  compressed   ratio  seconds  done");
+    for f in &r.files {
+        println!(
+            "{:>5}  {:<10} {:>13} {:>11}  {:>6.3}  {:>7.2}  {}",
+            f.layer,
+            f.raw,
+            f.raw_bytes,
+            f.bytes,
+            f.ratio(),
+            f.seconds,
+            serde_json::to_value(f.action)
+                .ok()
+                .and_then(|v| v.as_str().map(str::to_string))
+                .unwrap_or_default()
+                .replace('_', " ")
+        );
+    }
+    let raw: u64 = r.files.iter().map(|f| f.raw_bytes).sum();
+    let packed: u64 = r.files.iter().map(|f| f.bytes).sum();
+    println!(
+        "{} table(s): {} raw, {} compressed (ratio {:.3}); {} file(s) removed; {:.1} s",
+        r.files.len(),
+        human(raw),
+        human(packed),
+        raw as f64 / packed.max(1) as f64,
+        r.removed.len(),
+        t0.elapsed().as_secs_f64()
+    );
+}
+
+/// A bar per file on a terminal; a line per file elsewhere.
+struct Progress {
+    quiet: bool,
+    bars: bool,
+    bar: Mutex<Option<ProgressBar>>,
+}
+
+impl Progress {
+    fn new(quiet: bool) -> Self {
+        Progress {
+            quiet,
+            bars: !quiet && std::io::stderr().is_terminal(),
+            bar: Mutex::new(None),
+        }
+    }
+
+    fn log(&self, msg: &str) {
+        if self.quiet {
+            return;
+        }
+        match self.bar.lock().expect("progress lock").as_ref() {
+            Some(b) if self.bars => b.println(msg),
+            _ => eprintln!("{msg}"),
+        }
+    }
+
+    fn finish(&self) {
+        if let Some(b) = self.bar.lock().expect("progress lock").take() {
+            b.finish_and_clear();
+        }
+    }
+}
+
+impl PackObserver for Progress {
+    fn start(&self, name: &str, blocks: u64) {
+        if !self.bars {
+            if !self.quiet {
+                eprintln!("{name}: {blocks} block steps");
+            }
+            return;
+        }
+        let bar = ProgressBar::with_draw_target(Some(blocks), ProgressDrawTarget::stderr());
+        bar.set_style(
+            ProgressStyle::with_template(
+                "{prefix:>16} {bar:30.green/white} {pos}/{len} blocks {per_sec:.0} eta {eta}",
+            )
+            .expect("template"),
+        );
+        bar.set_prefix(name.to_string());
+        if let Some(old) = self.bar.lock().expect("progress lock").replace(bar) {
+            old.finish_and_clear();
+        }
+    }
+    fn advance(&self, blocks: u64) {
+        if let Some(b) = self.bar.lock().expect("progress lock").as_ref() {
+            b.inc(blocks);
+        }
+    }
+    fn done(&self, f: &PackedFile) {
+        self.log(&format!(
+            "{}: {} -> {} (ratio {:.3}) in {:.2} s, {}",
+            f.name,
+            human(f.raw_bytes),
+            human(f.bytes),
+            f.ratio(),
+            f.seconds,
+            match f.action {
+                compress::Action::Compressed => "compressed and verified",
+                compress::Action::AlreadyCompressed => "was compressed, verified",
+                compress::Action::Decompressed => "decompressed and verified",
+                compress::Action::AlreadyRaw => "raw table present and verified",
+            }
+        ));
+    }
+    fn removed(&self, name: &str) {
+        self.log(&format!("removed {name}"));
+    }
+    fn warning(&self, message: &str) {
+        // Warnings are shown even with --quiet.
+        match self.bar.lock().expect("progress lock").as_ref() {
+            Some(b) if self.bars => b.println(format!("warning: {message}")),
+            _ => eprintln!("awari: warning: {message}"),
+        }
+    }
+}
