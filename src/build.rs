@@ -11,10 +11,10 @@ use crate::index::layer_size;
 use crate::rules::MAX_SEEDS;
 use crate::solve::{self, Below, Observer};
 use crate::table::{
-    self, checksum_file, AtPath, FileEntry, Kind, LayerEntry, Manifest, ManifestError, MapError,
-    Mapped, PathError, PhaseSeconds,
+    self, checksum_file, AtPath, FileEntry, FolderLock, Kind, LayerEntry, Manifest, ManifestError,
+    MapError, Mapped, PathError, PhaseSeconds,
 };
-use std::fs::{self, File};
+use std::fs;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -130,34 +130,10 @@ struct Finished {
     envelope: Option<(Mapped, Mapped)>,
 }
 
-/// Holds `build.lock` for the life of the build.
-struct Lock {
-    _file: File,
-}
-
-fn lock(dir: &Path) -> Result<Lock, BuildError> {
-    let path = dir.join("build.lock");
-    let file = File::create(&path).at(&path)?;
-    #[cfg(unix)]
-    {
-        use std::os::unix::io::AsRawFd;
-        // A lock released a moment ago can still be held by a process this
-        // one forked (until it execs), so a few short retries come first.
-        for attempt in 0.. {
-            // SAFETY: flock on a descriptor we own; released when it is closed.
-            let r = unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) };
-            if r == 0 {
-                break;
-            }
-            if attempt == 20 {
-                return Err(BuildError::Locked {
-                    dir: dir.to_path_buf(),
-                });
-            }
-            std::thread::sleep(std::time::Duration::from_millis(50));
-        }
-    }
-    Ok(Lock { _file: file })
+fn lock(dir: &Path) -> Result<FolderLock, BuildError> {
+    FolderLock::acquire(dir)?.ok_or_else(|| BuildError::Locked {
+        dir: dir.to_path_buf(),
+    })
 }
 
 /// Opens the folder's manifest, refusing foreign folders.

@@ -45,8 +45,8 @@
 use crate::index::layer_size;
 use crate::rules::MAX_SEEDS;
 use crate::table::{
-    self, AtPath, CheckedWriteError, CompressedEntry, FileEntry, Kind, Manifest, ManifestError,
-    MapError, Mapped, PathError, RULE_SET,
+    self, AtPath, CheckedWriteError, CompressedEntry, FileEntry, FolderLock, Kind, LayerEntry,
+    Manifest, ManifestError, MapError, Mapped, PathError, RULE_SET,
 };
 use rayon::prelude::*;
 use std::cell::RefCell;
@@ -1095,32 +1095,26 @@ pub struct DecompressOptions {
     pub remove_compressed: bool,
 }
 
-/// Holds `build.lock` (the builder's lock) while a folder is rewritten.
-struct Lock {
-    _file: File,
+fn lock(dir: &Path) -> Result<FolderLock, PackError> {
+    FolderLock::acquire(dir)?.ok_or_else(|| PackError::Locked(dir.to_path_buf()))
 }
 
-fn lock(dir: &Path) -> Result<Lock, PackError> {
-    let path = dir.join("build.lock");
-    let file = File::create(&path).at(&path)?;
-    #[cfg(unix)]
-    {
-        use std::os::unix::io::AsRawFd;
-        let mut attempt = 0;
-        loop {
-            // SAFETY: flock on a descriptor we own; released when it is closed.
-            let r = unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) };
-            if r == 0 {
-                break;
-            }
-            if attempt == 20 {
-                return Err(PackError::Locked(dir.to_path_buf()));
-            }
-            attempt += 1;
-            std::thread::sleep(std::time::Duration::from_millis(50));
-        }
-    }
-    Ok(Lock { _file: file })
+/// Locks one of our folders (refusing a foreign one before writing the lock
+/// file), and reads its manifest under the lock with the entries of `layers`.
+fn open_locked(
+    dir: &Path,
+    layers: &RangeInclusive<u32>,
+) -> Result<(FolderLock, Manifest, Vec<LayerEntry>), PackError> {
+    load_ours(dir)?;
+    let lock = lock(dir)?;
+    let manifest = load_ours(dir)?;
+    let chosen = manifest
+        .layers
+        .iter()
+        .filter(|l| layers.contains(&l.seeds))
+        .cloned()
+        .collect();
+    Ok((lock, manifest, chosen))
 }
 
 fn load_ours(dir: &Path) -> Result<Manifest, PackError> {
@@ -1205,18 +1199,8 @@ pub fn compress_folder(
             s.level
         )));
     }
-    // Refuse a foreign folder before creating the lock file in it, then
-    // read the manifest again under the lock.
-    load_ours(dir)?;
-    let _lock = lock(dir)?;
-    let mut manifest = load_ours(dir)?;
+    let (_lock, mut manifest, layers) = open_locked(dir, &opts.layers)?;
     let mut report = PackReport::default();
-    let layers: Vec<_> = manifest
-        .layers
-        .iter()
-        .filter(|l| opts.layers.contains(&l.seeds))
-        .cloned()
-        .collect();
     for l in &layers {
         for (kind, f) in l.files() {
             let t0 = Instant::now();
@@ -1360,16 +1344,8 @@ pub fn decompress_folder(
     opts: &DecompressOptions,
     obs: &dyn PackObserver,
 ) -> Result<PackReport, PackError> {
-    load_ours(dir)?;
-    let _lock = lock(dir)?;
-    let mut manifest = load_ours(dir)?;
+    let (_lock, mut manifest, layers) = open_locked(dir, &opts.layers)?;
     let mut report = PackReport::default();
-    let layers: Vec<_> = manifest
-        .layers
-        .iter()
-        .filter(|l| opts.layers.contains(&l.seeds))
-        .cloned()
-        .collect();
     for l in &layers {
         for (kind, f) in l.files() {
             let Some(c) = manifest.compressed(&f.name).cloned() else {

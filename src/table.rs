@@ -577,3 +577,35 @@ pub enum MapError {
         found: u64,
     },
 }
+
+/// Holds a folder's `build.lock` (taken by `build`, `compress` and
+/// `decompress`, which rewrite the folder) until dropped.
+pub struct FolderLock {
+    _file: File,
+}
+
+impl FolderLock {
+    /// Takes the lock of `dir`; `Ok(None)` when another process holds it.
+    /// A lock released a moment ago can still be held by a process this one
+    /// forked (until it execs), so a few short retries come first.
+    pub fn acquire(dir: &Path) -> Result<Option<FolderLock>, PathError> {
+        let path = dir.join("build.lock");
+        let file = File::create(&path).at(&path)?;
+        #[cfg(unix)]
+        {
+            use std::os::unix::io::AsRawFd;
+            for attempt in 0.. {
+                // SAFETY: flock on a descriptor we own; released when it is closed.
+                let r = unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) };
+                if r == 0 {
+                    break;
+                }
+                if attempt == 20 {
+                    return Ok(None);
+                }
+                std::thread::sleep(std::time::Duration::from_millis(50));
+            }
+        }
+        Ok(Some(FolderLock { _file: file }))
+    }
+}
