@@ -4,7 +4,7 @@
 //!
 //! Needs a folder of ours with layers 12..=22 (and 20 for the probes):
 //! `AWARI_BENCH_DB=/path cargo bench --bench compress [-- PART...]` with
-//! PART among `ratio`, `probe`, `throughput` (default: all). The folder is
+//! PART among `ratio`, `ratio-small`, `probe`, `throughput` (default: all). The folder is
 //! only read; compressed files go to a temporary folder.
 //!
 //! Cargo.toml entry: `[[bench]] name = "compress" harness = false`.
@@ -46,20 +46,44 @@ fn read(dir: &Path, kind: Kind, n: u32) -> Option<Vec<u8>> {
     std::fs::read(dir.join(kind.file_name(n))).ok()
 }
 
-fn encode(raw: &[u8], kind: Kind, n: u32, level: i32, block_size: u32) -> Vec<u8> {
-    compress::encode(raw, kind, n, Settings { level, block_size }).expect("compress")
+/// The settings of one column or row: level, block size, dictionary bytes.
+type Grid = (i32, u32, u32);
+
+fn label((l, b, d): Grid) -> String {
+    let size = |x: u32| {
+        if x >= KIB {
+            format!("{}K", x / KIB)
+        } else {
+            x.to_string()
+        }
+    };
+    let dict = if d > 0 {
+        format!(" + {} dict", size(d))
+    } else {
+        String::new()
+    };
+    format!("L{l} {}{dict}", size(b))
+}
+
+fn encode(raw: &[u8], kind: Kind, n: u32, (level, block_size, dictionary): Grid) -> Vec<u8> {
+    let s = Settings {
+        level,
+        block_size,
+        dictionary,
+    };
+    compress::encode(raw, kind, n, s).expect("compress")
 }
 
 /// Ratio of the score tables per layer for each level and block size, and
 /// of the envelope tables at the default settings.
 fn ratio(dir: &Path) {
-    let grid: Vec<(i32, u32)> = [3, 19]
+    let grid: Vec<Grid> = [3, 19]
         .iter()
-        .flat_map(|&l| [4 * KIB, 16 * KIB, 64 * KIB].map(|b| (l, b)))
+        .flat_map(|&l| [4 * KIB, 16 * KIB, 64 * KIB].map(|b| (l, b, 0)))
         .collect();
     print!("| layer | raw bytes |");
-    for (l, b) in &grid {
-        print!(" L{l} {}K |", b / KIB);
+    for &g in &grid {
+        print!(" {} |", label(g));
     }
     println!(" lower L19 4K | upper L19 4K |");
     println!("|---|---|{}---|---|", "---|".repeat(grid.len()));
@@ -70,8 +94,8 @@ fn ratio(dir: &Path) {
             continue;
         };
         print!("| {n} | {} |", raw.len());
-        for (k, &(l, b)) in grid.iter().enumerate() {
-            let z = encode(&raw, Kind::Score, n, l, b);
+        for (k, &g) in grid.iter().enumerate() {
+            let z = encode(&raw, Kind::Score, n, g);
             totals[k].0 += raw.len() as u64;
             totals[k].1 += z.len() as u64;
             print!(" {:.3} |", raw.len() as f64 / z.len() as f64);
@@ -79,7 +103,7 @@ fn ratio(dir: &Path) {
         for (k, kind) in [Kind::Lower, Kind::Upper].into_iter().enumerate() {
             match read(dir, kind, n) {
                 Some(raw) => {
-                    let z = encode(&raw, kind, n, 19, 4 * KIB);
+                    let z = encode(&raw, kind, n, (19, 4 * KIB, 0));
                     totals[grid.len() + k].0 += raw.len() as u64;
                     totals[grid.len() + k].1 += z.len() as u64;
                     print!(" {:.3} |", raw.len() as f64 / z.len() as f64);
@@ -96,9 +120,44 @@ fn ratio(dir: &Path) {
     println!();
 }
 
+/// Ratio of the score tables in small blocks, with and without a trained
+/// dictionary of 64 KiB.
+fn ratio_small(dir: &Path) {
+    let grid: Vec<Grid> = [256, 512, KIB]
+        .iter()
+        .flat_map(|&b| [(19, b, 0), (19, b, 64 * KIB)])
+        .collect();
+    print!("| layer | raw bytes |");
+    for &g in &grid {
+        print!(" {} |", label(g));
+    }
+    println!();
+    println!("|---|---|{}", "---|".repeat(grid.len()));
+    let mut totals = vec![(0u64, 0u64); grid.len()];
+    for n in LAYERS {
+        let Some(raw) = read(dir, Kind::Score, n) else {
+            eprintln!("layer {n}: no scores.{n} in {}", dir.display());
+            continue;
+        };
+        print!("| {n} | {} |", raw.len());
+        for (k, &g) in grid.iter().enumerate() {
+            let z = encode(&raw, Kind::Score, n, g);
+            totals[k].0 += raw.len() as u64;
+            totals[k].1 += z.len() as u64;
+            print!(" {:.3} |", raw.len() as f64 / z.len() as f64);
+        }
+        println!();
+    }
+    print!("| all | |");
+    for (raw, z) in totals {
+        print!(" {:.3} |", raw as f64 / z.max(1) as f64);
+    }
+    println!();
+}
+
 /// A temporary folder with layer `n`: the envelope tables raw, the score
 /// table compressed with the given settings (and its raw file absent).
-fn compressed_folder(src: &Path, n: u32, level: i32, block_size: u32) -> PathBuf {
+fn compressed_folder(src: &Path, n: u32, g: Grid) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("awari-bench-compress-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
@@ -110,7 +169,7 @@ fn compressed_folder(src: &Path, n: u32, level: i32, block_size: u32) -> PathBuf
         std::fs::copy(src.join(kind.file_name(n)), dir.join(kind.file_name(n))).unwrap();
     }
     let raw = read(src, Kind::Score, n).unwrap();
-    let z = encode(&raw, Kind::Score, n, level, block_size);
+    let z = encode(&raw, Kind::Score, n, g);
     let name = compress::file_name(&e.scores.name);
     std::fs::write(dir.join(&name), &z).unwrap();
     m.put_compressed(CompressedEntry {
@@ -119,8 +178,9 @@ fn compressed_folder(src: &Path, n: u32, level: i32, block_size: u32) -> PathBuf
         name,
         bytes: z.len() as u64,
         xxh3: table::checksum(&z),
-        block_size,
-        level,
+        block_size: g.1,
+        level: g.0,
+        dictionary: g.2,
     });
     m.store(&dir).unwrap();
     dir
@@ -174,25 +234,27 @@ fn probe(src: &Path) {
         "| raw (mapped, warm) | {} | {s:.2} | {b:.2} |",
         layer_size(n)
     );
-    for (level, bs) in [
-        (19, KIB),
-        (19, 2 * KIB),
-        (19, 4 * KIB),
-        (3, 4 * KIB),
-        (19, 16 * KIB),
-        (19, 64 * KIB),
+    for g in [
+        (19, 256, 0),
+        (19, 256, 64 * KIB),
+        (19, 512, 0),
+        (19, 512, 64 * KIB),
+        (19, KIB, 0),
+        (19, KIB, 64 * KIB),
+        (19, 2 * KIB, 0),
+        (19, 4 * KIB, 0),
+        (3, 4 * KIB, 0),
+        (19, 16 * KIB, 0),
+        (19, 64 * KIB, 0),
     ] {
-        let dir = compressed_folder(src, n, level, bs);
+        let dir = compressed_folder(src, n, g);
         let db = Database::open(&dir).unwrap();
         assert!(db.is_compressed(n, Kind::Score).unwrap());
         let bytes = std::fs::metadata(dir.join(format!("scores.{n}.zst")))
             .unwrap()
             .len();
         let (s, b) = rate(&db);
-        println!(
-            "| L{level} {}K blocks | {bytes} | {s:.3} | {b:.2} |",
-            bs / KIB
-        );
+        println!("| {} | {bytes} | {s:.3} | {b:.2} |", label(g));
         drop(db);
         let _ = std::fs::remove_dir_all(&dir);
     }
@@ -212,14 +274,19 @@ fn throughput(src: &Path) {
     );
     println!("| settings | threads | compress MB/s | decompress MB/s |");
     println!("|---|---|---|---|");
-    for (level, bs) in [(3, 4 * KIB), (19, 4 * KIB), (19, 16 * KIB)] {
+    for g in [
+        (3, 4 * KIB, 0),
+        (19, 4 * KIB, 0),
+        (19, 16 * KIB, 0),
+        (19, 512, 64 * KIB),
+    ] {
         for threads in [1, cores] {
             let pool = rayon::ThreadPoolBuilder::new()
                 .num_threads(threads)
                 .build()
                 .unwrap();
             let mut z = Vec::new();
-            let c = pool.install(|| time(3, || z = encode(&raw, Kind::Score, n, level, bs)));
+            let c = pool.install(|| time(3, || z = encode(&raw, Kind::Score, n, g)));
             let t = CompressedTable::parse(&z[..]).unwrap();
             let d = pool.install(|| {
                 time(3, || {
@@ -227,8 +294,8 @@ fn throughput(src: &Path) {
                 })
             });
             println!(
-                "| L{level} {}K | {threads} | {:.1} | {:.0} |",
-                bs / KIB,
+                "| {} | {threads} | {:.1} | {:.0} |",
+                label(g),
                 mb / c,
                 mb / d
             );
@@ -250,6 +317,10 @@ fn main() {
     let want = |p: &str| parts.is_empty() || parts.iter().any(|a| a == p);
     if want("ratio") {
         ratio(&dir);
+        println!();
+    }
+    if want("ratio-small") {
+        ratio_small(&dir);
         println!();
     }
     if want("probe") {

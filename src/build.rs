@@ -8,6 +8,7 @@
 //! ends with the same bytes once restarted.
 
 use crate::index::layer_size;
+use crate::mem::PeakSampler;
 use crate::rules::MAX_SEEDS;
 use crate::solve::{self, Below, Observer};
 use crate::table::{
@@ -269,8 +270,19 @@ pub fn build(opts: &BuildOptions, obs: &dyn BuildObserver) -> Result<BuildReport
                 }
                 Some(why) => {
                     obs.warning(&format!("layer {n}: {why}; rebuilding it"));
+                    let stale: Vec<String> = manifest
+                        .compressed
+                        .iter()
+                        .filter(|c| c.seeds == n)
+                        .map(|c| c.name.clone())
+                        .collect();
                     manifest.remove(n);
                     manifest.store(dir)?;
+                    // The manifest no longer lists them: the compressed
+                    // copies of the old tables would only take disk space.
+                    for name in stale {
+                        let _ = fs::remove_file(dir.join(name));
+                    }
                 }
             }
         }
@@ -294,20 +306,22 @@ fn build_layer(
 ) -> Result<LayerEntry, BuildError> {
     let positions = layer_size(n);
     let working = solve::working_bytes(n, opts.envelope);
+    let estimate = solve::memory_estimate(n, opts.envelope);
     let (available, from_flag) = match opts.memory_limit {
         Some(l) => (l, true),
         None => (available_memory().unwrap_or(u64::MAX), false),
     };
-    if working > available {
+    if estimate > available {
         return Err(BuildError::Memory {
             layer: n,
-            needed: working,
+            needed: estimate,
             available,
             from_flag,
         });
     }
     obs.start(n, positions);
     reset_peak_rss();
+    let sampler = PeakSampler::start();
     let t0 = Instant::now();
     let empty: &[u8] = &[];
     let below: Vec<Below> = finished
@@ -363,6 +377,7 @@ fn build_layer(
     let scores = scores.expect("the solver hands out the score");
 
     let wall = t0.elapsed().as_secs_f64();
+    let peaks = sampler.finish();
     Ok(LayerEntry {
         seeds: n,
         positions,
@@ -379,6 +394,9 @@ fn build_layer(
         },
         peak_rss_bytes: peak_rss(),
         working_bytes: working,
+        peak_anon_bytes: peaks.anon,
+        peak_file_bytes: peaks.file,
+        estimate_bytes: estimate,
         threads: rayon::current_num_threads(),
         settlements_per_position: (s.envelope_settlements + s.score_settlements) as f64
             / positions as f64,

@@ -2,7 +2,7 @@
 //! that are compressed with zstd independently, with a block index for
 //! random access.
 //!
-//! # Format (version 1)
+//! # Format (versions 1 and 2)
 //!
 //! All integers little-endian. A file `scores.n.zst` (likewise `lower.n.zst`,
 //! `upper.n.zst`) holds:
@@ -10,7 +10,7 @@
 //! | offset | bytes | field |
 //! |---|---|---|
 //! | 0 | 8 | magic `AWARIZST` |
-//! | 8 | 4 | format version, `1` |
+//! | 8 | 4 | format version: `1` without a dictionary, `2` with one |
 //! | 12 | 1 | table: 0 `scores`, 1 `lower`, 2 `upper` |
 //! | 13 | 3 | zero |
 //! | 16 | 16 | rule set, ASCII, zero-padded (`awari-vu2002`) |
@@ -18,22 +18,27 @@
 //! | 36 | 4 | block size B in entries, 1 ..= 64 Mi |
 //! | 40 | 8 | entries E, the layer's size |
 //! | 48 | 4 | zstd level used (information only) |
-//! | 52 | 4 | zero |
+//! | 52 | 4 | version 1: zero; version 2: dictionary bytes D, 1 ..= 1 Mi |
 //! | 56 | 8 | `xxh3-64` of the uncompressed table (the manifest's checksum) |
-//! | 64 | 8 | `xxh3-64` of bytes 0..64 followed by the block index |
+//! | 64 | 8 | `xxh3-64` of bytes 0..64, the block index and the dictionary |
 //! | 72 | 8 (K+1) | block index: K+1 file offsets, K = ceil(E / B) |
+//! | ... | D | version 2: the zstd dictionary the blocks were compressed with |
 //! | ... | | K zstd frames |
 //!
 //! Block `i` holds entries `i*B .. min((i+1)*B, E)` (one signed byte per
 //! Goedel index, as in the raw table) as one zstd frame with its content
-//! size and content checksum, stored at `offset[i] .. offset[i+1]`;
-//! `offset[0]` is the end of the index and `offset[K]` the end of the file.
+//! size and content checksum (and, in version 2, compressed against the
+//! dictionary, without a dictionary id), stored at `offset[i] ..
+//! offset[i+1]`; `offset[0]` is the end of the index (and dictionary) and
+//! `offset[K]` the end of the file. A dictionary lets small blocks reuse
+//! its entropy tables: they compress a little better and decompress about
+//! twice as fast.
 //!
 //! Opening a file ([`CompressedTable::parse`]) checks the magic, version,
-//! every header field, that the index lies inside the file, that the
-//! offsets increase and bound frames no larger than zstd's bound for a
-//! block, and the checksum of header and index; every failure is a
-//! [`CompressError`]. Decompressing a block checks its length and the
+//! every header field, that index and dictionary lie inside the file, that
+//! the offsets increase and bound frames no larger than zstd's bound for a
+//! block, and the checksum of header, index and dictionary; every failure is
+//! a [`CompressError`]. Decompressing a block checks its length and the
 //! frame's checksum. Nothing is allocated from a size read from the file
 //! before it was checked against the file's length or the layer.
 //!
@@ -60,8 +65,11 @@ use zstd::zstd_safe;
 
 /// The first bytes of every compressed table.
 pub const MAGIC: [u8; 8] = *b"AWARIZST";
-/// The format version this code reads and writes.
-pub const FORMAT_VERSION: u32 = 1;
+/// The newest format version this code reads and writes (it reads 1 too,
+/// and writes 1 for files without a dictionary).
+pub const FORMAT_VERSION: u32 = 2;
+/// Largest dictionary a file may carry.
+pub const MAX_DICTIONARY: u32 = 1 << 20;
 /// Bytes before the block index.
 pub const HEADER_BYTES: usize = 72;
 /// The largest block size accepted, in entries.
@@ -102,7 +110,7 @@ pub enum CompressError {
     #[error("not a compressed awari table (bad magic)")]
     BadMagic,
     /// Written by another version of the format.
-    #[error("format version {0}, this program reads version {FORMAT_VERSION}")]
+    #[error("format version {0}, this program reads versions 1 to {FORMAT_VERSION}")]
     UnsupportedVersion(u32),
     /// A header field has an impossible value.
     #[error("header field {field}: {reason}")]
@@ -215,6 +223,9 @@ pub struct Header {
     pub level: i32,
     /// `xxh3-64` of the uncompressed table.
     pub raw_xxh3: u64,
+    /// Bytes of the zstd dictionary the blocks were compressed with; 0:
+    /// none (and the file is written as version 1).
+    pub dictionary: u32,
 }
 
 impl Header {
@@ -223,9 +234,24 @@ impl Header {
         self.entries.div_ceil(self.block_size as u64)
     }
 
-    /// Bytes of header and block index: where the first block starts.
-    pub fn data_start(&self) -> u64 {
+    /// Bytes of header and block index: where the dictionary starts.
+    pub fn index_end(&self) -> u64 {
         HEADER_BYTES as u64 + 8 * (self.blocks() + 1)
+    }
+
+    /// Bytes of header, block index and dictionary: where the first block
+    /// starts.
+    pub fn data_start(&self) -> u64 {
+        self.index_end() + self.dictionary as u64
+    }
+
+    /// The format version this header is written with.
+    pub fn version(&self) -> u32 {
+        if self.dictionary == 0 {
+            1
+        } else {
+            2
+        }
     }
 
     /// Entries of block `i`.
@@ -272,6 +298,12 @@ impl Header {
                 format!("{} is not a zstd level ({lo}..={hi})", self.level),
             ));
         }
+        if self.dictionary > MAX_DICTIONARY {
+            return Err(field(
+                "dictionary",
+                format!("{} bytes, at most {MAX_DICTIONARY}", self.dictionary),
+            ));
+        }
         Ok(())
     }
 
@@ -279,13 +311,14 @@ impl Header {
     fn encode(&self) -> [u8; 64] {
         let mut h = [0u8; 64];
         h[0..8].copy_from_slice(&MAGIC);
-        h[8..12].copy_from_slice(&FORMAT_VERSION.to_le_bytes());
+        h[8..12].copy_from_slice(&self.version().to_le_bytes());
         h[12] = kind_code(self.kind);
         h[16..16 + RULE_SET.len()].copy_from_slice(RULE_SET.as_bytes());
         h[32..36].copy_from_slice(&self.layer.to_le_bytes());
         h[36..40].copy_from_slice(&self.block_size.to_le_bytes());
         h[40..48].copy_from_slice(&self.entries.to_le_bytes());
         h[48..52].copy_from_slice(&self.level.to_le_bytes());
+        h[52..56].copy_from_slice(&self.dictionary.to_le_bytes());
         h[56..64].copy_from_slice(&self.raw_xxh3.to_le_bytes());
         h
     }
@@ -303,12 +336,13 @@ fn u64_at(b: &[u8], at: usize) -> u64 {
     u64::from_le_bytes(x)
 }
 
-/// The checksum of header and index: `xxh3-64` of bytes 0..64 followed by
-/// the index (the stored checksum itself, bytes 64..72, left out).
-fn meta_checksum(head: &[u8], index: &[u8]) -> u64 {
+/// The checksum of header, index and dictionary: `xxh3-64` of bytes 0..64
+/// followed by the index and the dictionary (the stored checksum itself,
+/// bytes 64..72, left out).
+fn meta_checksum(head: &[u8], index_and_dictionary: &[u8]) -> u64 {
     let mut h = xxhash_rust::xxh3::Xxh3::new();
     h.update(&head[..64]);
-    h.update(index);
+    h.update(index_and_dictionary);
     h.digest()
 }
 
@@ -332,6 +366,8 @@ pub struct CompressedTable<B> {
     bytes: B,
     header: Header,
     id: u64,
+    /// The dictionary, prepared for decompression.
+    ddict: Option<zstd_safe::DDict<'static>>,
 }
 
 impl<B> std::fmt::Debug for CompressedTable<B> {
@@ -347,10 +383,23 @@ impl<B: AsRef<[u8]> + Sync> CompressedTable<B> {
     /// documentation); the blocks are checked when decompressed.
     pub fn parse(bytes: B) -> Result<Self, CompressError> {
         let header = parse_header(bytes.as_ref())?;
+        let ddict = match header.dictionary {
+            0 => None,
+            _ => {
+                let d = &bytes.as_ref()[header.index_end() as usize..header.data_start() as usize];
+                Some(
+                    zstd_safe::DDict::try_create(d).ok_or_else(|| CompressError::HeaderField {
+                        field: "dictionary",
+                        reason: "zstd cannot load it".into(),
+                    })?,
+                )
+            }
+        };
         Ok(CompressedTable {
             bytes,
             header,
             id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
+            ddict,
         })
     }
 
@@ -439,7 +488,7 @@ impl<B: AsRef<[u8]> + Sync> CompressedTable<B> {
             });
         }
         let frame = self.frame(i)?;
-        with_cache(|c| decode(&mut c.dctx, frame, i, out))
+        with_cache(|c| decode(&mut c.dctx, self.ddict.as_ref(), frame, i, out))
     }
 
     /// The entry at Goedel index `g`, through the per-thread block cache.
@@ -483,7 +532,7 @@ impl<B: AsRef<[u8]> + Sync> CompressedTable<B> {
             let s = &mut slots[k];
             s.table = u64::MAX;
             s.data.resize(len, 0);
-            decode(dctx, frame, block, &mut s.data)?;
+            decode(dctx, self.ddict.as_ref(), frame, block, &mut s.data)?;
             s.table = self.id;
             s.block = block;
             s.used = now;
@@ -523,11 +572,11 @@ impl<B: AsRef<[u8]> + Sync> CompressedTable<B> {
             let len = self.header.block_len(block);
             with_cache(|c| {
                 if at == 0 && part.len() == len {
-                    decode(&mut c.dctx, frame, block, part)
+                    decode(&mut c.dctx, self.ddict.as_ref(), frame, block, part)
                 } else {
                     let Cache { dctx, scratch, .. } = c;
                     scratch.resize(len, 0);
-                    decode(dctx, frame, block, scratch)?;
+                    decode(dctx, self.ddict.as_ref(), frame, block, scratch)?;
                     part.copy_from_slice(&scratch[at..at + part.len()]);
                     Ok(())
                 }
@@ -614,13 +663,13 @@ fn parse_header(b: &[u8]) -> Result<Header, CompressError> {
         return Err(CompressError::BadMagic);
     }
     let version = u32_at(b, 8);
-    if version != FORMAT_VERSION {
+    if !(1..=FORMAT_VERSION).contains(&version) {
         return Err(CompressError::UnsupportedVersion(version));
     }
     let field = |field: &'static str, reason: String| CompressError::HeaderField { field, reason };
     let kind =
         kind_of(b[12]).ok_or_else(|| field("table", format!("{} is not 0, 1 or 2", b[12])))?;
-    if b[13..16] != [0; 3] || b[52..56] != [0; 4] {
+    if b[13..16] != [0; 3] || (version == 1 && b[52..56] != [0; 4]) {
         return Err(field("reserved", "reserved bytes are not zero".into()));
     }
     let rule = &b[16..32];
@@ -641,8 +690,15 @@ fn parse_header(b: &[u8]) -> Result<Header, CompressError> {
         entries: u64_at(b, 40),
         level: u32_at(b, 48) as i32,
         raw_xxh3: u64_at(b, 56),
+        dictionary: if version == 1 { 0 } else { u32_at(b, 52) },
     };
     header.check()?;
+    if version == 2 && header.dictionary == 0 {
+        return Err(field(
+            "dictionary",
+            "version 2 files carry a dictionary, this one has 0 bytes".into(),
+        ));
+    }
     let blocks = header.blocks();
     let data_start = header.data_start();
     if len < data_start {
@@ -652,7 +708,7 @@ fn parse_header(b: &[u8]) -> Result<Header, CompressError> {
             found: len,
         });
     }
-    let index = &b[HEADER_BYTES..data_start as usize];
+    let index = &b[HEADER_BYTES..header.index_end() as usize];
     let offset = |i: u64| u64_at(index, 8 * i as usize);
     let last = offset(blocks);
     if last > len {
@@ -691,7 +747,7 @@ fn parse_header(b: &[u8]) -> Result<Header, CompressError> {
         }
     }
     let stored = u64_at(b, 64);
-    let found = meta_checksum(b, index);
+    let found = meta_checksum(b, &b[HEADER_BYTES..data_start as usize]);
     if stored != found {
         return Err(CompressError::IndexChecksum {
             expected: stored,
@@ -711,7 +767,7 @@ struct Slot {
 
 /// Per thread: a zstd context, a few recently used blocks, scratch space.
 struct Cache {
-    dctx: Option<zstd::bulk::Decompressor<'static>>,
+    dctx: Option<zstd_safe::DCtx<'static>>,
     slots: Vec<Slot>,
     clock: u64,
     scratch: Vec<u8>,
@@ -750,22 +806,28 @@ fn with_cache<T>(f: impl FnOnce(&mut Cache) -> T) -> T {
     }
 }
 
-/// Decompresses one frame into `out`, which it must fill exactly.
+/// Decompresses one frame (with the table's dictionary, if any) into `out`,
+/// which it must fill exactly.
 fn decode(
-    dctx: &mut Option<zstd::bulk::Decompressor<'static>>,
+    dctx: &mut Option<zstd_safe::DCtx<'static>>,
+    ddict: Option<&zstd_safe::DDict<'static>>,
     frame: &[u8],
     block: u64,
     out: &mut [u8],
 ) -> Result<(), CompressError> {
-    let zerr = |e: io::Error| CompressError::Zstd {
-        block,
-        message: e.to_string(),
-    };
+    let zerr = |message: String| CompressError::Zstd { block, message };
     if dctx.is_none() {
-        *dctx = Some(zstd::bulk::Decompressor::new().map_err(zerr)?);
+        *dctx = Some(
+            zstd_safe::DCtx::try_create()
+                .ok_or_else(|| zerr("cannot create a decompression context".into()))?,
+        );
     }
     let d = dctx.as_mut().expect("just made");
-    let got = d.decompress_to_buffer(frame, out).map_err(zerr)?;
+    let got = match ddict {
+        Some(dd) => d.decompress_using_ddict(out, frame, dd),
+        None => d.decompress(out, frame),
+    }
+    .map_err(|code| zerr(zstd_safe::get_error_name(code).to_string()))?;
     if got != out.len() {
         return Err(CompressError::BlockLength {
             block,
@@ -822,6 +884,10 @@ pub struct Settings {
     pub level: i32,
     /// Entries per block.
     pub block_size: u32,
+    /// Bytes of a zstd dictionary trained on the table's blocks and stored
+    /// in the file (format version 2); 0: none. A table too small to train
+    /// one on is written without.
+    pub dictionary: u32,
 }
 
 impl Default for Settings {
@@ -829,8 +895,29 @@ impl Default for Settings {
         Settings {
             level: DEFAULT_LEVEL,
             block_size: DEFAULT_BLOCK_SIZE,
+            dictionary: 0,
         }
     }
+}
+
+/// A dictionary of at most `size` bytes trained on blocks spread evenly over
+/// `table` (about a hundred times its size of samples), or `None` when the
+/// table is too small to train one on. Deterministic.
+fn train_dictionary(table: &[u8], block_size: usize, size: u32) -> Option<Vec<u8>> {
+    let blocks = table.len().div_ceil(block_size);
+    let budget = (size as usize * 100).clamp(1 << 20, 16 << 20);
+    let want = (budget / block_size).clamp(1, blocks);
+    if size == 0 || blocks < 16 || table.len() < 4 * size as usize {
+        return None;
+    }
+    let samples: Vec<&[u8]> = (0..want)
+        .map(|k| {
+            let i = k * blocks / want;
+            &table[i * block_size..((i + 1) * block_size).min(table.len())]
+        })
+        .collect();
+    let d = zstd::dict::from_samples(&samples, size as usize).ok()?;
+    (!d.is_empty()).then_some(d)
 }
 
 thread_local! {
@@ -864,6 +951,19 @@ pub fn encode_to<W: Write + Seek>(
     out: &mut W,
     progress: &(dyn Fn(u64) + Sync),
 ) -> io::Result<u64> {
+    let dict = match settings.dictionary {
+        0 => None,
+        size if size > MAX_DICTIONARY => {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!("dictionary of {size} bytes: at most {MAX_DICTIONARY}"),
+            ))
+        }
+        size if settings.block_size > 0 => {
+            train_dictionary(table, settings.block_size as usize, size)
+        }
+        _ => None,
+    };
     let header = Header {
         kind,
         layer,
@@ -871,10 +971,14 @@ pub fn encode_to<W: Write + Seek>(
         block_size: settings.block_size,
         level: settings.level,
         raw_xxh3: xxhash_rust::xxh3::xxh3_64(table),
+        dictionary: dict.as_ref().map_or(0, |d| d.len() as u32),
     };
     header
         .check()
         .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))?;
+    let cdict = dict
+        .as_ref()
+        .map(|d| zstd::dict::EncoderDictionary::copy(d, settings.level));
     let bs = settings.block_size as usize;
     let blocks = header.blocks() as usize;
     let base = out.stream_position()?;
@@ -886,15 +990,23 @@ pub fn encode_to<W: Write + Seek>(
     let per_step = (STEP / bs).max(1);
     for first in (0..blocks).step_by(per_step) {
         let last = (first + per_step).min(blocks);
-        let frames: Vec<Vec<u8>> = (first..last)
-            .into_par_iter()
-            .map(|i| {
-                compress_block(
-                    settings.level,
-                    &table[i * bs..((i + 1) * bs).min(table.len())],
+        let block = |i: usize| &table[i * bs..((i + 1) * bs).min(table.len())];
+        let frames: Vec<Vec<u8>> = match &cdict {
+            None => (first..last)
+                .into_par_iter()
+                .map(|i| compress_block(settings.level, block(i)))
+                .collect::<io::Result<_>>()?,
+            Some(cd) => (first..last)
+                .into_par_iter()
+                .map_init(
+                    || dictionary_compressor(cd),
+                    |z, i| match z {
+                        Ok(z) => z.compress(block(i)),
+                        Err(e) => Err(io::Error::new(e.kind(), e.to_string())),
+                    },
                 )
-            })
-            .collect::<io::Result<_>>()?;
+                .collect::<io::Result<_>>()?,
+        };
         for f in &frames {
             out.write_all(f)?;
             at += f.len() as u64;
@@ -904,13 +1016,27 @@ pub fn encode_to<W: Write + Seek>(
     }
     let mut head = [0u8; HEADER_BYTES];
     head[..64].copy_from_slice(&header.encode());
-    let sum = meta_checksum(&head, &index);
+    let mut meta = index;
+    meta.extend_from_slice(dict.as_deref().unwrap_or_default());
+    let sum = meta_checksum(&head, &meta);
     head[64..].copy_from_slice(&sum.to_le_bytes());
     out.seek(SeekFrom::Start(base))?;
     out.write_all(&head)?;
-    out.write_all(&index)?;
+    out.write_all(&meta)?;
     out.seek(SeekFrom::Start(base + at))?;
     Ok(at)
+}
+
+/// A compressor over a prepared dictionary, with the frame settings of
+/// [`compress_block`] and no dictionary id (the file says which one).
+fn dictionary_compressor<'a>(
+    cd: &'a zstd::dict::EncoderDictionary<'static>,
+) -> io::Result<zstd::bulk::Compressor<'a>> {
+    let mut z = zstd::bulk::Compressor::with_prepared_dictionary(cd)?;
+    z.set_parameter(zstd_safe::CParameter::ChecksumFlag(true))?;
+    z.set_parameter(zstd_safe::CParameter::ContentSizeFlag(true))?;
+    z.set_parameter(zstd_safe::CParameter::DictIdFlag(false))?;
+    Ok(z)
 }
 
 /// The compressed form of `table` in memory (see [`encode_to`]).
@@ -1199,6 +1325,12 @@ pub fn compress_folder(
             s.level
         )));
     }
+    if s.dictionary > MAX_DICTIONARY {
+        return Err(PackError::Settings(format!(
+            "a dictionary of {} bytes: at most {MAX_DICTIONARY}",
+            s.dictionary
+        )));
+    }
     let (_lock, mut manifest, layers) = open_locked(dir, &opts.layers)?;
     let mut report = PackReport::default();
     for l in &layers {
@@ -1211,7 +1343,10 @@ pub fn compress_folder(
             let blocks = l.positions.div_ceil(s.block_size as u64);
             // A compressed file already there with these settings: verify it.
             if let Some(c) = manifest.compressed(&f.name).cloned() {
-                if c.block_size == s.block_size && c.level == s.level {
+                if c.block_size == s.block_size
+                    && c.level == s.level
+                    && c.dictionary == s.dictionary
+                {
                     obs.start(&c.name, l.positions.div_ceil(c.block_size as u64));
                     let checked = open_listed(dir, &c, kind, f).and_then(|t| {
                         t.verify(None, &|k| obs.advance(k)).map_err(|source| {
@@ -1269,6 +1404,7 @@ pub fn compress_folder(
                 xxh3: table::checksum_file(&path)?,
                 block_size: s.block_size,
                 level: s.level,
+                dictionary: s.dictionary,
             };
             manifest.put_compressed(entry);
             manifest.store(dir)?;
@@ -1434,6 +1570,7 @@ mod tests {
                 Settings {
                     level: 3,
                     block_size: bs,
+                    dictionary: 0,
                 },
             )
             .unwrap();
@@ -1463,6 +1600,7 @@ mod tests {
             Settings {
                 level: 1,
                 block_size: 100,
+                dictionary: 0,
             },
         )
         .unwrap();
@@ -1486,6 +1624,7 @@ mod tests {
             Settings {
                 level: 1,
                 block_size: 512,
+                dictionary: 0,
             },
         )
         .unwrap();
@@ -1506,14 +1645,17 @@ mod tests {
             Settings {
                 level: 3,
                 block_size: 0,
+                dictionary: 0,
             },
             Settings {
                 level: 3,
                 block_size: MAX_BLOCK_SIZE + 1,
+                dictionary: 0,
             },
             Settings {
                 level: 1000,
                 block_size: 64,
+                dictionary: 0,
             },
         ] {
             let e = encode(&raw, Kind::Score, 2, s).unwrap_err();

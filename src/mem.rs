@@ -104,3 +104,79 @@ pub fn rmw_rate(len: usize, threads: usize, ops: u64, batch: usize) -> std::io::
     });
     Ok((ops * threads as u64) as f64 / t0.elapsed().as_secs_f64())
 }
+
+/// Resident memory of this process split by kind, in bytes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Resident {
+    /// Anonymous pages: the solver's arrays, heap and stacks.
+    pub anon: u64,
+    /// Mapped file pages: the lower layers' tables (page cache the kernel
+    /// can take back under pressure).
+    pub file: u64,
+}
+
+impl Resident {
+    /// Now, from `/proc/self/statm`; zero where that file does not exist.
+    pub fn now() -> Self {
+        let page = 4096u64;
+        let text = std::fs::read_to_string("/proc/self/statm").unwrap_or_default();
+        let f: Vec<u64> = text
+            .split_whitespace()
+            .filter_map(|w| w.parse().ok())
+            .collect();
+        match f.as_slice() {
+            [_, resident, shared, ..] => Resident {
+                anon: resident.saturating_sub(*shared) * page,
+                file: shared * page,
+            },
+            _ => Resident::default(),
+        }
+    }
+}
+
+/// Samples [`Resident`] every few milliseconds on a thread of its own and
+/// keeps the peak of each kind: the kernel's own high-water mark (`VmHWM`)
+/// only knows the total.
+pub struct PeakSampler {
+    stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    handle: Option<std::thread::JoinHandle<Resident>>,
+}
+
+impl PeakSampler {
+    /// Starts sampling.
+    pub fn start() -> Self {
+        use std::sync::atomic::Ordering::Relaxed;
+        let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let flag = stop.clone();
+        let handle = std::thread::Builder::new()
+            .name("awari-rss".into())
+            .spawn(move || {
+                let mut peak = Resident::default();
+                loop {
+                    let r = Resident::now();
+                    peak.anon = peak.anon.max(r.anon);
+                    peak.file = peak.file.max(r.file);
+                    if flag.load(Relaxed) {
+                        return peak;
+                    }
+                    std::thread::sleep(std::time::Duration::from_millis(20));
+                }
+            })
+            .ok();
+        PeakSampler { stop, handle }
+    }
+    /// Stops sampling; the peaks seen (zero if the thread could not start).
+    pub fn finish(mut self) -> Resident {
+        self.stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        self.handle
+            .take()
+            .and_then(|h| h.join().ok())
+            .unwrap_or_default()
+    }
+}
+
+impl Drop for PeakSampler {
+    fn drop(&mut self) {
+        self.stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    }
+}

@@ -199,6 +199,18 @@ pub fn working_bytes(n: u32, envelope: bool) -> u64 {
     layer_size(n) * if envelope { 3 } else { 2 }
 }
 
+/// Anonymous memory the process holds besides the working arrays while it
+/// solves a layer (code, heap, thread stacks, the lower layers' bookkeeping),
+/// measured on small layers.
+pub const BASELINE_BYTES: u64 = 16 << 20;
+
+/// The memory guard's estimate of the peak anonymous memory of solving
+/// layer `n`: the working arrays, the threshold masks and the baseline.
+pub fn memory_estimate(n: u32, envelope: bool) -> u64 {
+    let masks = layer_size(n).div_ceil(SUB) * 16;
+    working_bytes(n, envelope) + masks + BASELINE_BYTES
+}
+
 #[derive(Clone, Copy)]
 struct Exits {
     score: i32,

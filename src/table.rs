@@ -106,6 +106,9 @@ pub struct CompressedEntry {
     pub block_size: u32,
     /// The zstd level it was compressed with.
     pub level: i32,
+    /// The dictionary size asked for (0: none).
+    #[serde(default)]
+    pub dictionary: u32,
 }
 
 /// Seconds spent in each phase of a layer.
@@ -147,6 +150,17 @@ pub struct LayerEntry {
     pub peak_rss_bytes: u64,
     /// The solver's own working memory for this layer.
     pub working_bytes: u64,
+    /// Peak anonymous resident memory (sampled): the working arrays plus
+    /// heap and stacks; what the memory guard estimates.
+    #[serde(default)]
+    pub peak_anon_bytes: u64,
+    /// Peak resident pages of the mapped lower-layer tables (sampled); page
+    /// cache, which the kernel can reclaim.
+    #[serde(default)]
+    pub peak_file_bytes: u64,
+    /// The memory guard's estimate for this layer.
+    #[serde(default)]
+    pub estimate_bytes: u64,
     /// Threads used.
     pub threads: usize,
     /// Settlements (predecessor walks) per position, score and envelope.

@@ -1,4 +1,4 @@
-//! Tests of the `awari index` and `awari position` subcommands, run as the
+//! Tests of the `awari index`, `awari position` and `awari bench` subcommands, run as the
 //! built binary.
 
 use std::process::{Command, Output};
@@ -272,4 +272,43 @@ fn position_rejects_bad_layers_and_indices() {
     usage_error(&["position", "16", "abc"]);
     usage_error(&["position", "16", "-1"]);
     usage_error(&["position", "16", "1.5"]);
+}
+
+#[test]
+fn bench_prints_per_layer_figures_and_the_memory_rate() {
+    let dir = std::env::temp_dir().join(format!("awari-cli-bench-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let d = dir.to_str().unwrap();
+    let out = ok(&[
+        "bench",
+        "--max-seeds",
+        "8",
+        "--from",
+        "6",
+        "--threads",
+        "1",
+        "--dir",
+        d,
+    ]);
+    std::fs::remove_dir_all(&dir).unwrap();
+    let rows: Vec<Vec<&str>> = out
+        .lines()
+        .map(|l| l.split_whitespace().collect::<Vec<_>>())
+        .filter(|w| w.len() >= 6 && w[0].parse::<u32>().is_ok() && w[1].parse::<u64>().is_ok())
+        .collect();
+    let layers: Vec<&str> = rows.iter().map(|w| w[0]).collect();
+    assert_eq!(layers, ["6", "7", "8"], "{out}");
+    // Layer 8 has 75,504 positions (data/layer-sizes.csv).
+    assert_eq!(rows[2][1], "75504", "{out}");
+    assert!(out.contains("random read-modify-write"), "{out}");
+    assert!(out.contains("1 thread(s):"), "{out}");
+
+    let out = ok(&["bench", "--rmw-only", "--max-seeds", "12", "--threads", "2"]);
+    assert!(out.contains("the state of layer 12"), "{out}");
+    assert!(out.contains("2 thread(s):"), "{out}");
+    // Layer 40's state would not fit in this machine's memory.
+    let line = usage_error(&["bench", "--rmw-only", "--max-seeds", "40"]);
+    assert!(line.contains("layer 40 needs"), "{line}");
+    let line = usage_error(&["bench", "--max-seeds", "8", "--dir", "/"]);
+    assert!(line.contains("exists"), "{line}");
 }

@@ -33,6 +33,7 @@ const KINDS: [Kind; 3] = [Kind::Score, Kind::Lower, Kind::Upper];
 const SETTINGS: Settings = Settings {
     level: 3,
     block_size: 1024,
+    dictionary: 0,
 };
 
 /// Layers 0..=MAX with the envelope, built once.
@@ -177,6 +178,72 @@ fn round_trip_is_byte_identical_for_every_table_of_layers_0_to_14() {
 }
 
 #[test]
+fn round_trip_with_a_dictionary_for_every_table_of_layers_0_to_14() {
+    let settings = Settings {
+        level: 3,
+        block_size: 256,
+        dictionary: 8192,
+    };
+    let (mut with, mut without) = (0, 0);
+    for n in 0..=MAX {
+        for kind in KINDS {
+            let raw = raw_table(kind, n);
+            let z = compress::encode(&raw, kind, n, settings).unwrap();
+            let t = parse(&z).unwrap();
+            let h = t.header();
+            // Tables too small to train a dictionary on are written without
+            // one, as version 1.
+            if h.dictionary > 0 {
+                with += 1;
+                assert!(h.dictionary <= 8192);
+                assert_eq!(u32::from_le_bytes(z[8..12].try_into().unwrap()), 2);
+            } else {
+                without += 1;
+                assert_eq!(u32::from_le_bytes(z[8..12].try_into().unwrap()), 1);
+            }
+            assert!(t.decompress_all().unwrap() == raw, "layer {n} {kind:?}");
+            for g in [0, raw.len() as u64 / 2, raw.len() as u64 - 1] {
+                assert_eq!(t.get(g).unwrap() as u8, raw[g as usize]);
+            }
+        }
+    }
+    assert!(
+        with >= 3 * 6 && without >= 3 * 6,
+        "{with} with, {without} without"
+    );
+
+    // Through the folder commands, the query and the verifier.
+    let dir = copy("awari-compress-dict-");
+    let d = s(&dir);
+    ok(&[
+        "compress",
+        "--db",
+        d,
+        "--block-size",
+        "256",
+        "--dictionary",
+        "8KiB",
+        "--level",
+        "3",
+        "--remove-raw",
+        "--quiet",
+    ]);
+    let m = Manifest::load(&dir).unwrap().unwrap();
+    assert_eq!(m.compressed("scores.14").unwrap().dictionary, 8192);
+    let out = ok(&["verify", "--db", d, "--oracle", s(raw_dir())]);
+    assert!(out.contains("agree"), "{out}");
+    ok(&["check", "--db", d, "--layers", "0..=12"]);
+    ok(&["decompress", "--db", d, "--quiet"]);
+    for n in 0..=MAX {
+        for kind in KINDS {
+            assert!(std::fs::read(dir.join(kind.file_name(n))).unwrap() == raw_table(kind, n));
+        }
+    }
+    let out = awari(&["compress", "--db", d, "--dictionary", "2MiB"]);
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
 fn compressing_twice_verifies_and_keeps_the_files() {
     let dir = copy("awari-compress-twice-");
     let opts = CompressOptions {
@@ -202,6 +269,7 @@ fn compressing_twice_verifies_and_keeps_the_files() {
         settings: Settings {
             level: 1,
             block_size: 300,
+            dictionary: 0,
         },
         ..opts
     };
@@ -511,6 +579,12 @@ fn build_on_a_compressed_folder_rebuilds_the_missing_raw_layers() {
         m.compressed.is_empty(),
         "rebuilt layers forget their old copies"
     );
+    let left: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|name| name.ends_with(".zst"))
+        .collect();
+    assert!(left.is_empty(), "stale compressed copies left: {left:?}");
     for n in 0..=6 {
         for kind in KINDS {
             assert!(std::fs::read(dir.join(kind.file_name(n))).unwrap() == raw_table(kind, n));
@@ -534,9 +608,31 @@ fn sample() -> &'static (Vec<u8>, Vec<u8>) {
             Settings {
                 level: 3,
                 block_size: 256,
+                dictionary: 0,
             },
         )
         .unwrap();
+        (raw, z)
+    })
+}
+
+/// The same table with a dictionary of 8 KiB (format version 2).
+fn sample_dict() -> &'static (Vec<u8>, Vec<u8>) {
+    static S: OnceLock<(Vec<u8>, Vec<u8>)> = OnceLock::new();
+    S.get_or_init(|| {
+        let raw = raw_table(Kind::Score, 8);
+        let z = compress::encode(
+            &raw,
+            Kind::Score,
+            8,
+            Settings {
+                level: 3,
+                block_size: 256,
+                dictionary: 8192,
+            },
+        )
+        .unwrap();
+        assert!(parse(&z).unwrap().header().dictionary > 0);
         (raw, z)
     })
 }
@@ -556,7 +652,10 @@ fn forge(z: &mut [u8]) {
     if bs == 0 || entries > 1 << 40 {
         return;
     }
-    let end = HEADER_BYTES as u64 + 8 * (entries.div_ceil(bs) + 1);
+    let mut end = HEADER_BYTES as u64 + 8 * (entries.div_ceil(bs) + 1);
+    if u32::from_le_bytes(z[8..12].try_into().unwrap()) == 2 {
+        end += u32::from_le_bytes(z[52..56].try_into().unwrap()) as u64;
+    }
     if end > z.len() as u64 {
         return;
     }
@@ -596,8 +695,30 @@ fn each_damaged_header_field_has_its_typed_error() {
         ("magic", set(z, 0, b"AWARIZSX"), |e| {
             *e == CompressError::BadMagic
         }),
-        ("version", set(z, 8, &2u32.to_le_bytes()), |e| {
-            *e == CompressError::UnsupportedVersion(2)
+        ("version", set(z, 8, &3u32.to_le_bytes()), |e| {
+            *e == CompressError::UnsupportedVersion(3)
+        }),
+        (
+            "version 2 without a dictionary",
+            set(z, 8, &2u32.to_le_bytes()),
+            |e| {
+                matches!(
+                    e,
+                    CompressError::HeaderField {
+                        field: "dictionary",
+                        ..
+                    }
+                )
+            },
+        ),
+        ("dictionary in version 1", set(z, 52, &[1]), |e| {
+            matches!(
+                e,
+                CompressError::HeaderField {
+                    field: "reserved",
+                    ..
+                }
+            )
         }),
         ("table", set(z, 12, &[3]), |e| {
             matches!(e, CompressError::HeaderField { field: "table", .. })
@@ -800,11 +921,41 @@ fn rounds(release: usize) -> usize {
 #[test]
 fn millions_of_random_header_and_index_mutations_never_panic() {
     let (raw, z) = sample();
-    let data_start = parse(z).unwrap().header().data_start() as usize;
-    let mut rng = StdRng::seed_from_u64(0x2a7a1);
+    mutate_header_and_index(raw, z, 0x2a7a1, rounds(3_000_000));
+}
+
+#[test]
+fn a_million_random_header_index_and_dictionary_mutations_never_panic() {
+    let (raw, z) = sample_dict();
+    let h = parse(z).unwrap().header().clone();
+    assert!(h.data_start() > h.index_end());
+    mutate_header_and_index(raw, z, 0x2a7a3, rounds(1_000_000));
+    // A damaged dictionary byte: caught by the checksum of header, index
+    // and dictionary.
     let mut m = z.clone();
+    m[h.index_end() as usize + 100] ^= 4;
+    assert!(matches!(
+        parse(&m),
+        Err(CompressError::IndexChecksum { .. })
+    ));
+    // A version 2 header too large a dictionary.
+    let big = set(z, 52, &(compress::MAX_DICTIONARY + 1).to_le_bytes());
+    assert!(matches!(
+        parse(&big),
+        Err(CompressError::HeaderField {
+            field: "dictionary",
+            ..
+        })
+    ));
+}
+
+/// `total` rounds of 1 to 4 random bytes changed among header, index (and
+/// dictionary) of `z`, every other round with a forged checksum.
+fn mutate_header_and_index(raw: &[u8], z: &[u8], seed: u64, total: usize) {
+    let data_start = parse(z).unwrap().header().data_start() as usize;
+    let mut rng = StdRng::seed_from_u64(seed);
+    let mut m = z.to_vec();
     let (mut parsed, mut forged_parsed) = (0usize, 0usize);
-    let total = rounds(3_000_000);
     for round in 0..total {
         // 1 to 4 random bytes of header or index changed: random values,
         // single bits, or small changes to an offset.
@@ -844,7 +995,7 @@ fn millions_of_random_header_and_index_mutations_never_panic() {
         m[64..72].copy_from_slice(&z[64..72]);
     }
     eprintln!(
-        "{total} mutations of header and index: {parsed} parsed ({forged_parsed} with a forged checksum)"
+        "{total} mutations of header, index and dictionary: {parsed} parsed ({forged_parsed} with a forged checksum)"
     );
     // Without a forged checksum, a changed header or index never parses.
     assert_eq!(parsed, forged_parsed);
@@ -888,5 +1039,32 @@ fn random_truncations_and_block_mutations_never_panic() {
             forge(&mut r);
         }
         try_mutation(&r, raw, &[0, 1]);
+    }
+}
+
+#[test]
+fn verify_and_check_fail_with_status_1_on_a_damaged_compressed_table() {
+    // A compressed-only folder whose scores.9.zst has one damaged byte: a
+    // damaged table is a failed check (1), not bad input (2).
+    let dir = scratch("awari-compress-damaged-");
+    for e in std::fs::read_dir(zst_dir()).unwrap() {
+        let e = e.unwrap();
+        if e.file_name() != "build.lock" {
+            std::fs::copy(e.path(), dir.join(e.file_name())).unwrap();
+        }
+    }
+    let zst = dir.join("scores.9.zst");
+    let mut z = std::fs::read(&zst).unwrap();
+    let mid = z.len() / 2;
+    z[mid] ^= 0x10;
+    std::fs::write(&zst, &z).unwrap();
+    for args in [
+        vec!["check", "--db", s(&dir)],
+        vec!["verify", "--db", s(&dir), "--oracle", s(raw_dir())],
+    ] {
+        let out = awari(&args);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {stderr}");
+        assert!(stderr.contains("scores.9.zst"), "{args:?}: {stderr}");
     }
 }

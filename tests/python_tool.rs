@@ -62,4 +62,18 @@ fn python_reader_agrees_with_the_binary() {
     assert!(last.contains(" passed, 0 failed"), "{stdout}");
     let passed: u32 = last.split_whitespace().next().unwrap().parse().unwrap();
     assert!(passed >= 400, "{stdout}");
+
+    // A layer kept only compressed: a clear refusal naming the way out.
+    let zdir = common::scratch("awari-py-zst-");
+    std::fs::write(zdir.join("scores.3.zst"), b"not read").unwrap();
+    let out = python()
+        .arg(root.join("tools/awari_scores.py"))
+        .args(["--db"])
+        .arg(&zdir)
+        .args(["1", "0", "0", "0", "0", "1", "0", "0", "0", "0", "0", "1"])
+        .output()
+        .expect("run tools/awari_scores.py");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("awari decompress"), "{stderr}");
 }

@@ -117,6 +117,12 @@ def table(folder, n):
     if key not in _MAPS:
         path = os.path.join(folder, f"scores.{n}")
         if not os.path.exists(path):
+            if os.path.exists(path + ".zst"):
+                raise FileNotFoundError(
+                    f"{path}: layer {n} is only compressed ({path}.zst), which this "
+                    f"tool does not read; run 'awari decompress --db {folder}' or "
+                    "query it with 'awari query'"
+                )
             raise FileNotFoundError(f"{path}: layer {n} is not in {folder}")
         size = layer_size(n)
         found = os.path.getsize(path)

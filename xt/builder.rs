@@ -215,7 +215,34 @@ fn check_manifest(dir: &Path, m: &Manifest, max: u32, envelope: bool) {
         assert!(e.threads >= 1, "{who}: threads");
         assert!(e.wall_seconds.is_finite() && e.wall_seconds >= 0.0, "{who}");
         assert!(e.working_bytes >= e.positions, "{who}: working bytes");
+        assert_eq!(
+            e.estimate_bytes,
+            solve::memory_estimate(n, envelope),
+            "{who}: the guard's estimate"
+        );
+        assert!(
+            // (The two figures are read at different moments: a little slack.)
+            e.peak_anon_bytes > 0 && e.peak_anon_bytes <= e.peak_rss_bytes + (4 << 20),
+            "{who}: anonymous peak {} of {}",
+            e.peak_anon_bytes,
+            e.peak_rss_bytes
+        );
     }
+}
+
+#[test]
+fn memory_estimate_is_three_bytes_per_position_and_layer_32_fits_in_24_gib() {
+    for n in [20, 28, 32, 46] {
+        let e = solve::memory_estimate(n, true);
+        let working = 3 * layer_size(n);
+        assert!(e >= working && e <= working + working / 100 + solve::BASELINE_BYTES);
+        assert_eq!(
+            solve::memory_estimate(n, false) - 2 * layer_size(n),
+            e - working
+        );
+    }
+    assert!(solve::memory_estimate(32, true) < 24 << 30);
+    assert!(solve::memory_estimate(33, true) < 24 << 30);
 }
 
 /// The first differing index of two tables of layer `n`, described.

@@ -26,8 +26,12 @@ pub struct BenchArgs {
     #[arg(long, value_name = "DIR")]
     dir: Option<PathBuf>,
     /// Skip the random read-modify-write micro-benchmark.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "rmw_only")]
     no_rmw: bool,
+    /// Only the micro-benchmark, on an array the size of layer N's state
+    /// (no build).
+    #[arg(long)]
+    rmw_only: bool,
 }
 
 pub fn run(a: BenchArgs) -> Result<(), Failure> {
@@ -39,6 +43,9 @@ pub fn run(a: BenchArgs) -> Result<(), Failure> {
         return Err(Failure::usage(
             "--max-seeds: the bench builds at most 46 seeds",
         ));
+    }
+    if a.rmw_only {
+        return rmw(a.max_seeds, threads);
     }
     let (dir, scratch) = match a.dir {
         Some(d) => (d, false),
@@ -73,7 +80,9 @@ pub fn run(a: BenchArgs) -> Result<(), Failure> {
         let _ = std::fs::remove_dir_all(&dir);
     }
     let report = result.map_err(|e| Failure::usage(e.to_string()))?;
-    println!("layer      positions  seconds  M pos/s  settlements/pos  peak RSS");
+    println!(
+        "layer      positions  seconds  M pos/s  settlements/pos  peak RSS  (anonymous / estimate)"
+    );
     let mut total = 0.0;
     for e in &report.manifest.layers {
         total += e.wall_seconds;
@@ -81,37 +90,54 @@ pub fn run(a: BenchArgs) -> Result<(), Failure> {
             continue;
         }
         println!(
-            "{:>5}  {:>13}  {:>7.2}  {:>7.2}  {:>15.2}  {}",
+            "{:>5}  {:>13}  {:>7.2}  {:>7.2}  {:>15.2}  {}  ({} / {})",
             e.seeds,
             e.positions,
             e.wall_seconds,
             e.positions_per_second / 1e6,
             e.settlements_per_position,
-            human(e.peak_rss_bytes)
+            human(e.peak_rss_bytes),
+            human(e.peak_anon_bytes),
+            human(e.estimate_bytes)
         );
     }
     println!("layers 0..={}: {total:.1} s of layer builds", a.max_seeds);
     if !a.no_rmw {
-        let len = layer_size(a.max_seeds) as usize * 4;
-        let ops = 20_000_000u64;
+        rmw(a.max_seeds, threads)?;
+    }
+    Ok(())
+}
+
+/// The machine's random read-modify-write rate on an array the size of
+/// layer `n`'s state, on 1 and on `threads` threads.
+fn rmw(n: u32, threads: usize) -> Result<(), Failure> {
+    let len = layer_size(n) as usize * 3;
+    if let Some(avail) = build::available_memory() {
+        if len as u64 > avail {
+            return Err(Failure::usage(format!(
+                "the micro-benchmark of layer {n} needs {} of memory, {} is available",
+                human(len as u64),
+                human(avail)
+            )));
+        }
+    }
+    let ops = 20_000_000u64;
+    println!(
+        "random read-modify-write on {} (the state of layer {}), M ops/s:",
+        human(len as u64),
+        n
+    );
+    for t in [1, threads] {
+        let one = rmw_rate(len, t, ops / t as u64, 1).map_err(|e| Failure::usage(e.to_string()))?;
+        let batched =
+            rmw_rate(len, t, ops / t as u64, 32).map_err(|e| Failure::usage(e.to_string()))?;
         println!(
-            "random read-modify-write on {} (the state of layer {}), M ops/s:",
-            human(len as u64),
-            a.max_seeds
+            "  {t} thread(s): {:.1} one at a time, {:.1} prefetched 32 at a time",
+            one / 1e6,
+            batched / 1e6
         );
-        for t in [1, threads] {
-            let one =
-                rmw_rate(len, t, ops / t as u64, 1).map_err(|e| Failure::usage(e.to_string()))?;
-            let batched =
-                rmw_rate(len, t, ops / t as u64, 32).map_err(|e| Failure::usage(e.to_string()))?;
-            println!(
-                "  {t} thread(s): {:.1} one at a time, {:.1} prefetched 32 at a time",
-                one / 1e6,
-                batched / 1e6
-            );
-            if t == threads {
-                break;
-            }
+        if t == threads {
+            break;
         }
     }
     Ok(())

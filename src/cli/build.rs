@@ -223,14 +223,17 @@ impl BuildObserver for Progress {
         }
         self.overall.inc(1);
         self.log(&format!(
-            "layer {} done: {} positions in {:.2} s ({:.2} M/s), {:.2} settlements/position{}, peak RSS {}",
+            "layer {} done: {} positions in {:.2} s ({:.2} M/s), {:.2} settlements/position{}, peak RSS {} (anonymous {}, guard estimate {}; mapped tables {})",
             e.seeds,
             e.positions,
             e.wall_seconds,
             e.positions_per_second / 1e6,
             e.settlements_per_position,
             e.pinned.map_or(String::new(), |p| format!(", {p} pinned")),
-            human(e.peak_rss_bytes)
+            human(e.peak_rss_bytes),
+            human(e.peak_anon_bytes),
+            human(e.estimate_bytes),
+            human(e.peak_file_bytes)
         ));
     }
     fn warning(&self, message: &str) {

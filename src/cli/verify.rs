@@ -85,6 +85,15 @@ fn fail(e: VerifyError) -> Failure {
     let code = match &e {
         // A table that no longer matches its checksum is a failed check.
         VerifyError::Probe(ProbeError::Checksum { .. }) => 1,
+        // So is a damaged compressed table, met on opening or while reading.
+        VerifyError::Probe(ProbeError::Compressed { .. }) => 1,
+        VerifyError::Io(e)
+            if e.source
+                .get_ref()
+                .is_some_and(|inner| inner.is::<awari_egdb::compress::CompressError>()) =>
+        {
+            1
+        }
         _ => 2,
     };
     Failure {
