@@ -81,43 +81,7 @@ fn ratio(dir: &Path) {
         .iter()
         .flat_map(|&l| [4 * KIB, 16 * KIB, 64 * KIB].map(|b| (l, b, 0)))
         .collect();
-    print!("| layer | raw bytes |");
-    for &g in &grid {
-        print!(" {} |", label(g));
-    }
-    println!(" lower L19 4K | upper L19 4K |");
-    println!("|---|---|{}---|---|", "---|".repeat(grid.len()));
-    let mut totals = vec![(0u64, 0u64); grid.len() + 2];
-    for n in LAYERS {
-        let Some(raw) = read(dir, Kind::Score, n) else {
-            eprintln!("layer {n}: no scores.{n} in {}", dir.display());
-            continue;
-        };
-        print!("| {n} | {} |", raw.len());
-        for (k, &g) in grid.iter().enumerate() {
-            let z = encode(&raw, Kind::Score, n, g);
-            totals[k].0 += raw.len() as u64;
-            totals[k].1 += z.len() as u64;
-            print!(" {:.3} |", raw.len() as f64 / z.len() as f64);
-        }
-        for (k, kind) in [Kind::Lower, Kind::Upper].into_iter().enumerate() {
-            match read(dir, kind, n) {
-                Some(raw) => {
-                    let z = encode(&raw, kind, n, (19, 4 * KIB, 0));
-                    totals[grid.len() + k].0 += raw.len() as u64;
-                    totals[grid.len() + k].1 += z.len() as u64;
-                    print!(" {:.3} |", raw.len() as f64 / z.len() as f64);
-                }
-                None => print!(" - |"),
-            }
-        }
-        println!();
-    }
-    print!("| all | |");
-    for (raw, z) in totals {
-        print!(" {:.3} |", raw as f64 / z.max(1) as f64);
-    }
-    println!();
+    ratio_table(dir, &grid, true);
 }
 
 /// Ratio of the score tables in small blocks, with and without a trained
@@ -127,24 +91,47 @@ fn ratio_small(dir: &Path) {
         .iter()
         .flat_map(|&b| [(19, b, 0), (19, b, 64 * KIB)])
         .collect();
+    ratio_table(dir, &grid, false);
+}
+
+/// One markdown row per layer: the score table's ratio for each setting of
+/// `grid`, then (with `envelope`) the envelope tables' at L19 4K.
+fn ratio_table(dir: &Path, grid: &[Grid], envelope: bool) {
+    let extra: &[Kind] = if envelope {
+        &[Kind::Lower, Kind::Upper]
+    } else {
+        &[]
+    };
     print!("| layer | raw bytes |");
-    for &g in &grid {
+    for &g in grid {
         print!(" {} |", label(g));
     }
+    for k in extra {
+        print!(" {} L19 4K |", k.stem());
+    }
     println!();
-    println!("|---|---|{}", "---|".repeat(grid.len()));
-    let mut totals = vec![(0u64, 0u64); grid.len()];
+    println!("|---|---|{}", "---|".repeat(grid.len() + extra.len()));
+    let mut totals = vec![(0u64, 0u64); grid.len() + extra.len()];
     for n in LAYERS {
         let Some(raw) = read(dir, Kind::Score, n) else {
             eprintln!("layer {n}: no scores.{n} in {}", dir.display());
             continue;
         };
         print!("| {n} | {} |", raw.len());
-        for (k, &g) in grid.iter().enumerate() {
-            let z = encode(&raw, Kind::Score, n, g);
-            totals[k].0 += raw.len() as u64;
-            totals[k].1 += z.len() as u64;
-            print!(" {:.3} |", raw.len() as f64 / z.len() as f64);
+        let columns = grid
+            .iter()
+            .map(|&g| (Kind::Score, g))
+            .chain(extra.iter().map(|&k| (k, (19, 4 * KIB, 0))));
+        for (k, (kind, g)) in columns.enumerate() {
+            match read(dir, kind, n) {
+                Some(raw) => {
+                    let z = encode(&raw, kind, n, g);
+                    totals[k].0 += raw.len() as u64;
+                    totals[k].1 += z.len() as u64;
+                    print!(" {:.3} |", raw.len() as f64 / z.len() as f64);
+                }
+                None => print!(" - |"),
+            }
         }
         println!();
     }

@@ -595,46 +595,31 @@ fn build_on_a_compressed_folder_rebuilds_the_missing_raw_layers() {
 // ---------------------------------------------------------------------------
 // The file format under bad input.
 
-/// A compressed table small enough to mutate millions of times: layer 8's
-/// scores (75,504 entries) in 295 blocks of 256.
-fn sample() -> &'static (Vec<u8>, Vec<u8>) {
-    static S: OnceLock<(Vec<u8>, Vec<u8>)> = OnceLock::new();
-    S.get_or_init(|| {
-        let raw = raw_table(Kind::Score, 8);
-        let z = compress::encode(
-            &raw,
-            Kind::Score,
-            8,
-            Settings {
-                level: 3,
-                block_size: 256,
-                dictionary: 0,
-            },
-        )
-        .unwrap();
-        (raw, z)
-    })
+/// Layer 8's scores (75,504 entries) in 295 blocks of 256, compressed with
+/// a dictionary of `dictionary` bytes (0: none): small enough to mutate
+/// millions of times.
+fn layer_8_sample(dictionary: u32) -> (Vec<u8>, Vec<u8>) {
+    let raw = raw_table(Kind::Score, 8);
+    let settings = Settings {
+        level: 3,
+        block_size: 256,
+        dictionary,
+    };
+    let z = compress::encode(&raw, Kind::Score, 8, settings).unwrap();
+    assert_eq!(parse(&z).unwrap().header().dictionary > 0, dictionary > 0);
+    (raw, z)
 }
 
-/// The same table with a dictionary of 8 KiB (format version 2).
+/// The sample without a dictionary (format version 1).
+fn sample() -> &'static (Vec<u8>, Vec<u8>) {
+    static S: OnceLock<(Vec<u8>, Vec<u8>)> = OnceLock::new();
+    S.get_or_init(|| layer_8_sample(0))
+}
+
+/// The sample with a dictionary of 8 KiB (format version 2).
 fn sample_dict() -> &'static (Vec<u8>, Vec<u8>) {
     static S: OnceLock<(Vec<u8>, Vec<u8>)> = OnceLock::new();
-    S.get_or_init(|| {
-        let raw = raw_table(Kind::Score, 8);
-        let z = compress::encode(
-            &raw,
-            Kind::Score,
-            8,
-            Settings {
-                level: 3,
-                block_size: 256,
-                dictionary: 8192,
-            },
-        )
-        .unwrap();
-        assert!(parse(&z).unwrap().header().dictionary > 0);
-        (raw, z)
-    })
+    S.get_or_init(|| layer_8_sample(8192))
 }
 
 fn u64_at(b: &[u8], at: usize) -> u64 {

@@ -73,10 +73,13 @@ pub struct DecompressArgs {
     json: bool,
 }
 
-fn parse_block_size(s: &str) -> Result<u32, Failure> {
+/// A size in bytes given as a number or with a unit (4096, 16KiB), within
+/// `min..=max`.
+fn parse_bounded_size(flag: &str, s: &str, min: u64, max: u64, e_g: &str) -> Result<u32, Failure> {
     let bad = || {
         Failure::usage(format!(
-            "--block-size '{s}' is not a size from 1 to 64MiB (e.g. 4096, 16KiB)"
+            "{flag} '{s}' is not a size from {min} to {} (e.g. {e_g})",
+            bytesize::ByteSize(max).display().iec()
         ))
     };
     let b = s
@@ -84,27 +87,20 @@ fn parse_block_size(s: &str) -> Result<u32, Failure> {
         .parse::<u64>()
         .or_else(|_| s.trim().parse::<bytesize::ByteSize>().map(|b| b.as_u64()))
         .map_err(|_| bad())?;
-    if b == 0 || b > compress::MAX_BLOCK_SIZE as u64 {
+    if !(min..=max).contains(&b) {
         return Err(bad());
     }
     Ok(b as u32)
 }
 
+fn parse_block_size(s: &str) -> Result<u32, Failure> {
+    let max = compress::MAX_BLOCK_SIZE as u64;
+    parse_bounded_size("--block-size", s, 1, max, "4096, 16KiB")
+}
+
 fn parse_dictionary(s: &str) -> Result<u32, Failure> {
-    let bad = || {
-        Failure::usage(format!(
-            "--dictionary '{s}' is not a size from 0 to 1MiB (e.g. 0, 64KiB)"
-        ))
-    };
-    let b = s
-        .trim()
-        .parse::<u64>()
-        .or_else(|_| s.trim().parse::<bytesize::ByteSize>().map(|b| b.as_u64()))
-        .map_err(|_| bad())?;
-    if b > compress::MAX_DICTIONARY as u64 {
-        return Err(bad());
-    }
-    Ok(b as u32)
+    let max = compress::MAX_DICTIONARY as u64;
+    parse_bounded_size("--dictionary", s, 0, max, "0, 64KiB")
 }
 
 fn pool(threads: Option<usize>) -> Result<rayon::ThreadPool, Failure> {
