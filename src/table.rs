@@ -150,12 +150,14 @@ pub struct LayerEntry {
     pub peak_rss_bytes: u64,
     /// The solver's own working memory for this layer.
     pub working_bytes: u64,
-    /// Peak anonymous resident memory (sampled): the working arrays plus
-    /// heap and stacks; what the memory guard estimates.
+    /// Peak anonymous resident memory of the process while building this
+    /// layer (sampled every 20 ms): the working arrays plus heap and stacks;
+    /// what the memory guard estimates.
     #[serde(default)]
     pub peak_anon_bytes: u64,
-    /// Peak resident pages of the mapped lower-layer tables (sampled); page
-    /// cache, which the kernel can reclaim.
+    /// Peak resident pages of the process's mapped files while building this
+    /// layer (sampled): the lower layers' tables, page cache the kernel can
+    /// reclaim.
     #[serde(default)]
     pub peak_file_bytes: u64,
     /// The memory guard's estimate for this layer.

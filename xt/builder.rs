@@ -220,12 +220,11 @@ fn check_manifest(dir: &Path, m: &Manifest, max: u32, envelope: bool) {
             solve::memory_estimate(n, envelope),
             "{who}: the guard's estimate"
         );
+        // Both peaks are the process's, and the tests build concurrently in
+        // one process: only their presence can be checked here.
         assert!(
-            // (The two figures are read at different moments: a little slack.)
-            e.peak_anon_bytes > 0 && e.peak_anon_bytes <= e.peak_rss_bytes + (4 << 20),
-            "{who}: anonymous peak {} of {}",
-            e.peak_anon_bytes,
-            e.peak_rss_bytes
+            e.peak_anon_bytes > 0 && e.peak_rss_bytes > 0,
+            "{who}: memory peaks"
         );
     }
 }
