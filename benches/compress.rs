@@ -113,19 +113,23 @@ fn ratio_table(dir: &Path, grid: &[Grid], envelope: bool) {
     println!("|---|---|{}", "---|".repeat(grid.len() + extra.len()));
     let mut totals = vec![(0u64, 0u64); grid.len() + extra.len()];
     for n in LAYERS {
-        let Some(raw) = read(dir, Kind::Score, n) else {
+        let Some(score) = read(dir, Kind::Score, n) else {
             eprintln!("layer {n}: no scores.{n} in {}", dir.display());
             continue;
         };
-        print!("| {n} | {} |", raw.len());
-        let columns = grid
-            .iter()
-            .map(|&g| (Kind::Score, g))
-            .chain(extra.iter().map(|&k| (k, (19, 4 * KIB, 0))));
-        for (k, (kind, g)) in columns.enumerate() {
-            match read(dir, kind, n) {
+        print!("| {n} | {} |", score.len());
+        // Each table read once.
+        let others: Vec<(Kind, Option<Vec<u8>>)> =
+            extra.iter().map(|&k| (k, read(dir, k, n))).collect();
+        let columns = grid.iter().map(|&g| (Kind::Score, Some(&score), g)).chain(
+            others
+                .iter()
+                .map(|(k, r)| (*k, r.as_ref(), (19, 4 * KIB, 0))),
+        );
+        for (k, (kind, raw, g)) in columns.enumerate() {
+            match raw {
                 Some(raw) => {
-                    let z = encode(&raw, kind, n, g);
+                    let z = encode(raw, kind, n, g);
                     totals[k].0 += raw.len() as u64;
                     totals[k].1 += z.len() as u64;
                     print!(" {:.3} |", raw.len() as f64 / z.len() as f64);

@@ -1553,6 +1553,15 @@ pub fn decompress_folder(
 mod tests {
     use super::*;
 
+    /// Settings without a dictionary.
+    fn plain(level: i32, block_size: u32) -> Settings {
+        Settings {
+            level,
+            block_size,
+            dictionary: 0,
+        }
+    }
+
     fn sample(n: u32) -> Vec<u8> {
         (0..layer_size(n))
             .map(|g| ((g * 7 + g / 13) % 11) as u8)
@@ -1563,17 +1572,7 @@ mod tests {
     fn round_trip_and_random_access() {
         for bs in [1, 7, 64, 4096] {
             let raw = sample(6);
-            let z = encode(
-                &raw,
-                Kind::Lower,
-                6,
-                Settings {
-                    level: 3,
-                    block_size: bs,
-                    dictionary: 0,
-                },
-            )
-            .unwrap();
+            let z = encode(&raw, Kind::Lower, 6, plain(3, bs)).unwrap();
             let t = CompressedTable::parse(&z[..]).unwrap();
             assert_eq!(t.header().kind, Kind::Lower);
             assert_eq!(t.decompress_all().unwrap(), raw);
@@ -1593,17 +1592,7 @@ mod tests {
     #[test]
     fn partial_ranges_cross_blocks() {
         let raw = sample(5);
-        let z = encode(
-            &raw,
-            Kind::Score,
-            5,
-            Settings {
-                level: 1,
-                block_size: 100,
-                dictionary: 0,
-            },
-        )
-        .unwrap();
+        let z = encode(&raw, Kind::Score, 5, plain(1, 100)).unwrap();
         let t = CompressedTable::parse(z).unwrap();
         for (s, k) in [(0, 1), (99, 2), (150, 1000), (4000, 368), (4367, 1)] {
             let mut out = vec![0u8; k];
@@ -1617,17 +1606,7 @@ mod tests {
     #[test]
     fn verify_finds_bytes_that_differ_from_the_raw_table() {
         let raw = sample(5);
-        let z = encode(
-            &raw,
-            Kind::Score,
-            5,
-            Settings {
-                level: 1,
-                block_size: 512,
-                dictionary: 0,
-            },
-        )
-        .unwrap();
+        let z = encode(&raw, Kind::Score, 5, plain(1, 512)).unwrap();
         let t = CompressedTable::parse(z).unwrap();
         t.verify(Some(&raw), &|_| {}).unwrap();
         let mut other = raw.clone();
@@ -1641,23 +1620,7 @@ mod tests {
     #[test]
     fn bad_settings_are_refused() {
         let raw = sample(2);
-        for s in [
-            Settings {
-                level: 3,
-                block_size: 0,
-                dictionary: 0,
-            },
-            Settings {
-                level: 3,
-                block_size: MAX_BLOCK_SIZE + 1,
-                dictionary: 0,
-            },
-            Settings {
-                level: 1000,
-                block_size: 64,
-                dictionary: 0,
-            },
-        ] {
+        for s in [plain(3, 0), plain(3, MAX_BLOCK_SIZE + 1), plain(1000, 64)] {
             let e = encode(&raw, Kind::Score, 2, s).unwrap_err();
             assert_eq!(e.kind(), io::ErrorKind::InvalidInput);
         }

@@ -472,31 +472,30 @@ impl Database {
     /// checked against its checksum) on the first call, and kept until the
     /// `Database` is dropped: that costs the table's size in memory.
     pub fn table(&self, n: u32, kind: Kind) -> Result<Option<&[u8]>, ProbeError> {
+        self.table_of(n, kind)?.map(Table::whole).transpose()
+    }
+
+    /// Table `kind` of layer `n` (mapping the layer if needed); `None` for
+    /// an envelope table of a layer built without it.
+    fn table_of(&self, n: u32, kind: Kind) -> Result<Option<&Table>, ProbeError> {
         if n > MAX_SEEDS {
             return Err(crate::index::IndexError::NoSuchLayer(n).into());
         }
         let l = self.layer(n)?;
-        let t = match kind {
+        Ok(match kind {
             Kind::Score => Some(&l.score),
             Kind::Lower => l.envelope.as_ref().map(|e| &e.0),
             Kind::Upper => l.envelope.as_ref().map(|e| &e.1),
-        };
-        t.map(Table::whole).transpose()
+        })
     }
 
     /// Whether a table of layer `n` is served from its compressed file
     /// (maps the layer if needed).
     pub fn is_compressed(&self, n: u32, kind: Kind) -> Result<bool, ProbeError> {
-        if n > MAX_SEEDS {
-            return Err(crate::index::IndexError::NoSuchLayer(n).into());
-        }
-        let l = self.layer(n)?;
-        let t = match kind {
-            Kind::Score => Some(&l.score),
-            Kind::Lower => l.envelope.as_ref().map(|e| &e.0),
-            Kind::Upper => l.envelope.as_ref().map(|e| &e.1),
-        };
-        Ok(matches!(t, Some(Table::Compressed { .. })))
+        Ok(matches!(
+            self.table_of(n, kind)?,
+            Some(Table::Compressed { .. })
+        ))
     }
 
     /// The layer and Goedel index of a board, checking it has them.

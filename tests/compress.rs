@@ -66,6 +66,24 @@ fn copy(prefix: &str) -> PathBuf {
     dst
 }
 
+/// The names of the `.zst` files in `dir`.
+fn zst_files(dir: &Path) -> Vec<String> {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|name| name.ends_with(".zst"))
+        .collect()
+}
+
+/// `decompress_folder` on every layer.
+fn decompress_every_layer(dir: &Path, remove_compressed: bool) -> compress::PackReport {
+    let opts = DecompressOptions {
+        layers: 0..=48,
+        remove_compressed,
+    };
+    compress::decompress_folder(dir, &opts, &Quiet).unwrap()
+}
+
 fn compress_opts(remove_raw: bool) -> CompressOptions {
     CompressOptions {
         settings: SETTINGS,
@@ -134,15 +152,7 @@ fn round_trip_is_byte_identical_for_every_table_of_layers_0_to_14() {
             assert_eq!(std::fs::metadata(dir.join(&c.name)).unwrap().len(), c.bytes);
         }
     }
-    let r = compress::decompress_folder(
-        &dir,
-        &DecompressOptions {
-            layers: 0..=48,
-            remove_compressed: false,
-        },
-        &Quiet,
-    )
-    .unwrap();
+    let r = decompress_every_layer(&dir, false);
     assert!(r.files.iter().all(|f| f.action == Action::Decompressed));
     for n in 0..=MAX {
         for kind in KINDS {
@@ -155,26 +165,14 @@ fn round_trip_is_byte_identical_for_every_table_of_layers_0_to_14() {
         }
     }
     // Again: every raw table is there and verified; then drop the copies.
-    let r = compress::decompress_folder(
-        &dir,
-        &DecompressOptions {
-            layers: 0..=48,
-            remove_compressed: true,
-        },
-        &Quiet,
-    )
-    .unwrap();
+    let r = decompress_every_layer(&dir, true);
     assert!(r.files.iter().all(|f| f.action == Action::AlreadyRaw));
     assert_eq!(r.removed.len(), 3 * (MAX as usize + 1));
     let m = Manifest::load(&dir).unwrap().unwrap();
     assert!(m.compressed.is_empty());
     let text = std::fs::read_to_string(dir.join("manifest.json")).unwrap();
     assert!(!text.contains("compressed"), "an empty list is not written");
-    assert!(!std::fs::read_dir(&dir).unwrap().any(|e| e
-        .unwrap()
-        .file_name()
-        .to_string_lossy()
-        .ends_with(".zst")));
+    assert_eq!(zst_files(&dir), Vec::<String>::new());
 }
 
 #[test]
@@ -438,11 +436,7 @@ fn cli_refuses_bad_input_with_status_2() {
         !vu.join("build.lock").exists(),
         "nothing written to a VU folder"
     );
-    assert!(!std::fs::read_dir(&dir).unwrap().any(|e| e
-        .unwrap()
-        .file_name()
-        .to_string_lossy()
-        .ends_with(".zst")));
+    assert_eq!(zst_files(&dir), Vec::<String>::new());
 }
 
 #[test]
@@ -579,11 +573,7 @@ fn build_on_a_compressed_folder_rebuilds_the_missing_raw_layers() {
         m.compressed.is_empty(),
         "rebuilt layers forget their old copies"
     );
-    let left: Vec<_> = std::fs::read_dir(&dir)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .filter(|name| name.ends_with(".zst"))
-        .collect();
+    let left = zst_files(&dir);
     assert!(left.is_empty(), "stale compressed copies left: {left:?}");
     for n in 0..=6 {
         for kind in KINDS {

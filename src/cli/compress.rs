@@ -133,14 +133,9 @@ pub fn run_compress(a: CompressArgs) -> Result<(), Failure> {
         layers: a.layers.unwrap_or(0..=48),
         remove_raw: a.remove_raw,
     };
-    let progress = Progress::new(a.quiet);
-    let t0 = Instant::now();
-    let report = pool(a.threads)?
-        .install(|| compress::compress_folder(&a.db, &opts, &progress))
-        .map_err(fail)?;
-    progress.finish();
-    summary(&report, a.json, t0);
-    Ok(())
+    pack(a.threads, a.quiet, a.json, |p| {
+        compress::compress_folder(&a.db, &opts, p)
+    })
 }
 
 pub fn run_decompress(a: DecompressArgs) -> Result<(), Failure> {
@@ -148,13 +143,24 @@ pub fn run_decompress(a: DecompressArgs) -> Result<(), Failure> {
         layers: a.layers.unwrap_or(0..=48),
         remove_compressed: a.remove_compressed,
     };
-    let progress = Progress::new(a.quiet);
+    pack(a.threads, a.quiet, a.json, |p| {
+        compress::decompress_folder(&a.db, &opts, p)
+    })
+}
+
+/// Runs a folder operation on its own pool with progress, then prints its
+/// summary.
+fn pack(
+    threads: Option<usize>,
+    quiet: bool,
+    json: bool,
+    op: impl FnOnce(&Progress) -> Result<PackReport, PackError> + Send,
+) -> Result<(), Failure> {
+    let progress = Progress::new(quiet);
     let t0 = Instant::now();
-    let report = pool(a.threads)?
-        .install(|| compress::decompress_folder(&a.db, &opts, &progress))
-        .map_err(fail)?;
+    let report = pool(threads)?.install(|| op(&progress)).map_err(fail)?;
     progress.finish();
-    summary(&report, a.json, t0);
+    summary(&report, json, t0);
     Ok(())
 }
 
