@@ -48,6 +48,12 @@ pub enum BuildError {
     /// A finished table cannot be mapped.
     #[error(transparent)]
     Map(#[from] MapError),
+    /// `--out` names something that is not a folder.
+    #[error("{}: exists and is not a folder; the builder writes a folder of tables", .0.display())]
+    NotAFolder(PathBuf),
+    /// Writing back a compressed-only lower layer failed.
+    #[error(transparent)]
+    Pack(#[from] crate::compress::PackError),
     /// The folder holds tables but no manifest of ours.
     #[error(
         "{}: holds {file} but no manifest.json (a VU dataset or another tool's folder?); \
@@ -71,10 +77,10 @@ pub enum BuildError {
     Alloc(#[from] std::io::Error),
     /// The memory guard refused a layer.
     #[error(
-        "layer {layer} needs {} of working memory but only {} is available{}; \
-         layers below {layer} are finished and kept",
+        "layer {layer} needs {} of working memory (3 bytes per position, threshold masks \
+         and a fixed baseline) but only {} is available{}",
         human(*needed), human(*available),
-        if *from_flag { " (--memory-limit)" } else { " on this machine" }
+        if *from_flag { " (the memory limit)" } else { " on this machine" }
     )]
     Memory {
         /// The layer refused.
@@ -105,6 +111,9 @@ pub trait BuildObserver: Observer {
     fn done(&self, _entry: &LayerEntry) {}
     /// Something the user should know; the build goes on.
     fn warning(&self, _message: &str) {}
+    /// What the builder is doing besides building (writing back layers
+    /// kept compressed, for instance).
+    fn note(&self, _message: &str) {}
 }
 
 impl BuildObserver for solve::Silent {}
@@ -158,8 +167,14 @@ fn open_manifest(dir: &Path) -> Result<Manifest, BuildError> {
 }
 
 /// Checks the files of a recorded layer: sizes, then checksums. `Ok(None)`
-/// when they all match, else what is wrong.
-fn verify_layer(dir: &Path, e: &LayerEntry, envelope: bool) -> Result<Option<String>, BuildError> {
+/// when they all match, else what is wrong. A table kept only as a
+/// compressed copy has its compressed file checked instead.
+fn verify_layer(
+    dir: &Path,
+    m: &Manifest,
+    e: &LayerEntry,
+    envelope: bool,
+) -> Result<Option<String>, BuildError> {
     if envelope && (e.lower.is_none() || e.upper.is_none()) {
         return Ok(Some("it was built without the envelope".into()));
     }
@@ -170,7 +185,26 @@ fn verify_layer(dir: &Path, e: &LayerEntry, envelope: bool) -> Result<Option<Str
         let path = dir.join(&f.name);
         let len = match fs::metadata(&path) {
             Ok(m) => m.len(),
-            Err(_) => return Ok(Some(format!("{} is missing", f.name))),
+            Err(_) => match m.compressed(&f.name) {
+                Some(c) => {
+                    let zst = dir.join(&c.name);
+                    let ok = fs::metadata(&zst).is_ok_and(|m| m.len() == c.bytes)
+                        && checksum_file(&zst)? == c.xxh3;
+                    if !ok {
+                        return Ok(Some(format!(
+                            "{} is kept only compressed, and {} is missing or damaged",
+                            f.name, c.name
+                        )));
+                    }
+                    continue;
+                }
+                None => {
+                    return Ok(Some(format!(
+                        "{} is missing (and the manifest lists no compressed copy)",
+                        f.name
+                    )))
+                }
+            },
         };
         if len != f.bytes || len != layer_size(e.seeds) {
             return Ok(Some(format!(
@@ -233,6 +267,33 @@ pub fn build(opts: &BuildOptions, obs: &dyn BuildObserver) -> Result<BuildReport
         return Err(BuildError::NoSuchLayer(opts.max_seeds));
     }
     let dir = opts.out.as_path();
+    if dir.exists() && !dir.is_dir() {
+        return Err(BuildError::NotAFolder(dir.to_path_buf()));
+    }
+    let plan = layers_up_to(opts.max_seeds);
+    // A limit too small for the first layer to build is refused before
+    // anything is written.
+    if let Some(limit) = opts.memory_limit {
+        let known = if dir.is_dir() {
+            Manifest::load(dir)?
+        } else {
+            None
+        };
+        let first = plan
+            .iter()
+            .find(|&&n| known.as_ref().map_or(true, |m| m.layer(n).is_none()));
+        if let Some(&n) = first {
+            let needed = solve::memory_estimate(n, opts.envelope);
+            if needed > limit {
+                return Err(BuildError::Memory {
+                    layer: n,
+                    needed,
+                    available: limit,
+                    from_flag: true,
+                });
+            }
+        }
+    }
     fs::create_dir_all(dir).at(dir)?;
     // Refuse a foreign folder before writing anything into it.
     open_manifest(dir)?;
@@ -247,7 +308,6 @@ pub fn build(opts: &BuildOptions, obs: &dyn BuildObserver) -> Result<BuildReport
             m
         }
     };
-    let plan = layers_up_to(opts.max_seeds);
     obs.plan(&plan);
 
     let mut report = BuildReport {
@@ -261,9 +321,25 @@ pub fn build(opts: &BuildOptions, obs: &dyn BuildObserver) -> Result<BuildReport
             finished.push(None); // layer 47
         }
         if let Some(e) = manifest.layer(n) {
-            match verify_layer(dir, e, opts.envelope)? {
+            match verify_layer(dir, &manifest, e, opts.envelope)? {
                 None => {
-                    finished.push(Some(map_layer(dir, n, opts.envelope)?));
+                    let e = e.clone();
+                    let compressed: Vec<String> = e
+                        .files()
+                        .filter(|(_, f)| !dir.join(&f.name).exists())
+                        .map(|(_, f)| f.name.clone())
+                        .collect();
+                    if compressed.is_empty() {
+                        finished.push(Some(map_layer(dir, n, opts.envelope)?));
+                    } else {
+                        // Mapped raw only if a layer above is built.
+                        obs.note(&format!(
+                            "layer {n} is kept only compressed ({}); its compressed files \
+                             match the manifest",
+                            compressed.join(", ")
+                        ));
+                        finished.push(None);
+                    }
                     report.reused.push(n);
                     obs.reused(n);
                     continue;
@@ -285,6 +361,34 @@ pub fn build(opts: &BuildOptions, obs: &dyn BuildObserver) -> Result<BuildReport
                     }
                 }
             }
+        }
+        // Lower layers are read raw: those kept only compressed are
+        // written back first.
+        for k in 0..n {
+            if k == 47 || finished[k as usize].is_some() {
+                continue;
+            }
+            let e = manifest.layer(k).expect("a reused layer").clone();
+            let raw: u64 = e
+                .files()
+                .filter(|(_, f)| !dir.join(&f.name).exists())
+                .map(|(_, f)| f.bytes)
+                .sum();
+            obs.note(&format!(
+                "layer {k} is kept only compressed; writing its raw tables back ({}) \
+                 to build layer {n}, since the builder reads lower layers raw",
+                human(raw)
+            ));
+            let mut r = crate::compress::PackReport::default();
+            crate::compress::decompress_layer(
+                dir,
+                &mut manifest,
+                &e,
+                false,
+                &crate::compress::Quiet,
+                &mut r,
+            )?;
+            finished[k as usize] = Some(map_layer(dir, k, opts.envelope)?);
         }
         let entry = build_layer(dir, n, opts, &finished, obs)?;
         manifest.put(entry.clone());
@@ -402,5 +506,6 @@ fn build_layer(
             / positions as f64,
         pinned,
         score_histogram: histogram,
+        recovered: None,
     })
 }

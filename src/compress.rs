@@ -1483,70 +1483,92 @@ pub fn decompress_folder(
     let (_lock, mut manifest, layers) = open_locked(dir, &opts.layers)?;
     let mut report = PackReport::default();
     for l in &layers {
-        for (kind, f) in l.files() {
-            let Some(c) = manifest.compressed(&f.name).cloned() else {
-                continue;
-            };
-            let t0 = Instant::now();
-            let raw_path = dir.join(&f.name);
-            let raw_ok = raw_path.exists()
-                && fs::metadata(&raw_path).at(&raw_path)?.len() == f.bytes
-                && table::checksum_file(&raw_path)? == f.xxh3;
-            let action = if raw_ok {
-                Action::AlreadyRaw
-            } else {
-                if raw_path.exists() {
-                    obs.warning(&format!(
-                        "{} does not match its checksum; writing it again from {}",
-                        f.name, c.name
-                    ));
-                }
-                let t = open_listed(dir, &c, kind, f)?;
-                obs.start(&f.name, t.blocks());
-                let mut failed = None;
-                table::write_atomic_checked(&raw_path, f.bytes, &f.xxh3, |start, buf| {
-                    if failed.is_some() {
-                        return;
-                    }
-                    match t.decompress_range(start, buf) {
-                        Ok(()) => obs.advance((buf.len() as u64).div_ceil(c.block_size as u64)),
-                        Err(e) => failed = Some(e),
-                    }
-                })
-                .map_err(|e| match (e, failed.clone()) {
-                    (CheckedWriteError::Checksum { .. }, Some(source)) => PackError::Compressed {
-                        path: dir.join(&c.name),
-                        source,
-                    },
-                    (e, _) => e.into(),
-                })?;
-                Action::Decompressed
-            };
-            let done = PackedFile {
-                layer: l.seeds,
-                raw: f.name.clone(),
-                name: c.name.clone(),
-                action,
-                raw_bytes: f.bytes,
-                bytes: c.bytes,
-                seconds: t0.elapsed().as_secs_f64(),
-            };
-            obs.done(&done);
-            report.files.push(done);
-            if opts.remove_compressed {
-                manifest.remove_compressed(&f.name);
-                manifest.store(dir)?;
-                let p = dir.join(&c.name);
-                if p.exists() {
-                    fs::remove_file(&p).at(&p)?;
-                }
-                table::sync_dir(dir)?;
-                obs.removed(&c.name);
-                report.removed.push(c.name.clone());
-            }
-        }
+        decompress_layer(
+            dir,
+            &mut manifest,
+            l,
+            opts.remove_compressed,
+            obs,
+            &mut report,
+        )?;
     }
     Ok(report)
+}
+
+/// [`decompress_folder`]'s work on one layer, for a caller that holds the
+/// folder's lock and its manifest (the builder, which reads lower layers
+/// raw).
+pub(crate) fn decompress_layer(
+    dir: &Path,
+    manifest: &mut Manifest,
+    l: &LayerEntry,
+    remove_compressed: bool,
+    obs: &dyn PackObserver,
+    report: &mut PackReport,
+) -> Result<(), PackError> {
+    for (kind, f) in l.files() {
+        let Some(c) = manifest.compressed(&f.name).cloned() else {
+            continue;
+        };
+        let t0 = Instant::now();
+        let raw_path = dir.join(&f.name);
+        let raw_ok = raw_path.exists()
+            && fs::metadata(&raw_path).at(&raw_path)?.len() == f.bytes
+            && table::checksum_file(&raw_path)? == f.xxh3;
+        let action = if raw_ok {
+            Action::AlreadyRaw
+        } else {
+            if raw_path.exists() {
+                obs.warning(&format!(
+                    "{} does not match its checksum; writing it again from {}",
+                    f.name, c.name
+                ));
+            }
+            let t = open_listed(dir, &c, kind, f)?;
+            obs.start(&f.name, t.blocks());
+            let mut failed = None;
+            table::write_atomic_checked(&raw_path, f.bytes, &f.xxh3, |start, buf| {
+                if failed.is_some() {
+                    return;
+                }
+                match t.decompress_range(start, buf) {
+                    Ok(()) => obs.advance((buf.len() as u64).div_ceil(c.block_size as u64)),
+                    Err(e) => failed = Some(e),
+                }
+            })
+            .map_err(|e| match (e, failed.clone()) {
+                (CheckedWriteError::Checksum { .. }, Some(source)) => PackError::Compressed {
+                    path: dir.join(&c.name),
+                    source,
+                },
+                (e, _) => e.into(),
+            })?;
+            Action::Decompressed
+        };
+        let done = PackedFile {
+            layer: l.seeds,
+            raw: f.name.clone(),
+            name: c.name.clone(),
+            action,
+            raw_bytes: f.bytes,
+            bytes: c.bytes,
+            seconds: t0.elapsed().as_secs_f64(),
+        };
+        obs.done(&done);
+        report.files.push(done);
+        if remove_compressed {
+            manifest.remove_compressed(&f.name);
+            manifest.store(dir)?;
+            let p = dir.join(&c.name);
+            if p.exists() {
+                fs::remove_file(&p).at(&p)?;
+            }
+            table::sync_dir(dir)?;
+            obs.removed(&c.name);
+            report.removed.push(c.name.clone());
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]

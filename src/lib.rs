@@ -19,6 +19,7 @@ pub mod compress;
 pub mod index;
 pub mod mem;
 pub mod probe;
+pub mod recover;
 pub mod rules;
 pub mod solve;
 pub mod table;

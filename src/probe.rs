@@ -6,6 +6,16 @@
 //! missing layer or a file of the wrong size is a typed error naming the
 //! file. `Database` is `Send + Sync` and every probe takes `&self`.
 //!
+//! Opening a folder or a layer reads no table: it checks the manifest, each
+//! table's size and, for a compressed table, its header and block index
+//! (whose own checksum is in the header; every block carries a checksum
+//! that is checked when it is decompressed). So the first probe of a layer
+//! costs a few system calls, not a read of gigabytes. The checksums of
+//! whole tables are verified where the caller asks for it:
+//! [`Database::verify`], [`Database::verify_layer`], or
+//! [`Database::verify_on_load`] for a database that checks every layer as
+//! it maps it (what `awari query --verify` does).
+//!
 //! A table of our folders may also be compressed ([`crate::compress`]):
 //! where the raw `scores.n` is absent and the manifest lists `scores.n.zst`,
 //! the compressed file is mapped instead, and a probe decompresses the one
@@ -17,8 +27,8 @@ use crate::index::{layer_size, rank};
 use crate::mem::prefetch;
 use crate::rules::{Position, PositionError, MAX_SEEDS};
 use crate::table::{
-    checksum, checksum_file, CompressedEntry, FileEntry, Kind, LayerEntry, Manifest, ManifestError,
-    MapError, Mapped,
+    checksum_file, CompressedEntry, FileEntry, Kind, LayerEntry, Manifest, ManifestError, MapError,
+    Mapped,
 };
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
@@ -79,6 +89,19 @@ pub enum ProbeError {
     /// The manifest cannot be used.
     #[error(transparent)]
     Manifest(#[from] ManifestError),
+    /// A table the manifest lists is absent, and no compressed copy of it is
+    /// listed either.
+    #[error("{}: missing (the manifest lists it); rebuild it with `awari build`", .0.display())]
+    MissingTable(PathBuf),
+    /// A folder that has our envelope tables (`lower.N`, `upper.N`) but no
+    /// `manifest.json`: one of ours whose manifest was lost.
+    #[error("{}: holds {file} but no manifest.json: a folder of ours whose manifest was lost (rebuild the manifest from the tables with `awari recover`)", dir.display())]
+    LostManifest {
+        /// The folder.
+        dir: PathBuf,
+        /// An envelope table found there.
+        file: String,
+    },
     /// Neither a folder nor `AWARI_PATH` was given.
     #[error("no database folder: pass --db DIR or set AWARI_PATH")]
     NoFolder,
@@ -94,6 +117,23 @@ pub enum ProbeError {
         #[source]
         source: CompressError,
     },
+}
+
+impl ProbeError {
+    /// Whether the error says that a table is damaged: missing though listed,
+    /// of the wrong size, not matching its checksum, or a damaged compressed
+    /// file. The other errors are bad input (a position, a layer not built,
+    /// a folder that is not one of tables) or I/O trouble.
+    pub fn is_damage(&self) -> bool {
+        match self {
+            ProbeError::Checksum { .. }
+            | ProbeError::Compressed { .. }
+            | ProbeError::MissingTable(_)
+            | ProbeError::Map(MapError::Size { .. }) => true,
+            ProbeError::Map(MapError::Io(e)) => e.source.kind() == std::io::ErrorKind::NotFound,
+            _ => false,
+        }
+    }
 }
 
 /// How far the cycle rule could move a score.
@@ -280,11 +320,20 @@ enum Source {
 pub struct Database {
     source: Source,
     layers: Vec<OnceLock<Layer>>,
+    /// Checksum every table of ours as its layer is mapped.
+    verify_on_load: bool,
 }
 
 impl Database {
     /// Opens a folder of tables. Nothing is mapped yet; each layer is mapped
-    /// (and, for our folders, checksummed) when first probed.
+    /// when first probed, after its tables' sizes (and, for compressed
+    /// tables, headers) are checked. No table is read whole: see
+    /// [`verify`](Self::verify) and [`verify_on_load`](Self::verify_on_load).
+    ///
+    /// A folder without `manifest.json` is taken for a VU dataset folder
+    /// (`scores.N` files only); one that also holds our envelope tables is
+    /// one of ours that lost its manifest, and is refused
+    /// ([`ProbeError::LostManifest`]).
     pub fn open(dir: impl AsRef<Path>) -> Result<Database, ProbeError> {
         let dir = dir.as_ref().to_path_buf();
         if !dir.is_dir() {
@@ -293,6 +342,12 @@ impl Database {
         let source = match Manifest::load(&dir)? {
             Some(manifest) => Source::Ours { dir, manifest },
             None => {
+                let ours = (0..=MAX_SEEDS)
+                    .flat_map(|n| [Kind::Lower.file_name(n), Kind::Upper.file_name(n)])
+                    .find(|f| dir.join(f).exists());
+                if let Some(file) = ours {
+                    return Err(ProbeError::LostManifest { dir, file });
+                }
                 let any_scores =
                     (0..=MAX_SEEDS).any(|n| dir.join(Kind::Score.file_name(n)).exists());
                 if !any_scores {
@@ -304,7 +359,18 @@ impl Database {
         Ok(Database {
             source,
             layers: (0..=MAX_SEEDS).map(|_| OnceLock::new()).collect(),
+            verify_on_load: false,
         })
+    }
+
+    /// With `yes`, every table of ours is checksummed (read whole) when its
+    /// layer is first mapped, and a table that does not match the manifest
+    /// is a [`ProbeError::Checksum`] error: slower first probes, for callers
+    /// that want each answer to come from verified tables. A VU folder has
+    /// no checksums to verify.
+    pub fn verify_on_load(mut self, yes: bool) -> Database {
+        self.verify_on_load = yes;
+        self
     }
 
     /// Opens the folder named by `AWARI_PATH`.
@@ -361,6 +427,7 @@ impl Database {
         Ok(Database {
             source: Source::Memory,
             layers: slots,
+            verify_on_load: false,
         })
     }
 
@@ -398,14 +465,50 @@ impl Database {
         }
     }
 
-    /// Maps and checks every available layer now, verifying checksums of our
-    /// tables; returns the layers checked.
+    /// Maps every available layer now and verifies the checksums of our
+    /// tables ([`verify_layer`](Self::verify_layer)); returns the layers
+    /// checked.
     pub fn verify(&self) -> Result<Vec<u32>, ProbeError> {
         let layers = self.layers();
         for &n in &layers {
-            self.layer(n)?;
+            self.verify_layer(n)?;
         }
         Ok(layers)
+    }
+
+    /// Maps layer `n` and, in a folder of ours, reads each of its tables
+    /// whole and compares its checksum with the manifest's: a raw table's
+    /// bytes, or a compressed table's file (whose header carries the raw
+    /// table's checksum, checked on opening). Returns whether there were
+    /// checksums to verify (`false` for a VU folder or tables in memory,
+    /// which are only mapped).
+    pub fn verify_layer(&self, n: u32) -> Result<bool, ProbeError> {
+        if n > MAX_SEEDS {
+            return Err(crate::index::IndexError::NoSuchLayer(n).into());
+        }
+        let l = self.layer(n)?;
+        let Source::Ours { dir, manifest } = &self.source else {
+            return Ok(false);
+        };
+        let Some(e) = manifest.layer(n) else {
+            return Ok(false);
+        };
+        let tables = [
+            Some(&l.score),
+            l.envelope.as_ref().map(|t| &t.0),
+            l.envelope.as_ref().map(|t| &t.1),
+        ];
+        for ((_, f), t) in e.files().zip(tables) {
+            match t {
+                Some(Table::Raw(_)) => check_raw(dir, f)?,
+                Some(Table::Compressed { path, .. }) => {
+                    let c = manifest.compressed(&f.name).expect("served compressed");
+                    check_file(path, &c.xxh3)?;
+                }
+                None => {}
+            }
+        }
+        Ok(true)
     }
 
     #[inline]
@@ -437,7 +540,7 @@ impl Database {
                         dir.display()
                     ),
                 })?;
-                load_ours(dir, manifest, entry)
+                load_ours(dir, manifest, entry, self.verify_on_load)
             }
             Source::Vu { dir } => {
                 let path = dir.join(Kind::Score.file_name(n));
@@ -671,15 +774,42 @@ impl Database {
     }
 }
 
+/// The checksum of a whole file, compared with `expected`.
+fn check_file(path: &Path, expected: &str) -> Result<(), ProbeError> {
+    let found = checksum_file(path).map_err(MapError::from)?;
+    if found != expected {
+        return Err(ProbeError::Checksum {
+            path: path.to_path_buf(),
+            expected: expected.to_string(),
+            found,
+        });
+    }
+    Ok(())
+}
+
+/// A raw table of ours against the manifest's checksum.
+fn check_raw(dir: &Path, f: &FileEntry) -> Result<(), ProbeError> {
+    check_file(&dir.join(&f.name), &f.xxh3)
+}
+
 /// Maps the tables of one of our layers, each raw if its file is there,
-/// else compressed if the manifest lists a compressed copy.
-fn load_ours(dir: &Path, manifest: &Manifest, e: &LayerEntry) -> Result<Layer, ProbeError> {
+/// else compressed if the manifest lists a compressed copy. Sizes and
+/// compressed headers are checked; with `verify`, each table's checksum too.
+fn load_ours(
+    dir: &Path,
+    manifest: &Manifest,
+    e: &LayerEntry,
+    verify: bool,
+) -> Result<Layer, ProbeError> {
     let n = e.seeds;
     let size = layer_size(n);
     let open = |kind: Kind, f: &FileEntry| -> Result<Table, ProbeError> {
         let path = dir.join(&f.name);
         if !path.exists() {
             if let Some(c) = manifest.compressed(&f.name) {
+                if verify {
+                    check_file(&dir.join(&c.name), &c.xxh3)?;
+                }
                 let (table, path) = open_compressed(dir, c, kind, f)?;
                 return Ok(Table::Compressed {
                     table,
@@ -687,15 +817,11 @@ fn load_ours(dir: &Path, manifest: &Manifest, e: &LayerEntry) -> Result<Layer, P
                     whole: OnceLock::new(),
                 });
             }
+            return Err(ProbeError::MissingTable(path));
         }
         let map = Mapped::open(&path, size)?;
-        let found = checksum_file(&path).map_err(MapError::from)?;
-        if found != f.xxh3 {
-            return Err(ProbeError::Checksum {
-                path,
-                expected: f.xxh3.clone(),
-                found,
-            });
+        if verify {
+            check_raw(dir, f)?;
         }
         Ok(Table::Raw(Box::new(map)))
     };
@@ -708,8 +834,10 @@ fn load_ours(dir: &Path, manifest: &Manifest, e: &LayerEntry) -> Result<Layer, P
 }
 
 /// Maps the compressed copy `c` of the raw table `raw` (of kind `kind`):
-/// size and checksum of the file as the manifest records them, then its
-/// header and block index, then that it holds that table.
+/// size of the file as the manifest records it, then its header and block
+/// index (checked against the checksum the header carries), then that it
+/// holds that table. The file's own checksum is not computed here (that
+/// reads it whole): see [`Database::verify_layer`].
 pub(crate) fn open_compressed(
     dir: &Path,
     c: &CompressedEntry,
@@ -718,14 +846,6 @@ pub(crate) fn open_compressed(
 ) -> Result<(CompressedTable<Mapped>, PathBuf), ProbeError> {
     let path = dir.join(&c.name);
     let map = Mapped::open(&path, c.bytes)?;
-    let found = checksum(&map);
-    if found != c.xxh3 {
-        return Err(ProbeError::Checksum {
-            path,
-            expected: c.xxh3.clone(),
-            found,
-        });
-    }
     let bad = |source| ProbeError::Compressed {
         path: path.clone(),
         source,

@@ -60,8 +60,20 @@ pub struct Below<'a> {
 pub trait Observer: Sync {
     /// A phase of the layer starts.
     fn phase(&self, _name: &'static str) {}
-    /// `k` more positions were settled (or initialised, in the first phase).
+    /// `k` more units of the layer's work are done; a layer is
+    /// [`work_units`] units in all, and they add up to exactly that.
     fn advance(&self, _k: u64) {}
+}
+
+/// Units of work of solving layer `n`, as [`Observer::advance`] counts them:
+/// one per position for each pass that computes exits (two with the
+/// envelope, one without), and one per possible settlement in each sweep
+/// (two per position in the envelope sweep, `lower` and `upper`; one in the
+/// score sweep). Each sweep reports its settlements as they happen and, at
+/// its end, the settlements that did not happen (positions whose value is
+/// decided by the cycle rule), so the count ends at exactly this total.
+pub fn work_units(n: u32, envelope: bool) -> u64 {
+    layer_size(n) * if envelope { 5 } else { 2 }
 }
 
 /// An observer that ignores everything.
@@ -323,6 +335,9 @@ struct Sweep<'a> {
     /// Lowest threshold of the sweep.
     last: i32,
     masks: Masks,
+    /// Settlements each position can make in this sweep (the progress
+    /// units of the sweep, per position).
+    per_position: u64,
 }
 
 /// Per `SUB` positions, the thresholds at which a scan of them can
@@ -430,7 +445,11 @@ impl Sweep<'_> {
                     }
                 });
         }
-        total.into_inner()
+        let total = total.into_inner();
+        // Positions that never settled (their value depends on the cycle
+        // rule) complete the sweep's share of the work.
+        obs.advance((size * self.per_position).saturating_sub(total));
+        total
     }
 
     /// Propagates the settlements on the stack at threshold `t` to closure,
@@ -626,6 +645,7 @@ pub fn solve_layer<E: From<std::io::Error>>(
             shift: 0,
             last: 1 - ni,
             masks,
+            per_position: 2,
         };
         stats.envelope_settlements = sweep.run(obs);
         stats.envelope_seconds = t0.elapsed().as_secs_f64();
@@ -657,6 +677,7 @@ pub fn solve_layer<E: From<std::io::Error>>(
         shift: 3,
         last: 1,
         masks,
+        per_position: 1,
     };
     stats.score_settlements = sweep.run(obs);
     stats.score_seconds = t0.elapsed().as_secs_f64();

@@ -172,6 +172,11 @@ pub struct LayerEntry {
     pub pinned: Option<u64>,
     /// Number of positions per score, from `-n` to `n`.
     pub score_histogram: Vec<u64>,
+    /// Set when the entry was rebuilt from the tables by `awari recover`
+    /// (its build figures are then unknown and zero): how the tables were
+    /// trusted.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub recovered: Option<String>,
 }
 
 impl LayerEntry {
@@ -248,11 +253,15 @@ impl Manifest {
     /// Reads `dir/manifest.json`; `Ok(None)` when there is none.
     pub fn load(dir: &Path) -> Result<Option<Manifest>, ManifestError> {
         let path = dir.join(MANIFEST);
-        let text = match fs::read_to_string(&path) {
+        let bytes = match fs::read(&path) {
             Ok(t) => t,
             Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
             Err(source) => return Err(PathError { path, source }.into()),
         };
+        let text = String::from_utf8(bytes).map_err(|_| ManifestError::Foreign {
+            path: path.clone(),
+            reason: "not JSON: not even UTF-8 text".into(),
+        })?;
         let value: serde_json::Value =
             serde_json::from_str(&text).map_err(|e| ManifestError::Foreign {
                 path: path.clone(),

@@ -72,6 +72,8 @@ pub struct LayerVerdict {
     /// Set when the layer could not be compared (missing or wrong-size
     /// oracle file, layer not built by us); the counts are then zero.
     pub skipped: Option<String>,
+    /// Whether we built the layer (a layer we did not build is skipped).
+    pub built: bool,
     /// Pinned positions compared.
     pub pinned: u64,
     /// Pinned positions where both agree.
@@ -147,6 +149,7 @@ pub fn compare_with_oracle(
             seeds: n,
             positions,
             skipped: None,
+            built: true,
             pinned: 0,
             pinned_agree: 0,
             pinned_disagree: 0,
@@ -156,6 +159,7 @@ pub fn compare_with_oracle(
             checksums_ok: true,
         };
         let Some(entry) = manifest.layer(n) else {
+            v.built = false;
             v.skipped = Some(format!("layer {n} is not built in {}", ours.display()));
             out.push(v);
             continue;
@@ -586,4 +590,332 @@ pub fn check_fact(db: &Database, f: &Fact) -> Result<FactOutcome, VerifyError> {
             reason: format!("move {} is not legal here", f.mv),
         }),
     }
+}
+
+/// One row of a list of known-good checksums (`layer,table,bytes,xxh3`, as
+/// in the repository's `data/known-good.csv`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct KnownTable {
+    /// Seeds of the layer.
+    pub layer: u32,
+    /// The table.
+    #[serde(serialize_with = "kind_name")]
+    pub kind: Kind,
+    /// Its size in bytes.
+    pub bytes: u64,
+    /// Its `xxh3-64`, 16 lower-case hex digits.
+    pub xxh3: String,
+}
+
+fn kind_name<S: serde::Serializer>(k: &Kind, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str(k.stem())
+}
+
+/// Reads a list of known-good checksums: a header line `layer,table,bytes,xxh3`
+/// then one line per table; blank lines and lines starting with `#` are
+/// skipped. Each table of a layer is listed at most once, with the layer's
+/// size.
+pub fn read_known_good(path: &Path) -> Result<Vec<KnownTable>, VerifyError> {
+    let text = std::fs::read(path).at(path)?;
+    let bad = |line: usize, reason: String| VerifyError::Facts {
+        path: path.to_path_buf(),
+        line,
+        reason,
+    };
+    let text = String::from_utf8(text).map_err(|_| bad(1, "not UTF-8 text".into()))?;
+    let mut rows = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    let mut header = false;
+    for (i, line) in text.lines().enumerate() {
+        let lineno = i + 1;
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let f: Vec<&str> = line.split(',').map(str::trim).collect();
+        if !header {
+            if f != ["layer", "table", "bytes", "xxh3"] {
+                return Err(bad(
+                    lineno,
+                    "the header must be 'layer,table,bytes,xxh3'".into(),
+                ));
+            }
+            header = true;
+            continue;
+        }
+        if f.len() != 4 {
+            return Err(bad(lineno, format!("{} columns, expected 4", f.len())));
+        }
+        let layer = f[0]
+            .parse::<u32>()
+            .ok()
+            .filter(|&n| n <= MAX_SEEDS && n != 47)
+            .ok_or_else(|| bad(lineno, format!("'{}' is not a layer", f[0])))?;
+        let kind = match f[1] {
+            "scores" => Kind::Score,
+            "lower" => Kind::Lower,
+            "upper" => Kind::Upper,
+            t => {
+                return Err(bad(
+                    lineno,
+                    format!("'{t}' is not a table (scores, lower, upper)"),
+                ))
+            }
+        };
+        let bytes: u64 = f[2]
+            .parse()
+            .map_err(|_| bad(lineno, format!("'{}' is not a size", f[2])))?;
+        if bytes != layer_size(layer) {
+            return Err(bad(
+                lineno,
+                format!(
+                    "layer {layer} has {} positions, the line says {bytes} bytes",
+                    layer_size(layer)
+                ),
+            ));
+        }
+        let xxh3 = f[3].to_ascii_lowercase();
+        if xxh3.len() != 16 || !xxh3.bytes().all(|b| b.is_ascii_hexdigit()) {
+            return Err(bad(
+                lineno,
+                format!("'{}' is not an xxh3-64 (16 hex digits)", f[3]),
+            ));
+        }
+        if !seen.insert((layer, kind.stem())) {
+            return Err(bad(
+                lineno,
+                format!("{} is listed twice", kind.file_name(layer)),
+            ));
+        }
+        rows.push(KnownTable {
+            layer,
+            kind,
+            bytes,
+            xxh3,
+        });
+    }
+    if !header {
+        return Err(bad(1, "empty list".into()));
+    }
+    Ok(rows)
+}
+
+/// How one table compares with its known-good checksum.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(tag = "result", rename_all = "snake_case")]
+pub enum TableOutcome {
+    /// Same size and checksum.
+    Equal,
+    /// Another checksum or size: the table holds other bytes.
+    Differs {
+        /// What was found (`xxh3` or a size).
+        found: String,
+    },
+    /// The manifest lists the table, but the folder holds neither it nor a
+    /// compressed copy.
+    Missing,
+    /// A compressed copy could not be read back (a damaged block).
+    Damaged {
+        /// What is wrong.
+        reason: String,
+    },
+}
+
+/// One table checked by [`compare_checksums`].
+#[derive(Clone, Debug, Serialize)]
+pub struct TableCheck {
+    /// The known-good row.
+    pub known: KnownTable,
+    /// The file read (the raw table, or its compressed copy).
+    pub file: String,
+    /// The outcome.
+    #[serde(flatten)]
+    pub outcome: TableOutcome,
+}
+
+/// The result of [`compare_checksums`].
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct ChecksumReport {
+    /// Every table compared, by layer.
+    pub tables: Vec<TableCheck>,
+    /// Layers of the list that the folder does not hold (skipped).
+    pub not_built: Vec<u32>,
+    /// Tables of the list whose layer the folder holds, but not that table,
+    /// and the manifest does not list it either (a VU folder's envelope, a
+    /// build without the envelope): not compared.
+    pub absent: Vec<String>,
+    /// Layers the folder holds that the list does not cover.
+    pub not_listed: Vec<u32>,
+}
+
+impl VerifyError {
+    /// Whether the error says that a table is damaged (see
+    /// [`ProbeError::is_damage`]), as opposed to bad input or I/O trouble.
+    pub fn is_damage(&self) -> bool {
+        match self {
+            VerifyError::Probe(e) => e.is_damage(),
+            VerifyError::Io(e) => e
+                .source
+                .get_ref()
+                .is_some_and(|inner| inner.is::<CompressError>()),
+            _ => false,
+        }
+    }
+}
+
+impl ChecksumReport {
+    /// Tables that differ, are missing or are damaged.
+    pub fn failures(&self) -> impl Iterator<Item = &TableCheck> {
+        self.tables
+            .iter()
+            .filter(|t| t.outcome != TableOutcome::Equal)
+    }
+}
+
+/// The file holding table `kind` of layer `n` in `dir`: the raw table, else
+/// its compressed copy (`NAME.zst`); `None` when neither exists.
+fn table_file(dir: &Path, kind: Kind, n: u32) -> Option<(PathBuf, bool)> {
+    let raw = dir.join(kind.file_name(n));
+    if raw.exists() {
+        return Some((raw, false));
+    }
+    let zst = dir.join(crate::compress::file_name(&kind.file_name(n)));
+    zst.exists().then_some((zst, true))
+}
+
+/// Compares every table of `dir` in `layers` with the list `known`,
+/// recomputing each checksum from the table's bytes (a compressed copy is
+/// decompressed as it is read), so neither the manifest's checksums nor a
+/// compressed header are trusted. Works on our folders, on folders whose
+/// manifest was lost and on VU dataset folders (whose `scores.N` are
+/// compared). A layer the folder does not hold is skipped and listed in
+/// [`ChecksumReport::not_built`].
+pub fn compare_checksums(
+    dir: &Path,
+    known: &[KnownTable],
+    layers: RangeInclusive<u32>,
+) -> Result<ChecksumReport, VerifyError> {
+    if !dir.is_dir() {
+        return Err(ProbeError::NotAFolder(dir.to_path_buf()).into());
+    }
+    let manifest = Manifest::load(dir).map_err(ProbeError::from)?;
+    let listed = |n: u32, kind: Kind| {
+        manifest
+            .as_ref()
+            .and_then(|m| m.layer(n))
+            .is_some_and(|l| l.files().any(|(k, _)| k == kind))
+    };
+    let held = |n: u32| {
+        [Kind::Score, Kind::Lower, Kind::Upper]
+            .iter()
+            .any(|&k| table_file(dir, k, n).is_some())
+            || manifest.as_ref().is_some_and(|m| m.layer(n).is_some())
+    };
+    let mut report = ChecksumReport::default();
+    let mut covered = std::collections::BTreeSet::new();
+    for k in known.iter().filter(|k| layers.contains(&k.layer)) {
+        covered.insert(k.layer);
+        if !held(k.layer) {
+            if report.not_built.last() != Some(&k.layer) {
+                report.not_built.push(k.layer);
+            }
+            continue;
+        }
+        let name = k.kind.file_name(k.layer);
+        let Some((path, compressed)) = table_file(dir, k.kind, k.layer) else {
+            if listed(k.layer, k.kind) {
+                report.tables.push(TableCheck {
+                    known: k.clone(),
+                    file: name,
+                    outcome: TableOutcome::Missing,
+                });
+            } else {
+                report.absent.push(name);
+            }
+            continue;
+        };
+        let outcome = checksum_of(&path, compressed, k)?;
+        report.tables.push(TableCheck {
+            known: k.clone(),
+            file: path
+                .file_name()
+                .map(|f| f.to_string_lossy().into_owned())
+                .unwrap_or(name),
+            outcome,
+        });
+    }
+    report.not_listed = (0..=MAX_SEEDS)
+        .filter(|&n| n != 47 && layers.contains(&n) && !covered.contains(&n) && held(n))
+        .collect();
+    Ok(report)
+}
+
+/// Size and checksum of one table file against its known-good row.
+fn checksum_of(path: &Path, compressed: bool, k: &KnownTable) -> Result<TableOutcome, VerifyError> {
+    if !compressed {
+        let len = std::fs::metadata(path).at(path)?.len();
+        if len != k.bytes {
+            return Ok(TableOutcome::Differs {
+                found: format!("{len} bytes, expected {}", k.bytes),
+            });
+        }
+        let found = crate::table::checksum_file(path)?;
+        return Ok(if found == k.xxh3 {
+            TableOutcome::Equal
+        } else {
+            TableOutcome::Differs { found }
+        });
+    }
+    let len = std::fs::metadata(path).at(path)?.len();
+    let map = crate::table::Mapped::open(path, len).map_err(ProbeError::from)?;
+    let table = match crate::compress::CompressedTable::parse(map) {
+        Ok(t) => t,
+        Err(e) => {
+            return Ok(TableOutcome::Damaged {
+                reason: e.to_string(),
+            })
+        }
+    };
+    let h = table.header();
+    if h.kind != k.kind || h.layer != k.layer {
+        return Ok(TableOutcome::Damaged {
+            reason: format!(
+                "it holds {}, not {}",
+                h.kind.file_name(h.layer),
+                k.kind.file_name(k.layer)
+            ),
+        });
+    }
+    let mut reader = table.into_reader();
+    let mut hasher = xxhash_rust::xxh3::Xxh3::new();
+    let mut buf = vec![0u8; STEP];
+    let mut total = 0u64;
+    loop {
+        let got = match read_full(&mut reader, &mut buf, path) {
+            Ok(g) => g,
+            Err(e) => match damaged(e) {
+                VerifyError::Probe(ProbeError::Compressed { source, .. }) => {
+                    return Ok(TableOutcome::Damaged {
+                        reason: source.to_string(),
+                    })
+                }
+                other => return Err(other),
+            },
+        };
+        if got == 0 {
+            break;
+        }
+        hasher.update(&buf[..got]);
+        total += got as u64;
+    }
+    let found = format!("{:016x}", hasher.digest());
+    Ok(if total != k.bytes {
+        TableOutcome::Differs {
+            found: format!("{total} bytes, expected {}", k.bytes),
+        }
+    } else if found == k.xxh3 {
+        TableOutcome::Equal
+    } else {
+        TableOutcome::Differs { found }
+    })
 }

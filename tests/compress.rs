@@ -403,7 +403,20 @@ fn cli_compress_and_decompress_round_trip() {
     assert!(dir.join("scores.14").exists());
     let m = Manifest::load(&dir).unwrap().unwrap();
     assert_eq!(m.compressed("upper.13").unwrap().block_size, 2048);
-    let out = ok(&["decompress", "--db", s(&dir), "--quiet"]);
+    // --quiet prints nothing on stdout (and no progress on stderr).
+    let quiet = awari(&["compress", "--db", s(&dir), "--layers", "14", "--quiet"]);
+    assert!(quiet.status.success(), "{quiet:?}");
+    assert!(
+        quiet.stdout.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&quiet.stdout)
+    );
+    assert!(
+        quiet.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&quiet.stderr)
+    );
+    let out = ok(&["decompress", "--db", s(&dir), "--layers", "11..=13"]);
     assert!(out.contains("decompressed"), "{out}");
     for n in 11..=13 {
         for kind in KINDS {
@@ -514,13 +527,32 @@ fn damaged_compressed_files_are_typed_probe_errors() {
     let zst = dir.join("scores.8.zst");
     let good = std::fs::read(&zst).unwrap();
     let p = unrank(8, 100).unwrap();
-    // A flipped byte: the file's checksum in the manifest.
+    // A flipped byte in the block index: the header's own checksum on
+    // opening, and the file's checksum in the manifest when asked for.
     let mut bad = good.clone();
     bad[HEADER_BYTES + 3] ^= 1;
     std::fs::write(&zst, &bad).unwrap();
     match Database::open(&dir).unwrap().score(&p) {
+        Err(ProbeError::Compressed { path, source }) => {
+            assert_eq!(path, zst);
+            assert!(
+                matches!(
+                    source,
+                    CompressError::IndexChecksum { .. } | CompressError::OffsetOutOfRange { .. }
+                ),
+                "{source:?}"
+            );
+        }
+        r => panic!("want a header checksum error, got {r:?}"),
+    }
+    let db = Database::open(&dir).unwrap().verify_on_load(true);
+    match db.score(&p) {
         Err(ProbeError::Checksum { path, .. }) => assert_eq!(path, zst),
         r => panic!("want a checksum error, got {r:?}"),
+    }
+    match Database::open(&dir).unwrap().verify_layer(8) {
+        Err(e) if e.is_damage() => assert!(e.to_string().contains("scores.8.zst"), "{e}"),
+        r => panic!("verify_layer: want a damaged-table error, got {r:?}"),
     }
     // Truncated: the size in the manifest.
     std::fs::write(&zst, &good[..good.len() - 1]).unwrap();
@@ -555,27 +587,59 @@ fn damaged_compressed_files_are_typed_probe_errors() {
     assert!(matches!(Database::open(&dir), Err(ProbeError::Manifest(_))));
 }
 
+/// An observer that keeps the builder's notes.
+#[derive(Default)]
+struct Notes(std::sync::Mutex<Vec<String>>);
+impl awari_egdb::solve::Observer for Notes {}
+impl build::BuildObserver for Notes {
+    fn note(&self, message: &str) {
+        self.0.lock().unwrap().push(message.to_string());
+    }
+    fn warning(&self, message: &str) {
+        self.0.lock().unwrap().push(format!("warning: {message}"));
+    }
+}
+
 #[test]
-fn build_on_a_compressed_folder_rebuilds_the_missing_raw_layers() {
+fn build_on_a_compressed_folder_keeps_it_and_writes_back_only_what_it_reads() {
     let dir = scratch("awari-compress-build-");
-    let opts = BuildOptions {
+    let mut opts = BuildOptions {
         max_seeds: 6,
         out: dir.clone(),
         envelope: true,
         memory_limit: None,
     };
     build::build(&opts, &Silent).unwrap();
-    compress::compress_folder(&dir, &compress_opts(true), &Quiet).unwrap();
-    let r = build::build(&opts, &Silent).unwrap();
-    assert_eq!(r.built, (0..=6).collect::<Vec<_>>());
-    let m = Manifest::load(&dir).unwrap().unwrap();
+    let mut copts = compress_opts(true);
+    copts.remove_raw = true;
+    compress::compress_folder(&dir, &copts, &Quiet).unwrap();
+    let before = zst_files(&dir);
+    assert_eq!(before.len(), 21);
+    // Every layer asked for is there, compressed: nothing is rebuilt or
+    // written, and the builder says what it found.
+    let notes = Notes::default();
+    let r = build::build(&opts, &notes).unwrap();
+    assert!(r.built.is_empty(), "{:?}", r.built);
+    assert_eq!(r.reused, (0..=6).collect::<Vec<_>>());
+    let said = notes.0.lock().unwrap().join("\n");
+    assert!(said.contains("layer 3 is kept only compressed"), "{said}");
     assert!(
-        m.compressed.is_empty(),
-        "rebuilt layers forget their old copies"
+        !said.contains("missing") && !said.contains("warning"),
+        "{said}"
     );
-    let left = zst_files(&dir);
-    assert!(left.is_empty(), "stale compressed copies left: {left:?}");
-    for n in 0..=6 {
+    assert_eq!(zst_files(&dir), before);
+    assert!(!dir.join("scores.3").exists());
+    // One layer more: the lower layers are written back raw from their
+    // compressed copies (which stay), then layer 7 is built.
+    opts.max_seeds = 7;
+    let notes = Notes::default();
+    let r = build::build(&opts, &notes).unwrap();
+    assert_eq!(r.built, vec![7]);
+    let said = notes.0.lock().unwrap().join("\n");
+    assert!(said.contains("writing its raw tables back"), "{said}");
+    let m = Manifest::load(&dir).unwrap().unwrap();
+    assert_eq!(m.compressed.len(), 21, "the compressed copies stay listed");
+    for n in 0..=7 {
         for kind in KINDS {
             assert!(std::fs::read(dir.join(kind.file_name(n))).unwrap() == raw_table(kind, n));
         }

@@ -488,18 +488,21 @@ fn truncated_table_reached_through_moves_is_an_error() {
 }
 
 #[test]
-fn missing_table_file_of_our_folder_is_an_io_error_naming_it() {
+fn missing_table_file_of_our_folder_is_a_missing_table_error_naming_it() {
     let dir = full_copy("awari-probe-gone-");
     fs::remove_file(dir.join("upper.6")).unwrap();
     let db = Database::open(&dir).unwrap();
     match db.score(&position_with(6)) {
-        Err(ProbeError::Map(MapError::Io(e))) => assert!(e.path.ends_with("upper.6"), "{e}"),
-        other => panic!("want MapError::Io naming upper.6, got {other:?}"),
+        Err(e @ ProbeError::MissingTable(_)) => {
+            assert!(e.is_damage());
+            assert!(e.to_string().contains("upper.6"), "{e}");
+        }
+        other => panic!("want MissingTable naming upper.6, got {other:?}"),
     }
 }
 
 #[test]
-fn flipped_byte_is_a_checksum_error_for_our_folder() {
+fn flipped_byte_is_found_by_verify_not_by_a_lookup() {
     for kind in [Kind::Score, Kind::Lower, Kind::Upper] {
         let dir = full_copy("awari-probe-flip-");
         let name = kind.file_name(7);
@@ -507,12 +510,13 @@ fn flipped_byte_is_a_checksum_error_for_our_folder() {
         let mut bytes = fs::read(&path).unwrap();
         bytes[1234] ^= 0x40;
         fs::write(&path, &bytes).unwrap();
+        // A lookup reads only the bytes it needs: layer 7 answers.
         let db = Database::open(&dir).unwrap();
-        let p6 = position_with(6);
-        assert_eq!(db.score(&p6).unwrap(), file_score(&p6), "layer 6 is fine");
         let p7 = position_with(7);
-        for _ in 0..2 {
-            match db.score(&p7) {
+        assert!(db.score(&p7).is_ok());
+        assert!(db.verify_layer(6).unwrap(), "layer 6 is fine");
+        for r in [db.verify_layer(7).map(|_| ()), db.verify().map(|_| ())] {
+            match r {
                 Err(ProbeError::Checksum {
                     path: bad,
                     expected,
@@ -524,11 +528,15 @@ fn flipped_byte_is_a_checksum_error_for_our_folder() {
                 other => panic!("{name}: want a Checksum error, got {other:?}"),
             }
         }
-        let msg = db.score(&p7).unwrap_err().to_string();
-        assert!(msg.contains(&name), "{msg}");
-        match db.verify() {
-            Err(ProbeError::Checksum { path: bad, .. }) => assert!(bad.ends_with(&name)),
-            other => panic!("verify: want a Checksum error, got {other:?}"),
+        // A database that verifies on load refuses the layer on every probe.
+        let db = Database::open(&dir).unwrap().verify_on_load(true);
+        let p6 = position_with(6);
+        assert_eq!(db.score(&p6).unwrap(), file_score(&p6), "layer 6 is fine");
+        for _ in 0..2 {
+            let e = db.score(&p7).unwrap_err();
+            assert!(matches!(e, ProbeError::Checksum { .. }), "{e:?}");
+            assert!(e.is_damage());
+            assert!(e.to_string().contains(&name), "{e}");
         }
     }
 }
@@ -626,10 +634,7 @@ fn folder_built_without_envelope_has_checksums_but_no_envelope() {
     bytes[0] ^= 1;
     fs::write(&path, bytes).unwrap();
     let db = Database::open(&dir).unwrap();
-    assert!(matches!(
-        db.score(&position_with(6)),
-        Err(ProbeError::Checksum { .. })
-    ));
+    assert!(matches!(db.verify(), Err(ProbeError::Checksum { .. })));
 }
 
 #[test]

@@ -21,30 +21,111 @@ fn python() -> Command {
     c
 }
 
-fn has_numpy() -> Result<bool, String> {
+fn has(module: &str) -> Result<bool, String> {
     python()
-        .args(["-c", "import numpy"])
+        .args(["-c", &format!("import {module}")])
         .output()
         .map(|o| o.status.success())
         .map_err(|e| format!("python3 is needed for tools/awari_scores.py: {e}"))
 }
 
+/// Installs a Python package into the target folder when the interpreter
+/// lacks it; fails the test when that is impossible (it never skips).
+fn ensure(module: &str) {
+    static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    let _g = LOCK.lock().unwrap();
+    if has(module).unwrap() {
+        return;
+    }
+    let pip = python()
+        .args(["-m", "pip", "install", "--quiet", "--target"])
+        .arg(pydeps())
+        .arg(module)
+        .output()
+        .expect("run pip");
+    assert!(
+        pip.status.success() && has(module).unwrap(),
+        "{module} is needed for tools/awari_scores.py and pip could not install it: {}",
+        String::from_utf8_lossy(&pip.stderr)
+    );
+}
+
+fn reader(dir: &Path, args: &[&str]) -> std::process::Output {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    python()
+        .arg(root.join("tools/awari_scores.py"))
+        .arg("--db")
+        .arg(dir)
+        .args(args)
+        .output()
+        .expect("run tools/awari_scores.py")
+}
+
+/// A copy of the shared folder's layers 0..=5 and its manifest.
+fn small_copy(prefix: &str) -> std::path::PathBuf {
+    let dir = common::scratch(prefix);
+    for n in 0..=5 {
+        for t in ["scores", "lower", "upper"] {
+            let f = format!("{t}.{n}");
+            std::fs::copy(common::db_dir().join(&f), dir.join(&f)).unwrap();
+        }
+    }
+    std::fs::copy(
+        common::db_dir().join("manifest.json"),
+        dir.join("manifest.json"),
+    )
+    .unwrap();
+    dir
+}
+
+/// A 5-seed board and its Goedel index.
+const P5: [&str; 12] = ["2", "0", "1", "0", "0", "0", "0", "0", "2", "0", "0", "0"];
+
+#[test]
+fn python_reader_refuses_out_of_range_values_and_checks_checksums() {
+    ensure("numpy");
+    ensure("xxhash");
+    let dir = small_copy("awari-py-damaged-");
+    let good = reader(&dir, &P5);
+    assert!(good.status.success(), "{good:?}");
+    let line = String::from_utf8_lossy(&good.stdout).into_owned();
+    let g: usize = line.split_whitespace().nth(1).unwrap().parse().unwrap();
+    // --verify on an intact table answers the same.
+    let mut args = vec!["--verify"];
+    args.extend(P5);
+    let checked = reader(&dir, &args);
+    assert!(checked.status.success(), "{checked:?}");
+    assert_eq!(String::from_utf8_lossy(&checked.stdout), line);
+
+    let path = dir.join("scores.5");
+    let mut bytes = std::fs::read(&path).unwrap();
+    // A value no table of 5 seeds can hold is a damaged table, not a score.
+    bytes[g] = 125;
+    std::fs::write(&path, &bytes).unwrap();
+    let out = reader(&dir, &P5);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("125") && stderr.contains("damaged"),
+        "{stderr}"
+    );
+    assert!(out.stdout.is_empty());
+    // A change that stays in range is found by --verify only.
+    bytes[g] = 0;
+    let next = (g + 1) % bytes.len();
+    bytes[next] ^= 1;
+    std::fs::write(&path, &bytes).unwrap();
+    assert!(reader(&dir, &P5).status.success());
+    let out = reader(&dir, &args);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("checksum"), "{stderr}");
+}
+
 #[test]
 fn python_reader_agrees_with_the_binary() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    if !has_numpy().unwrap() {
-        let pip = python()
-            .args(["-m", "pip", "install", "--quiet", "--target"])
-            .arg(pydeps())
-            .arg("numpy")
-            .output()
-            .expect("run pip");
-        assert!(
-            pip.status.success() && has_numpy().unwrap(),
-            "numpy is needed for tools/awari_scores.py and pip could not install it: {}",
-            String::from_utf8_lossy(&pip.stderr)
-        );
-    }
+    ensure("numpy");
     let dir = common::db_dir();
     let out = python()
         .arg(root.join("tools/test_awari_scores.py"))

@@ -98,12 +98,17 @@ fn query_json(db: &str, p: &Position, extra: &[&str]) -> Value {
 /// A failure that must be reported as bad input: status 2, exactly one line
 /// on stderr starting with `awari:`, nothing on stdout. Returns the line.
 fn usage_error(args: &[&str], awari_path: Option<&Path>) -> String {
+    failure(args, awari_path, 2)
+}
+
+/// A failure with exit status `code`, reported as [`usage_error`] describes.
+fn failure(args: &[&str], awari_path: Option<&Path>, code: i32) -> String {
     let out = run(args, awari_path, None);
     let stderr = text(&out.stderr);
     assert_eq!(
         out.status.code(),
-        Some(2),
-        "awari query {args:?}: want status 2, got {:?}; stderr: {stderr}",
+        Some(code),
+        "awari query {args:?}: want status {code}, got {:?}; stderr: {stderr}",
         out.status
     );
     let lines: Vec<&str> = stderr.lines().collect();
@@ -508,18 +513,33 @@ fn corrupt_tables_are_clean_errors() {
         let d = dir.to_str().unwrap();
         let mut args = vec!["--db", d];
         args.extend(b.iter().map(String::as_str));
-        let line = usage_error(&args, None);
-        assert!(line.contains("scores.5"), "{kind}: {line}");
+        let mut verified = vec!["--verify"];
+        verified.extend(args.iter().copied());
+        // A damaged table is a failed check: status 1.
         if kind == "truncated" {
+            let line = failure(&args, None, 1);
+            assert!(line.contains("scores.5"), "{kind}: {line}");
             assert!(line.contains("1000") && line.contains("4368"), "{line}");
         } else {
-            assert!(line.contains("checksum"), "{line}");
+            // A lookup reads only the bytes it needs; --verify reads the
+            // tables whole and finds the change.
+            let out = run(&args, None, None);
+            assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+            let line = failure(&verified, None, 1);
+            assert!(
+                line.contains("scores.5") && line.contains("checksum"),
+                "{line}"
+            );
         }
         // With --stdin the other lines are still answered.
         let p4 = Position::indexable([2, 0, 1, 0, 0, 0, 0, 0, 1, 0, 0, 0]).unwrap();
         let input = format!("{p4}\n{p5}\n{p4}\n");
-        let out = run(&["--db", d, "--stdin", "--json"], None, Some(&input));
-        assert_eq!(out.status.code(), Some(2));
+        let out = run(
+            &["--db", d, "--stdin", "--json", "--verify"],
+            None,
+            Some(&input),
+        );
+        assert_eq!(out.status.code(), Some(1));
         let stderr = text(&out.stderr);
         assert!(
             stderr.contains("line 2:") && stderr.contains("scores.5"),

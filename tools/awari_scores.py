@@ -3,14 +3,24 @@
 dataset's), independently of the Rust code: the Goedel index is implemented
 here from spec/INDEXING.md and each table is read with numpy.memmap.
 
-Usage: python3 tools/awari_scores.py [--db DIR] P0 P1 ... P11
+Needs numpy (pip install numpy); --verify also needs xxhash (pip install
+xxhash).
+
+Usage: python3 tools/awari_scores.py [--db DIR] [--verify] P0 P1 ... P11
 prints "seeds index score" for the position (pits 0..5 the mover's, 6..11
-the opponent's). Without --db the folder is $AWARI_PATH.
+the opponent's). Without --db the folder is $AWARI_PATH. With --verify the
+table read is first checked against the checksum in the folder's
+manifest.json (xxh3-64, read whole).
+
+A value outside -n..n in a table of n seeds is reported as a damaged table,
+never returned.
 
 As a library:
     goedel(pits) -> int          the position's index within its layer
     layer_size(n) -> int         positions in layer n
     score(folder, pits) -> int   the stored score (folder None: $AWARI_PATH)
+    verify_table(folder, n)      checks scores.n against the manifest's
+                                 xxh3-64 (raises ValueError if it differs)
 """
 import argparse
 import os
@@ -136,18 +146,73 @@ def table(folder, n):
 def score(folder, pits):
     """The stored score of the position for the side to move."""
     pits = check_board(pits)
-    return int(table(folder, sum(pits))[goedel(pits)])
+    n = sum(pits)
+    v = int(table(folder, n)[goedel(pits)])
+    if not -n <= v <= n:
+        raise ValueError(
+            f"scores.{n} holds {v} at index {goedel(pits)}, outside -{n}..{n}: the table is "
+            f"damaged (check it with 'awari verify --db {folder_or_env(folder)} --checksums "
+            "data/known-good.csv', or with --verify here)"
+        )
+    return v
+
+
+def verify_table(folder, n):
+    """Checks scores.n of `folder` against the xxh3-64 that the folder's
+    manifest.json records for it (reads the table whole). Raises ValueError
+    if they differ or the folder has no manifest (a VU folder has no
+    checksums), ImportError without the xxhash package."""
+    import json
+
+    try:
+        import xxhash
+    except ImportError as e:
+        raise ImportError(
+            "checking checksums needs the xxhash package (pip install xxhash); "
+            "or use 'awari verify --checksums'"
+        ) from e
+    folder = folder_or_env(folder)
+    mpath = os.path.join(folder, "manifest.json")
+    if not os.path.exists(mpath):
+        raise ValueError(f"{folder}: no manifest.json, so no checksums to verify (a VU folder?)")
+    with open(mpath, "rb") as f:
+        try:
+            manifest = json.loads(f.read().decode("utf-8"))
+        except (UnicodeDecodeError, ValueError) as e:
+            raise ValueError(f"{mpath}: not a readable manifest ({e})") from None
+    entry = next((l for l in manifest.get("layers", []) if l.get("seeds") == n), None)
+    if entry is None:
+        raise ValueError(f"{mpath}: layer {n} is not listed as built")
+    want = entry["scores"]["xxh3"]
+    h = xxhash.xxh3_64()
+    t = table(folder, n)
+    step = 1 << 24
+    for start in range(0, len(t), step):
+        h.update(t[start:start + step].tobytes())
+    found = h.hexdigest()
+    if found != want:
+        raise ValueError(
+            f"scores.{n}: checksum {found}, the manifest says {want}: the table is damaged"
+        )
 
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description="Exact awari scores from scores.N tables.")
     ap.add_argument("--db", metavar="DIR", help="folder of tables (default: $AWARI_PATH)")
+    ap.add_argument("--verify", action="store_true",
+                    help="check the table against the manifest's checksum first (needs xxhash)")
     ap.add_argument("pits", metavar="P", type=int, nargs=PITS, help="pit counts, pit 0 first")
     a = ap.parse_args(argv)
     try:
         g = goedel(a.pits)
+        if a.verify:
+            verify_table(a.db, sum(check_board(a.pits)))
         s = score(a.db, a.pits)
-    except (ValueError, OSError) as e:
+    except ValueError as e:
+        print(f"awari_scores: {e}", file=sys.stderr)
+        # A damaged table is a failed check, like the binary's exit 1.
+        return 1 if "damaged" in str(e) else 2
+    except (OSError, ImportError) as e:
         print(f"awari_scores: {e}", file=sys.stderr)
         return 2
     print(sum(a.pits), g, s)

@@ -88,7 +88,7 @@ fn check_passes_on_every_layer() {
     let o = awari(&["check", "--db", s(db())]);
     assert!(o.status.success(), "{}{}", out(&o), err(&o));
     assert!(
-        out(&o).contains(&format!("pass on {} layer(s)", MAX + 1)),
+        out(&o).contains(&format!("passes on {} layer(s)", MAX + 1)),
         "{}",
         out(&o)
     );

@@ -11,6 +11,7 @@ use clap::Args;
 use std::path::PathBuf;
 
 #[derive(Args)]
+#[command(after_help = super::EXIT_CODES)]
 pub struct BenchArgs {
     /// Build layers 0..=N.
     #[arg(long, value_name = "N", default_value_t = 20)]

@@ -6,6 +6,7 @@ use awari_egdb::rules::{Position, MAX_SEEDS};
 use clap::Args;
 
 #[derive(Args)]
+#[command(after_help = super::EXIT_CODES)]
 pub struct IndexArgs {
     /// Twelve pit counts, pit 0 first: the mover's pits 0..5, then the opponent's 6..11.
     #[arg(value_name = "PIT", num_args = 0.., allow_negative_numbers = true)]
@@ -16,6 +17,7 @@ pub struct IndexArgs {
 }
 
 #[derive(Args)]
+#[command(after_help = super::EXIT_CODES)]
 pub struct PositionArgs {
     /// Seeds on the board (the layer), 0..=48.
     #[arg(value_name = "SEEDS", allow_negative_numbers = true)]

@@ -15,10 +15,12 @@ use std::time::Instant;
 pub const DEFAULT_MAX_SEEDS: u32 = 20;
 
 #[derive(Args)]
+#[command(after_help = super::EXIT_CODES)]
 pub struct BuildArgs {
-    /// Build layers 0..=N (47 never occurs and is skipped).
-    #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_SEEDS)]
-    max_seeds: u32,
+    /// Build layers 0..=N, N from 0 to 48 (47 never occurs and is skipped).
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_SEEDS.to_string(),
+          allow_negative_numbers = true)]
+    max_seeds: String,
     /// Folder of tables; created if missing, resumed if it holds a build.
     #[arg(long, value_name = "DIR", default_value = "./db")]
     out: PathBuf,
@@ -50,22 +52,25 @@ pub fn parse_size(s: &str) -> Result<u64, Failure> {
 
 pub fn run(a: BuildArgs) -> Result<(), Failure> {
     let memory_limit = a.memory_limit.as_deref().map(parse_size).transpose()?;
-    if a.threads == Some(0) {
-        return Err(Failure::usage("--threads must be at least 1"));
-    }
+    let max_seeds = a
+        .max_seeds
+        .trim()
+        .parse::<u32>()
+        .ok()
+        .filter(|&n| n <= 48)
+        .ok_or_else(|| {
+            Failure::usage(format!(
+                "--max-seeds '{}': a layer is 0 to 48 seeds",
+                a.max_seeds
+            ))
+        })?;
     let opts = BuildOptions {
-        max_seeds: a.max_seeds,
+        max_seeds,
         out: a.out.clone(),
         envelope: !a.no_envelope,
         memory_limit,
     };
-    let mut pool = rayon::ThreadPoolBuilder::new();
-    if let Some(t) = a.threads {
-        pool = pool.num_threads(t);
-    }
-    let pool = pool
-        .build()
-        .map_err(|e| Failure::usage(format!("cannot start worker threads: {e}")))?;
+    let pool = super::pool(a.threads)?;
     let mode = if a.quiet {
         Mode::Quiet
     } else if std::io::stderr().is_terminal() {
@@ -77,7 +82,40 @@ pub fn run(a: BuildArgs) -> Result<(), Failure> {
     let started = Instant::now();
     let report = pool
         .install(|| build::build(&opts, &progress))
-        .map_err(|e| Failure::usage(e.to_string()))?;
+        .map_err(|e| {
+            let hint = match &e {
+                build::BuildError::Memory {
+                    layer,
+                    from_flag,
+                    needed,
+                    ..
+                } => format!(
+                    "; {}{}",
+                    match (*from_flag, *layer) {
+                        (true, 0) => format!("--memory-limit must be at least {}", human(*needed)),
+                        (true, _) => format!(
+                            "raise --memory-limit to at least {}, or build fewer layers (--max-seeds {})",
+                            human(*needed),
+                            layer - 1
+                        ),
+                        (false, _) => "free memory, or build fewer layers with --max-seeds".into(),
+                    },
+                    if *layer > 0 {
+                        "; finished layers are kept and a rerun resumes"
+                    } else {
+                        ""
+                    }
+                ),
+                build::BuildError::Manifest(_) => format!(
+                    "; if {} is a folder of ours whose manifest was damaged, \
+                     `awari recover --db {}` rebuilds it from the tables",
+                    opts.out.display(),
+                    opts.out.display()
+                ),
+                _ => String::new(),
+            };
+            Failure::usage(format!("{e}{hint}"))
+        })?;
     progress.finish();
     if !a.quiet {
         let m = &report.manifest;
@@ -122,12 +160,26 @@ enum Mode {
     Bars,
 }
 
+/// The layer being built: its bar, the units of work done and in all, when
+/// it started, and when a plain progress line was last printed.
+struct Current {
+    n: u32,
+    bar: ProgressBar,
+    done: u64,
+    total: u64,
+    started: Instant,
+    printed: Instant,
+}
+
+/// Seconds between plain progress lines (without a terminal).
+const LINE_EVERY: f64 = 30.0;
+
 struct Progress {
     mode: Mode,
     envelope: bool,
     multi: MultiProgress,
     overall: ProgressBar,
-    layer: Mutex<Option<(u32, ProgressBar, Instant)>>,
+    layer: Mutex<Option<Current>>,
 }
 
 impl Progress {
@@ -168,24 +220,41 @@ impl Progress {
     }
 }
 
+impl Current {
+    /// A plain progress line: phase, time, share of the layer's work done.
+    fn line(&mut self, what: &str) {
+        self.printed = Instant::now();
+        eprintln!(
+            "layer {}: {what} (at {:.1} s, {:.1}% of the layer's work done)",
+            self.n,
+            self.started.elapsed().as_secs_f64(),
+            100.0 * self.done as f64 / self.total.max(1) as f64
+        );
+    }
+}
+
 impl Observer for Progress {
     fn phase(&self, name: &'static str) {
-        let guard = self.layer.lock().expect("progress lock");
-        if let Some((n, bar, t0)) = guard.as_ref() {
-            bar.set_message(name);
+        if let Some(c) = self.layer.lock().expect("progress lock").as_mut() {
+            c.bar.set_message(name);
             if self.mode == Mode::Lines {
-                eprintln!(
-                    "layer {n}: {name} (at {:.1} s, {} settled)",
-                    t0.elapsed().as_secs_f64(),
-                    bar.position()
-                );
+                c.line(name);
             }
         }
     }
     fn advance(&self, k: u64) {
-        if self.mode == Mode::Bars {
-            if let Some((_, bar, _)) = self.layer.lock().expect("progress lock").as_ref() {
-                bar.inc(k);
+        if self.mode == Mode::Quiet {
+            return;
+        }
+        if let Some(c) = self.layer.lock().expect("progress lock").as_mut() {
+            c.done += k;
+            match self.mode {
+                Mode::Bars => c.bar.inc(k),
+                Mode::Lines if c.printed.elapsed().as_secs_f64() >= LINE_EVERY => {
+                    let phase = c.bar.message();
+                    c.line(&phase);
+                }
+                _ => {}
             }
         }
     }
@@ -200,9 +269,8 @@ impl BuildObserver for Progress {
         self.log(&format!("layer {n}: finished earlier, checksums verified"));
     }
     fn start(&self, n: u32, positions: u64) {
-        // One unit per position for the exits, then one per settlement
-        // (about three per position with the envelope, one without).
-        let len = positions * if self.envelope { 4 } else { 2 };
+        // The solver's units of work: they add up to exactly this.
+        let len = awari_egdb::solve::work_units(n, self.envelope);
         let bar = self.multi.add(ProgressBar::new(len));
         bar.set_style(
             ProgressStyle::with_template(
@@ -215,11 +283,18 @@ impl BuildObserver for Progress {
         if self.mode == Mode::Lines {
             eprintln!("layer {n}: {positions} positions");
         }
-        *self.layer.lock().expect("progress lock") = Some((n, bar, Instant::now()));
+        *self.layer.lock().expect("progress lock") = Some(Current {
+            n,
+            bar,
+            done: 0,
+            total: len,
+            started: Instant::now(),
+            printed: Instant::now(),
+        });
     }
     fn done(&self, e: &LayerEntry) {
-        if let Some((_, bar, _)) = self.layer.lock().expect("progress lock").take() {
-            bar.finish_and_clear();
+        if let Some(c) = self.layer.lock().expect("progress lock").take() {
+            c.bar.finish_and_clear();
         }
         self.overall.inc(1);
         self.log(&format!(
@@ -235,6 +310,9 @@ impl BuildObserver for Progress {
             human(e.estimate_bytes),
             human(e.peak_file_bytes)
         ));
+    }
+    fn note(&self, message: &str) {
+        self.log(message);
     }
     fn warning(&self, message: &str) {
         // Warnings are shown even with --quiet.

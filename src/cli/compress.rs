@@ -17,6 +17,7 @@ use std::sync::Mutex;
 use std::time::Instant;
 
 #[derive(Args)]
+#[command(after_help = super::EXIT_CODES)]
 pub struct CompressArgs {
     /// Our folder of tables.
     #[arg(long, value_name = "DIR")]
@@ -43,7 +44,8 @@ pub struct CompressArgs {
     /// Worker threads (default: all cores).
     #[arg(long, value_name = "T")]
     threads: Option<usize>,
-    /// No progress output.
+    /// No progress output and no summary table (warnings and errors still
+    /// go to stderr; --json still prints its object).
     #[arg(long, short)]
     quiet: bool,
     /// Print one JSON object.
@@ -52,6 +54,7 @@ pub struct CompressArgs {
 }
 
 #[derive(Args)]
+#[command(after_help = super::EXIT_CODES)]
 pub struct DecompressArgs {
     /// Our folder of tables.
     #[arg(long, value_name = "DIR")]
@@ -65,7 +68,8 @@ pub struct DecompressArgs {
     /// Worker threads (default: all cores).
     #[arg(long, value_name = "T")]
     threads: Option<usize>,
-    /// No progress output.
+    /// No progress output and no summary table (warnings and errors still
+    /// go to stderr; --json still prints its object).
     #[arg(long, short)]
     quiet: bool,
     /// Print one JSON object.
@@ -101,18 +105,6 @@ fn parse_block_size(s: &str) -> Result<u32, Failure> {
 fn parse_dictionary(s: &str) -> Result<u32, Failure> {
     let max = compress::MAX_DICTIONARY as u64;
     parse_bounded_size("--dictionary", s, 0, max, "0, 64KiB")
-}
-
-fn pool(threads: Option<usize>) -> Result<rayon::ThreadPool, Failure> {
-    if threads == Some(0) {
-        return Err(Failure::usage("--threads must be at least 1"));
-    }
-    let mut b = rayon::ThreadPoolBuilder::new();
-    if let Some(t) = threads {
-        b = b.num_threads(t);
-    }
-    b.build()
-        .map_err(|e| Failure::usage(format!("cannot start worker threads: {e}")))
 }
 
 fn fail(e: PackError) -> Failure {
@@ -158,9 +150,13 @@ fn pack(
 ) -> Result<(), Failure> {
     let progress = Progress::new(quiet);
     let t0 = Instant::now();
-    let report = pool(threads)?.install(|| op(&progress)).map_err(fail)?;
+    let report = super::pool(threads)?
+        .install(|| op(&progress))
+        .map_err(fail)?;
     progress.finish();
-    summary(&report, json, t0);
+    if json || !quiet {
+        summary(&report, json, t0);
+    }
     Ok(())
 }
 

@@ -6,13 +6,19 @@ mod board;
 mod build;
 mod compress;
 mod query;
+mod recover;
 mod verify;
 
 use clap::{Parser, Subcommand};
 
-/// Exact endgame score databases for Awari (Oware), VU-compatible.
+/// The exit codes, shown at the end of every help text.
+pub const EXIT_CODES: &str = "Exit status: 0 success; 1 a check failed (a disagreement, a damaged \
+or missing table); 2 bad input or an I/O error (one line on stderr starting with 'awari:').";
+
+/// Exact endgame score databases for Awari (Oware): builds, queries and
+/// verifies score tables in the VU database's format and numbering.
 #[derive(Parser)]
-#[command(name = "awari", version, about)]
+#[command(name = "awari", version, about, after_help = EXIT_CODES)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -39,6 +45,10 @@ enum Command {
     Compress(compress::CompressArgs),
     /// Write back the raw tables from their compressed files.
     Decompress(compress::DecompressArgs),
+    /// Rebuild a deleted or damaged manifest.json from the tables, trusting
+    /// a layer only if it equals known-good checksums or passes the Bellman
+    /// check.
+    Recover(recover::RecoverArgs),
 }
 
 /// A failure to report: message for stderr and the exit status.
@@ -64,6 +74,38 @@ impl Failure {
     }
 }
 
+/// The one place that turns library errors into exit codes: a damaged table
+/// is a failed check (1); everything else is bad input or I/O (2).
+macro_rules! failure_from {
+    ($($t:ty),*) => {$(
+        impl From<$t> for Failure {
+            fn from(e: $t) -> Self {
+                Failure {
+                    code: if e.is_damage() { 1 } else { 2 },
+                    message: e.to_string(),
+                }
+            }
+        }
+    )*};
+}
+failure_from!(
+    awari_egdb::probe::ProbeError,
+    awari_egdb::verify::VerifyError
+);
+
+/// A worker pool of `threads` threads (default: all cores).
+pub fn pool(threads: Option<usize>) -> Result<rayon::ThreadPool, Failure> {
+    if threads == Some(0) {
+        return Err(Failure::usage("--threads must be at least 1"));
+    }
+    let mut b = rayon::ThreadPoolBuilder::new();
+    if let Some(t) = threads {
+        b = b.num_threads(t);
+    }
+    b.build()
+        .map_err(|e| Failure::usage(format!("cannot start worker threads: {e}")))
+}
+
 pub fn run() -> i32 {
     let cli = Cli::parse();
     let result = match cli.command {
@@ -76,6 +118,7 @@ pub fn run() -> i32 {
         Command::Bench(a) => bench::run(a),
         Command::Compress(a) => compress::run_compress(a),
         Command::Decompress(a) => compress::run_decompress(a),
+        Command::Recover(a) => recover::run(a),
     };
     match result {
         Ok(()) => 0,

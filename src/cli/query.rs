@@ -11,6 +11,7 @@ use std::io::BufRead;
 use std::path::PathBuf;
 
 #[derive(Args)]
+#[command(after_help = super::EXIT_CODES)]
 pub struct QueryArgs {
     /// Folder of tables: ours or a VU dataset folder (default: $AWARI_PATH, else ./db).
     #[arg(long, value_name = "DIR")]
@@ -25,9 +26,15 @@ pub struct QueryArgs {
     #[arg(long, value_name = "N")]
     pv: Option<usize>,
     /// Read one position per line from standard input (12 numbers separated
-    /// by spaces or commas) instead of the arguments.
+    /// by spaces or commas) instead of the arguments; blank lines and text
+    /// after a '#' are skipped.
     #[arg(long, conflicts_with = "pits")]
     stdin: bool,
+    /// Verify the checksum of every table a layer's first lookup reads
+    /// (reads those tables whole; without it a lookup reads only the bytes it
+    /// needs and `awari verify --checksums` or `awari check` check tables).
+    #[arg(long)]
+    verify: bool,
 }
 
 #[derive(Serialize)]
@@ -157,7 +164,7 @@ fn print_text(p: &Position, a: &Answer, moves: &[MoveInfo; 6]) {
         println!("best: {}", best.join(", "));
     }
     if let (Some(steps), Some(end)) = (&a.pv, a.pv_end) {
-        println!("principal variation:");
+        println!("principal variation (each score is for the side to move in that row's position, which alternates):");
         for (i, s) in steps.iter().enumerate() {
             println!(
                 "{:>4}. {:<40} score {:>3}  plays {}{}",
@@ -183,7 +190,7 @@ fn print_text(p: &Position, a: &Answer, moves: &[MoveInfo; 6]) {
     }
 }
 
-fn open(db: Option<PathBuf>) -> Result<Database, Failure> {
+fn open(db: Option<PathBuf>, verify: bool) -> Result<Database, Failure> {
     let dir = match db {
         Some(d) => d,
         None => match std::env::var_os(AWARI_PATH) {
@@ -191,16 +198,16 @@ fn open(db: Option<PathBuf>) -> Result<Database, Failure> {
             _ => PathBuf::from("./db"),
         },
     };
-    Database::open(&dir).map_err(|e| Failure::usage(e.to_string()))
+    Ok(Database::open(&dir)?.verify_on_load(verify))
 }
 
 pub fn run(a: QueryArgs) -> Result<(), Failure> {
-    let db = open(a.db)?;
+    let db = open(a.db, a.verify)?;
     if a.stdin {
         return run_stdin(&db, a.json, a.pv);
     }
     let p = parse_board(&a.pits)?;
-    let (ans, moves) = answer(&db, &p, a.pv).map_err(|e| Failure::usage(e.to_string()))?;
+    let (ans, moves) = answer(&db, &p, a.pv)?;
     if a.json {
         println!("{}", serde_json::to_string(&ans).expect("JSON"));
     } else {
@@ -212,8 +219,10 @@ pub fn run(a: QueryArgs) -> Result<(), Failure> {
 fn run_stdin(db: &Database, json: bool, pv: Option<usize>) -> Result<(), Failure> {
     let stdin = std::io::stdin();
     let mut failed = 0usize;
+    let mut damaged = false;
     for (i, line) in stdin.lock().lines().enumerate() {
         let line = line.map_err(|e| Failure::usage(format!("reading standard input: {e}")))?;
+        let line = line.split('#').next().unwrap_or_default();
         let words: Vec<String> = line
             .split(|c: char| c == ',' || c.is_whitespace())
             .filter(|w| !w.is_empty())
@@ -222,11 +231,8 @@ fn run_stdin(db: &Database, json: bool, pv: Option<usize>) -> Result<(), Failure
         if words.is_empty() {
             continue;
         }
-        let result = parse_board(&words).and_then(|p| {
-            answer(db, &p, pv)
-                .map(|r| (p, r))
-                .map_err(|e| Failure::usage(e.to_string()))
-        });
+        let result = parse_board(&words)
+            .and_then(|p| answer(db, &p, pv).map(|r| (p, r)).map_err(Failure::from));
         match result {
             Ok((_, (ans, _))) if json => {
                 println!("{}", serde_json::to_string(&ans).expect("JSON"))
@@ -247,14 +253,16 @@ fn run_stdin(db: &Database, json: bool, pv: Option<usize>) -> Result<(), Failure
             }
             Err(f) => {
                 failed += 1;
+                damaged |= f.code == 1;
                 eprintln!("awari: line {}: {}", i + 1, f.message);
             }
         }
     }
     if failed > 0 {
-        return Err(Failure::usage(format!(
-            "{failed} line(s) could not be answered"
-        )));
+        return Err(Failure {
+            message: format!("{failed} line(s) could not be answered"),
+            code: if damaged { 1 } else { 2 },
+        });
     }
     Ok(())
 }

@@ -2,14 +2,16 @@
 //! (checksums plus the forward Bellman check).
 
 use super::Failure;
-use awari_egdb::probe::{Database, ProbeError};
-use awari_egdb::verify::{self, FactOutcome, VerifyError};
+use awari_egdb::probe::Database;
+use awari_egdb::verify::{self, FactOutcome};
 use clap::Args;
 use serde_json::json;
 use std::ops::RangeInclusive;
 use std::path::PathBuf;
 
-/// Parses `A..=B`, `A..B` (B excluded), `A-B` or `N`.
+/// Parses `A..=B` (both ends included) or `N`. Other spellings of a range
+/// (`A..B`, `A-B`) are refused with a message, since readers disagree on
+/// whether they include `B`.
 pub fn parse_layers(s: &str) -> Result<RangeInclusive<u32>, String> {
     let num = |t: &str| -> Result<u32, String> {
         t.trim()
@@ -20,14 +22,11 @@ pub fn parse_layers(s: &str) -> Result<RangeInclusive<u32>, String> {
     };
     let r = if let Some((a, b)) = s.split_once("..=") {
         num(a)?..=num(b)?
-    } else if let Some((a, b)) = s.split_once("..") {
-        let b = num(b)?;
-        if b == 0 {
-            return Err(format!("'{s}' is an empty range"));
-        }
-        num(a)?..=b - 1
-    } else if let Some((a, b)) = s.split_once('-') {
-        num(a)?..=num(b)?
+    } else if let Some((a, b)) = s.split_once("..").or_else(|| s.split_once('-')) {
+        let (a, b) = (a.trim(), b.trim());
+        return Err(format!(
+            "'{s}': write ranges as A..=B, both ends included (e.g. {a}..={b})"
+        ));
     } else {
         let n = num(s)?;
         n..=n
@@ -39,21 +38,24 @@ pub fn parse_layers(s: &str) -> Result<RangeInclusive<u32>, String> {
 }
 
 #[derive(Args)]
+#[command(after_help = super::EXIT_CODES)]
 pub struct VerifyArgs {
-    /// Our folder of tables (built with the envelope).
+    /// Our folder of tables (built with the envelope for --oracle).
     #[arg(long, value_name = "DIR")]
     db: PathBuf,
-    /// An oracle folder of scores.N files (the VU dataset) to compare with.
-    #[arg(
-        long,
-        value_name = "VU_DIR",
-        required_unless_present = "facts",
-        conflicts_with = "facts"
-    )]
+    /// An oracle folder of scores.N files (the VU dataset) to compare with,
+    /// on pinned positions.
+    #[arg(long, value_name = "VU_DIR", group = "against")]
     oracle: Option<PathBuf>,
-    /// A CSV of move facts (format of shared/oracle/vu-move-facts.csv) to check.
-    #[arg(long, value_name = "FILE")]
+    /// A CSV of move facts to check (the format of data/vu-move-facts.csv
+    /// in the repository: board, move, loss against the best move).
+    #[arg(long, value_name = "FILE", group = "against")]
     facts: Option<PathBuf>,
+    /// A list of known-good checksums (layer,table,bytes,xxh3; the
+    /// repository's data/known-good.csv): every table's checksum is
+    /// recomputed from its bytes and compared.
+    #[arg(long, value_name = "FILE", group = "against")]
+    checksums: Option<PathBuf>,
     /// Layers to compare, e.g. 12..=22 or 16 (default: all).
     #[arg(long, value_name = "A..=B", value_parser = parse_layers)]
     layers: Option<RangeInclusive<u32>>,
@@ -66,6 +68,7 @@ pub struct VerifyArgs {
 }
 
 #[derive(Args)]
+#[command(after_help = super::EXIT_CODES)]
 pub struct CheckArgs {
     /// Folder of tables.
     #[arg(long, value_name = "DIR")]
@@ -81,25 +84,25 @@ pub struct CheckArgs {
     json: bool,
 }
 
-fn fail(e: VerifyError) -> Failure {
-    let code = match &e {
-        // A table that no longer matches its checksum is a failed check.
-        VerifyError::Probe(ProbeError::Checksum { .. }) => 1,
-        // So is a damaged compressed table, met on opening or while reading.
-        VerifyError::Probe(ProbeError::Compressed { .. }) => 1,
-        VerifyError::Io(e)
-            if e.source
-                .get_ref()
-                .is_some_and(|inner| inner.is::<awari_egdb::compress::CompressError>()) =>
+/// Layers as text: `a..=b` runs joined by commas.
+pub fn runs(layers: &[u32]) -> String {
+    let mut out: Vec<String> = Vec::new();
+    let mut i = 0;
+    while i < layers.len() {
+        let mut j = i;
+        while j + 1 < layers.len()
+            && (layers[j + 1] == layers[j] + 1 || layers[j + 1] == 48 && layers[j] == 46)
         {
-            1
+            j += 1;
         }
-        _ => 2,
-    };
-    Failure {
-        message: e.to_string(),
-        code,
+        out.push(if i == j {
+            layers[i].to_string()
+        } else {
+            format!("{}..={}", layers[i], layers[j])
+        });
+        i = j + 1;
     }
+    out.join(", ")
 }
 
 pub fn run_verify(a: VerifyArgs) -> Result<(), Failure> {
@@ -107,14 +110,22 @@ pub fn run_verify(a: VerifyArgs) -> Result<(), Failure> {
     if let Some(facts) = a.facts {
         return run_facts(a.db, facts, layers, a.json);
     }
-    let oracle = a.oracle.expect("clap requires --oracle or --facts");
+    if let Some(list) = a.checksums {
+        return run_checksums(a.db, list, layers, a.json);
+    }
+    let Some(oracle) = a.oracle else {
+        return Err(Failure::usage(
+            "say what to verify against: --oracle VU_DIR (a folder of VU scores.N files), \
+             --facts FILE (move facts) or --checksums FILE (known-good checksums)",
+        ));
+    };
     if !oracle.is_dir() {
         return Err(Failure::usage(format!(
             "{}: not a folder (--oracle takes a folder of scores.N files)",
             oracle.display()
         )));
     }
-    let verdicts = verify::compare_with_oracle(&a.db, &oracle, layers, a.list).map_err(fail)?;
+    let verdicts = verify::compare_with_oracle(&a.db, &oracle, layers, a.list)?;
     let compared: Vec<_> = verdicts.iter().filter(|v| v.skipped.is_none()).collect();
     let pinned: u64 = compared.iter().map(|v| v.pinned).sum();
     let disagree: u64 = compared.iter().map(|v| v.pinned_disagree).sum();
@@ -137,8 +148,14 @@ pub fn run_verify(a: VerifyArgs) -> Result<(), Failure> {
         );
     } else {
         println!("layer      positions       pinned   pinned agree  disagree  unpinned agree");
+        let not_built: Vec<u32> = verdicts
+            .iter()
+            .filter(|v| v.skipped.is_some() && !v.built)
+            .map(|v| v.seeds)
+            .collect();
         for v in &verdicts {
             match &v.skipped {
+                Some(_) if !v.built => {}
                 Some(why) => println!("{:>5}  skipped: {why}", v.seeds),
                 None => println!(
                     "{:>5}  {:>13}  {:>11}  {:>13}  {:>8}  {:>14}",
@@ -150,14 +167,18 @@ pub fn run_verify(a: VerifyArgs) -> Result<(), Failure> {
                     if v.unpinned == 0 {
                         "-".to_string()
                     } else {
-                        format!(
-                            "{:.1}% of {}",
-                            100.0 * v.unpinned_agree as f64 / v.unpinned as f64,
-                            v.unpinned
-                        )
+                        format!("{} of {}", v.unpinned_agree, v.unpinned)
                     }
                 ),
             }
+        }
+        if !not_built.is_empty() {
+            println!(
+                "layers {} not built in {}: skipped ({} layer(s))",
+                runs(&not_built),
+                a.db.display(),
+                not_built.len()
+            );
         }
         for v in &compared {
             for d in &v.first_disagreements {
@@ -174,7 +195,8 @@ pub fn run_verify(a: VerifyArgs) -> Result<(), Failure> {
     }
     if !bad_sums.is_empty() {
         return Err(Failure::failed(format!(
-            "our tables of layer(s) {bad_sums:?} do not match their checksums; rebuild them"
+            "our tables of layer(s) {} do not match their checksums; rebuild them",
+            runs(&bad_sums)
         )));
     }
     if compared.is_empty() {
@@ -195,17 +217,125 @@ pub fn run_verify(a: VerifyArgs) -> Result<(), Failure> {
     Ok(())
 }
 
+fn run_checksums(
+    db: PathBuf,
+    list: PathBuf,
+    layers: RangeInclusive<u32>,
+    json_out: bool,
+) -> Result<(), Failure> {
+    let known = verify::read_known_good(&list)?;
+    let r = verify::compare_checksums(&db, &known, layers)?;
+    let equal = r.tables.len() - r.failures().count();
+    let bad: Vec<&verify::TableCheck> = r.failures().collect();
+    if json_out {
+        println!(
+            "{}",
+            json!({
+                "tables": r.tables,
+                "equal": equal,
+                "failed": bad.len(),
+                "not_built": r.not_built,
+                "absent": r.absent,
+                "not_listed": r.not_listed,
+                "ok": bad.is_empty() && !r.tables.is_empty(),
+            })
+        );
+    } else {
+        let mut last = None;
+        for t in &r.tables {
+            if last != Some(t.known.layer) {
+                let of_layer: Vec<_> = r
+                    .tables
+                    .iter()
+                    .filter(|u| u.known.layer == t.known.layer)
+                    .collect();
+                let ok = of_layer
+                    .iter()
+                    .all(|u| u.outcome == verify::TableOutcome::Equal);
+                let names: Vec<&str> = of_layer.iter().map(|u| u.known.kind.stem()).collect();
+                println!(
+                    "layer {:>2}: {} {}",
+                    t.known.layer,
+                    names.join(", "),
+                    if ok { "equal" } else { "NOT all equal" }
+                );
+                last = Some(t.known.layer);
+            }
+            match &t.outcome {
+                verify::TableOutcome::Equal => {}
+                verify::TableOutcome::Differs { found } => println!(
+                    "  {}: differs: {found}, the list says {}",
+                    t.file, t.known.xxh3
+                ),
+                verify::TableOutcome::Missing => println!(
+                    "  {}: missing (the manifest lists it)",
+                    t.known.kind.file_name(t.known.layer)
+                ),
+                verify::TableOutcome::Damaged { reason } => {
+                    println!("  {}: damaged: {reason}", t.file)
+                }
+            }
+        }
+        if !r.not_built.is_empty() {
+            println!(
+                "layers {} not built in {}: skipped ({} layer(s))",
+                runs(&r.not_built),
+                db.display(),
+                r.not_built.len()
+            );
+        }
+        if !r.absent.is_empty() {
+            println!(
+                "not in the folder and not in its manifest, so not compared: {}",
+                r.absent.join(", ")
+            );
+        }
+        if !r.not_listed.is_empty() {
+            println!(
+                "layers {} are built but not in {}: not compared",
+                runs(&r.not_listed),
+                list.display()
+            );
+        }
+    }
+    if !bad.is_empty() {
+        let names: Vec<String> = bad
+            .iter()
+            .map(|t| t.known.kind.file_name(t.known.layer))
+            .collect();
+        return Err(Failure::failed(format!(
+            "{} table(s) differ from {}: {}",
+            bad.len(),
+            list.display(),
+            names.join(", ")
+        )));
+    }
+    if r.tables.is_empty() {
+        return Err(Failure::usage(format!(
+            "{}: no table of the list's layers to compare",
+            db.display()
+        )));
+    }
+    if !json_out {
+        println!(
+            "all {equal} table(s) equal the known-good checksums ({} layer(s) not built, skipped)",
+            r.not_built.len()
+        );
+    }
+    Ok(())
+}
+
 fn run_facts(
     db: PathBuf,
     file: PathBuf,
     layers: RangeInclusive<u32>,
     json_out: bool,
 ) -> Result<(), Failure> {
-    let db = Database::open(&db).map_err(|e| Failure::usage(e.to_string()))?;
-    let facts = verify::read_facts(&file).map_err(fail)?;
+    let db = Database::open(&db)?;
+    let facts = verify::read_facts(&file)?;
     let mut results = Vec::new();
     for f in facts.iter().filter(|f| layers.contains(&f.seeds)) {
-        let r = verify::check_fact(&db, f).map_err(fail)?;
+        let r = verify::check_fact(&db, f)?;
         results.push((f, r));
     }
     let agree = results
@@ -245,7 +375,7 @@ fn run_facts(
 }
 
 pub fn run_check(a: CheckArgs) -> Result<(), Failure> {
-    let db = Database::open(&a.db).map_err(|e| Failure::usage(e.to_string()))?;
+    let db = Database::open(&a.db)?;
     let range = a.layers.unwrap_or(0..=48);
     let layers: Vec<u32> = db
         .layers()
@@ -260,9 +390,34 @@ pub fn run_check(a: CheckArgs) -> Result<(), Failure> {
             range.end()
         )));
     }
+    // The check of layer n reads every layer below it: verify the checksums
+    // of all of them first (a VU folder has none to verify).
+    let top = *layers.last().expect("not empty");
+    let read: Vec<u32> = db.layers().into_iter().filter(|&n| n <= top).collect();
+    let mut summed = 0;
+    for &n in &read {
+        if db.verify_layer(n)? {
+            summed += 1;
+        }
+    }
+    let kind = if db.is_vu() {
+        format!(
+            "{}: a VU dataset folder (no manifest.json): it has no checksums to verify, and only scores.N is checked",
+            a.db.display()
+        )
+    } else {
+        format!(
+            "{}: a folder of ours: checksums of the tables of {summed} layer(s) ({}) match the manifest",
+            a.db.display(),
+            runs(&read)
+        )
+    };
+    if !a.json {
+        println!("{kind}");
+    }
     let mut verdicts = Vec::new();
     for &n in &layers {
-        let v = verify::bellman_check(&db, n, a.list).map_err(fail)?;
+        let v = verify::bellman_check(&db, n, a.list)?;
         if !a.json {
             println!(
                 "layer {:>2}: {:>13} positions, {} checked, {} mismatch(es)",
@@ -292,7 +447,13 @@ pub fn run_check(a: CheckArgs) -> Result<(), Failure> {
     if a.json {
         println!(
             "{}",
-            json!({"layers": verdicts, "mismatches": bad, "ok": bad == 0})
+            json!({
+                "folder": if db.is_vu() { "vu" } else { "ours" },
+                "checksums_verified": summed,
+                "layers": verdicts,
+                "mismatches": bad,
+                "ok": bad == 0,
+            })
         );
     }
     if bad > 0 {
@@ -302,7 +463,9 @@ pub fn run_check(a: CheckArgs) -> Result<(), Failure> {
     }
     if !a.json {
         println!(
-            "checksums and Bellman check pass on {} layer(s)",
+            "Bellman check passes on {} layer(s): every stored value equals what its children give. \
+             This is a consistency check: with cycles, tables that pass can still be wrong; \
+             `awari verify --checksums` (known-good checksums) and `--facts` (VU move facts) check the values themselves",
             verdicts.len()
         );
     }

@@ -1,0 +1,84 @@
+//! `awari recover`: rebuild a lost or damaged manifest from the tables.
+
+use super::verify::runs;
+use super::Failure;
+use awari_egdb::recover::{self, RecoverError};
+use awari_egdb::verify;
+use clap::Args;
+use std::path::PathBuf;
+
+#[derive(Args)]
+#[command(after_help = super::EXIT_CODES)]
+pub struct RecoverArgs {
+    /// Our folder of tables whose manifest.json was deleted or damaged.
+    #[arg(long, value_name = "DIR")]
+    db: PathBuf,
+    /// Known-good checksums (the repository's data/known-good.csv): a layer
+    /// in the list is trusted only if its tables equal it. Layers not in the
+    /// list must pass the Bellman check on top of recovered layers.
+    #[arg(long, value_name = "FILE")]
+    checksums: Option<PathBuf>,
+    /// Worker threads (default: all cores).
+    #[arg(long, value_name = "T")]
+    threads: Option<usize>,
+    /// Print one JSON object.
+    #[arg(long)]
+    json: bool,
+}
+
+impl From<RecoverError> for Failure {
+    fn from(e: RecoverError) -> Self {
+        Failure {
+            code: if e.is_damage() { 1 } else { 2 },
+            message: e.to_string(),
+        }
+    }
+}
+
+pub fn run(a: RecoverArgs) -> Result<(), Failure> {
+    let known = a
+        .checksums
+        .as_deref()
+        .map(verify::read_known_good)
+        .transpose()?;
+    let pool = super::pool(a.threads)?;
+    let r = pool.install(|| recover::recover(&a.db, known.as_deref()))?;
+    let rejected: Vec<u32> = r.rejected().map(|l| l.seeds).collect();
+    let recovered: Vec<u32> = r.recovered().map(|l| l.seeds).collect();
+    if a.json {
+        println!("{}", serde_json::to_string(&r).expect("JSON"));
+    } else {
+        if let Some(p) = &r.damaged_manifest {
+            println!("the damaged manifest was kept as {}", p.display());
+        }
+        for l in &r.layers {
+            match (l.trust, &l.reason) {
+                (Some(t), _) => println!("layer {:>2}: recovered ({})", l.seeds, t.describe()),
+                (None, Some(why)) => println!("layer {:>2}: left out: {why}", l.seeds),
+                (None, None) => {}
+            }
+        }
+        if !r.compressed.is_empty() {
+            println!(
+                "compressed copies listed again: {}",
+                r.compressed.join(", ")
+            );
+        }
+        println!(
+            "manifest.json written with {} layer(s){}",
+            recovered.len(),
+            if recovered.is_empty() {
+                String::new()
+            } else {
+                format!(" ({})", runs(&recovered))
+            }
+        );
+    }
+    if !rejected.is_empty() {
+        return Err(Failure::failed(format!(
+            "layer(s) {} could not be trusted and were left out; `awari build` rebuilds them",
+            runs(&rejected)
+        )));
+    }
+    Ok(())
+}

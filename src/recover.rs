@@ -1,0 +1,422 @@
+//! A way back for a folder of ours whose `manifest.json` was deleted or
+//! damaged while its tables are intact (`awari recover`).
+//!
+//! The manifest is the only place our folders record which tables are
+//! finished and their checksums, so without it the builder, `query` and
+//! `check` cannot trust the tables. Recovery rebuilds it from the tables,
+//! trusting a layer only when
+//!
+//! * every one of its tables equals a list of known-good checksums (the
+//!   repository's `data/known-good.csv`), or
+//! * the layer is not in that list, every layer below it was recovered, and
+//!   the forward Bellman check ([`crate::verify::bellman_check`]) finds no
+//!   stored value that contradicts its children. That check is a
+//!   consistency check, not a proof (with cycles the Bellman equations have
+//!   more than one solution), and the recovered entry says which way each
+//!   layer was trusted.
+//!
+//! A layer whose tables differ from the known-good list is never trusted.
+//! Recovered entries carry the tables' checksums, pinned counts and score
+//! histograms computed from the tables; their build figures are unknown and
+//! zero. A damaged manifest is kept beside the new one as
+//! `manifest.json.damaged`. Compressed copies (`NAME.zst`) whose header
+//! names a recovered table and its checksum are listed again; a layer kept
+//! only compressed cannot be recovered (its raw tables are needed).
+
+use crate::index::layer_size;
+use crate::probe::{Database, LayerTables, ProbeError};
+use crate::rules::MAX_SEEDS;
+use crate::table::{
+    self, AtPath, CompressedEntry, FileEntry, FolderLock, Kind, LayerEntry, Manifest,
+    ManifestError, MapError, Mapped, PathError, PhaseSeconds, MANIFEST,
+};
+use crate::verify::{bellman_check, KnownTable, VerifyError};
+use rayon::prelude::*;
+use serde::Serialize;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+/// Why recovery could not run.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum RecoverError {
+    /// File trouble.
+    #[error(transparent)]
+    Io(#[from] PathError),
+    /// A table cannot be mapped.
+    #[error(transparent)]
+    Map(#[from] MapError),
+    /// Not a folder.
+    #[error("{}: not a folder", .0.display())]
+    NotAFolder(PathBuf),
+    /// A build, compress or decompress holds the folder.
+    #[error("{}: a build or compress is running in this folder (it holds build.lock)", .0.display())]
+    Locked(PathBuf),
+    /// The manifest is readable: there is nothing to recover.
+    #[error("{}: manifest.json is readable; nothing to recover (`awari build` and `awari verify` check the tables it lists)", .0.display())]
+    ManifestFine(PathBuf),
+    /// The manifest is ours, but for other rules or another version.
+    #[error(transparent)]
+    OtherRules(ManifestError),
+    /// The folder holds no raw `scores.N` table.
+    #[error("{}: no scores.N tables to recover a manifest from", .0.display())]
+    NoTables(PathBuf),
+    /// Reading the tables for the Bellman check failed.
+    #[error(transparent)]
+    Verify(#[from] VerifyError),
+    /// Opening the tables for the Bellman check failed.
+    #[error(transparent)]
+    Probe(#[from] ProbeError),
+}
+
+impl RecoverError {
+    /// Whether this says a table is damaged (as opposed to bad input or
+    /// I/O trouble).
+    pub fn is_damage(&self) -> bool {
+        match self {
+            RecoverError::Verify(e) => e.is_damage(),
+            RecoverError::Probe(e) => e.is_damage(),
+            _ => false,
+        }
+    }
+}
+
+/// How a recovered layer was trusted.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Trust {
+    /// Every table equals the known-good list.
+    KnownGood,
+    /// Not in the list; the Bellman check passed on top of recovered layers.
+    Bellman,
+}
+
+impl Trust {
+    /// As the manifest's `recovered` field records it.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Trust::KnownGood => "known-good checksums",
+            Trust::Bellman => "Bellman check (consistency only)",
+        }
+    }
+}
+
+/// One layer found in the folder.
+#[derive(Clone, Debug, Serialize)]
+pub struct LayerOutcome {
+    /// Seeds of the layer.
+    pub seeds: u32,
+    /// How it was trusted, if it was.
+    pub trust: Option<Trust>,
+    /// Why it was not, if it was not.
+    pub reason: Option<String>,
+}
+
+/// The result of [`recover`].
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct RecoverReport {
+    /// Every layer with tables in the folder, in order.
+    pub layers: Vec<LayerOutcome>,
+    /// Where the damaged manifest was moved, if there was one.
+    pub damaged_manifest: Option<PathBuf>,
+    /// Compressed copies listed again.
+    pub compressed: Vec<String>,
+}
+
+impl RecoverReport {
+    /// The layers recorded in the new manifest.
+    pub fn recovered(&self) -> impl Iterator<Item = &LayerOutcome> {
+        self.layers.iter().filter(|l| l.trust.is_some())
+    }
+    /// The layers left out.
+    pub fn rejected(&self) -> impl Iterator<Item = &LayerOutcome> {
+        self.layers.iter().filter(|l| l.trust.is_none())
+    }
+}
+
+/// The raw tables of a layer found on disk.
+struct Found {
+    seeds: u32,
+    score: Mapped,
+    envelope: Option<(Mapped, Mapped)>,
+}
+
+/// What is wrong with the raw tables of layer `n`, or `None` if it has none.
+fn find_layer(dir: &Path, n: u32) -> Result<Option<Result<Found, String>>, RecoverError> {
+    let size = layer_size(n);
+    let path = |k: Kind| dir.join(k.file_name(n));
+    let [s, lo, hi] = [Kind::Score, Kind::Lower, Kind::Upper].map(|k| path(k).exists());
+    if !s && !lo && !hi {
+        let zst = [Kind::Score, Kind::Lower, Kind::Upper].iter().any(|&k| {
+            dir.join(crate::compress::file_name(&k.file_name(n)))
+                .exists()
+        });
+        return Ok(zst.then(|| {
+            Err("only compressed copies are there; recovery needs the raw tables".into())
+        }));
+    }
+    if !s {
+        return Ok(Some(Err(format!(
+            "{} is missing",
+            Kind::Score.file_name(n)
+        ))));
+    }
+    if lo != hi {
+        return Ok(Some(Err(format!(
+            "{} without {}",
+            if lo { "lower" } else { "upper" },
+            if lo { "upper" } else { "lower" }
+        ))));
+    }
+    let open = |k: Kind| match Mapped::open(&path(k), size) {
+        Err(MapError::Size { found, .. }) => Ok(Err(format!(
+            "{} has {found} bytes, the layer has {size} positions",
+            k.file_name(n)
+        ))),
+        r => r.map(Ok),
+    };
+    let score = match open(Kind::Score)? {
+        Ok(m) => m,
+        Err(e) => return Ok(Some(Err(e))),
+    };
+    let envelope = if lo {
+        match (open(Kind::Lower)?, open(Kind::Upper)?) {
+            (Ok(a), Ok(b)) => Some((a, b)),
+            (Err(e), _) | (_, Err(e)) => return Ok(Some(Err(e))),
+        }
+    } else {
+        None
+    };
+    Ok(Some(Ok(Found {
+        seeds: n,
+        score,
+        envelope,
+    })))
+}
+
+/// Rebuilds the manifest of our folder `dir` from its tables (see the
+/// module's documentation). `known` is a list of known-good checksums.
+pub fn recover(dir: &Path, known: Option<&[KnownTable]>) -> Result<RecoverReport, RecoverError> {
+    if !dir.is_dir() {
+        return Err(RecoverError::NotAFolder(dir.to_path_buf()));
+    }
+    let _lock = FolderLock::acquire(dir)?.ok_or_else(|| RecoverError::Locked(dir.to_path_buf()))?;
+    let mut report = RecoverReport::default();
+    let damaged = match Manifest::load(dir) {
+        Ok(Some(_)) => return Err(RecoverError::ManifestFine(dir.to_path_buf())),
+        Ok(None) => false,
+        Err(ManifestError::Foreign { .. }) => true,
+        Err(e @ ManifestError::Mismatch { .. }) => return Err(RecoverError::OtherRules(e)),
+        Err(ManifestError::Io(e)) => return Err(e.into()),
+    };
+
+    let mut found: Vec<Found> = Vec::new();
+    for n in (0..=MAX_SEEDS).filter(|&n| n != 47) {
+        match find_layer(dir, n)? {
+            None => {}
+            Some(Ok(f)) => found.push(f),
+            Some(Err(reason)) => report.layers.push(LayerOutcome {
+                seeds: n,
+                trust: None,
+                reason: Some(reason),
+            }),
+        }
+    }
+    if found.is_empty() {
+        return Err(RecoverError::NoTables(dir.to_path_buf()));
+    }
+    // Checksums of every table found, computed in parallel.
+    let sums: Vec<[Option<String>; 3]> = found
+        .par_iter()
+        .map(|f| {
+            let e = f.envelope.as_ref();
+            [
+                Some(table::checksum(&f.score)),
+                e.map(|e| table::checksum(&e.0)),
+                e.map(|e| table::checksum(&e.1)),
+            ]
+        })
+        .collect();
+    let kinds = [Kind::Score, Kind::Lower, Kind::Upper];
+    let mut entries = Vec::new();
+    let mut trusted = std::collections::BTreeSet::new();
+    // A database over every table found, for the Bellman checks; a layer is
+    // checked only once every layer below it is trusted.
+    let db = {
+        let mut slots: Vec<Option<LayerTables<Mapped>>> = Vec::new();
+        for f in &found {
+            let n = f.seeds as usize;
+            slots.resize_with(slots.len().max(n + 1), || None);
+            let reopen =
+                |k: Kind| Mapped::open(&dir.join(k.file_name(f.seeds)), f.score.len() as u64);
+            slots[n] = Some(LayerTables {
+                score: reopen(Kind::Score)?,
+                envelope: match f.envelope {
+                    Some(_) => Some((reopen(Kind::Lower)?, reopen(Kind::Upper)?)),
+                    None => None,
+                },
+            });
+        }
+        Database::from_tables(slots)?
+    };
+    for (f, sums) in found.iter().zip(&sums) {
+        let n = f.seeds;
+        let listed: Vec<&KnownTable> = known
+            .unwrap_or_default()
+            .iter()
+            .filter(|k| k.layer == n)
+            .collect();
+        let mut trust = None;
+        let mut reason = None;
+        if !listed.is_empty() {
+            let mut differs = Vec::new();
+            for (k, sum) in kinds.iter().zip(sums) {
+                let Some(sum) = sum else { continue };
+                match listed.iter().find(|l| l.kind == *k) {
+                    Some(l) if &l.xxh3 == sum => {}
+                    Some(_) => differs.push(k.file_name(n)),
+                    None => differs.push(format!("{} (not in the list)", k.file_name(n))),
+                }
+            }
+            if differs.is_empty() {
+                trust = Some(Trust::KnownGood);
+            } else {
+                reason = Some(format!(
+                    "{} differ(s) from the known-good checksums",
+                    differs.join(", ")
+                ));
+            }
+        } else {
+            let missing_below = (0..n).find(|&k| k != 47 && !trusted.contains(&k));
+            if let Some(k) = missing_below {
+                reason = Some(format!(
+                    "layer {k} below it is not recovered, so its values cannot be checked"
+                ));
+            } else {
+                let v = bellman_check(&db, n, 1)?;
+                if v.mismatches == 0 {
+                    trust = Some(Trust::Bellman);
+                } else {
+                    reason = Some(format!(
+                        "{} stored value(s) contradict their children (Bellman check)",
+                        v.mismatches
+                    ));
+                }
+            }
+        }
+        if let Some(t) = trust {
+            trusted.insert(n);
+            entries.push(entry(f, sums, t));
+        }
+        report.layers.push(LayerOutcome {
+            seeds: n,
+            trust,
+            reason,
+        });
+    }
+    report.layers.sort_by_key(|l| l.seeds);
+
+    let mut manifest = Manifest::default();
+    for e in entries {
+        manifest.put(e);
+    }
+    // Compressed copies of recovered tables, as their headers describe them.
+    for l in manifest.layers.clone() {
+        for (kind, f) in l.files() {
+            let name = crate::compress::file_name(&f.name);
+            let path = dir.join(&name);
+            let Ok(len) = fs::metadata(&path).map(|m| m.len()) else {
+                continue;
+            };
+            let map = Mapped::open(&path, len)?;
+            let Ok(t) = crate::compress::CompressedTable::parse(map) else {
+                continue;
+            };
+            let h = t.header();
+            if h.kind != kind || h.layer != l.seeds || h.raw_checksum() != f.xxh3 {
+                continue;
+            }
+            manifest.put_compressed(CompressedEntry {
+                seeds: l.seeds,
+                raw: f.name.clone(),
+                name: name.clone(),
+                bytes: len,
+                xxh3: table::checksum(t.bytes()),
+                block_size: h.block_size,
+                level: h.level,
+                dictionary: h.dictionary,
+            });
+            report.compressed.push(name);
+        }
+    }
+    if damaged {
+        let from = dir.join(MANIFEST);
+        let to = dir.join(format!("{MANIFEST}.damaged"));
+        fs::rename(&from, &to).at(&to)?;
+        report.damaged_manifest = Some(to);
+    }
+    manifest.store(dir)?;
+    Ok(report)
+}
+
+/// The manifest entry of a recovered layer.
+fn entry(f: &Found, sums: &[Option<String>; 3], trust: Trust) -> LayerEntry {
+    let n = f.seeds;
+    let size = layer_size(n);
+    let file = |k: Kind, sum: &Option<String>| {
+        sum.as_ref().map(|s| FileEntry {
+            name: k.file_name(n),
+            bytes: size,
+            xxh3: s.clone(),
+        })
+    };
+    let w = 2 * n as usize + 1;
+    let histogram = f
+        .score
+        .par_chunks(1 << 20)
+        .map(|c| {
+            let mut h = vec![0u64; w];
+            for &b in c {
+                // A trusted table holds values in -n..=n; anything else is
+                // left out rather than trusted to index.
+                let i = b as i8 as i32 + n as i32;
+                if let Some(x) = usize::try_from(i).ok().and_then(|i| h.get_mut(i)) {
+                    *x += 1;
+                }
+            }
+            h
+        })
+        .reduce(
+            || vec![0u64; w],
+            |mut a, b| {
+                a.iter_mut().zip(b).for_each(|(x, y)| *x += y);
+                a
+            },
+        );
+    let pinned = f.envelope.as_ref().map(|(lo, hi)| {
+        lo.par_chunks(1 << 20)
+            .zip(hi.par_chunks(1 << 20))
+            .map(|(a, b)| a.iter().zip(b).filter(|(x, y)| x == y).count() as u64)
+            .sum()
+    });
+    LayerEntry {
+        seeds: n,
+        positions: size,
+        scores: file(Kind::Score, &sums[0]).expect("a score table"),
+        lower: file(Kind::Lower, &sums[1]),
+        upper: file(Kind::Upper, &sums[2]),
+        wall_seconds: 0.0,
+        positions_per_second: 0.0,
+        phase_seconds: PhaseSeconds::default(),
+        peak_rss_bytes: 0,
+        working_bytes: 0,
+        peak_anon_bytes: 0,
+        peak_file_bytes: 0,
+        estimate_bytes: 0,
+        threads: 0,
+        settlements_per_position: 0.0,
+        pinned,
+        score_histogram: histogram,
+        recovered: Some(trust.describe().into()),
+    }
+}
