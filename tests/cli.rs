@@ -312,3 +312,137 @@ fn bench_prints_per_layer_figures_and_the_memory_rate() {
     let line = usage_error(&["bench", "--max-seeds", "8", "--dir", "/"]);
     assert!(line.contains("exists"), "{line}");
 }
+
+// ---------------------------------------------------------------------------
+// `awari build`: progress without a terminal, and refusals that leave
+// nothing behind.
+
+/// An observer that adds up the units of work of each layer.
+#[derive(Default)]
+struct Units(std::sync::Mutex<Vec<(u32, u64)>>);
+impl awari_egdb::solve::Observer for Units {
+    fn advance(&self, k: u64) {
+        self.0
+            .lock()
+            .unwrap()
+            .last_mut()
+            .expect("a layer started")
+            .1 += k;
+    }
+}
+impl awari_egdb::build::BuildObserver for Units {
+    fn start(&self, n: u32, _positions: u64) {
+        self.0.lock().unwrap().push((n, 0));
+    }
+}
+
+#[test]
+fn progress_units_add_up_to_the_layers_work_exactly() {
+    for envelope in [true, false] {
+        let tmp = tempfile::tempdir().unwrap();
+        let obs = Units::default();
+        let opts = awari_egdb::build::BuildOptions {
+            max_seeds: 11,
+            out: tmp.path().join("db"),
+            envelope,
+            memory_limit: None,
+        };
+        awari_egdb::build::build(&opts, &obs).unwrap();
+        let units = obs.0.into_inner().unwrap();
+        assert_eq!(units.len(), 12);
+        for (n, done) in units {
+            assert_eq!(
+                done,
+                awari_egdb::solve::work_units(n, envelope),
+                "layer {n}, envelope {envelope}"
+            );
+        }
+    }
+}
+
+#[test]
+fn build_without_a_terminal_prints_real_progress() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("db");
+    let o = awari(&["build", "--max-seeds", "12", "--out", out.to_str().unwrap()]);
+    assert!(o.status.success());
+    let stderr = text(&o.stderr);
+    let line = stderr
+        .lines()
+        .find(|l| l.starts_with("layer 12: score"))
+        .unwrap_or_else(|| panic!("no score phase line: {stderr}"));
+    // Both exit passes and the envelope sweep (four fifths of the work)
+    // are done by then.
+    assert!(line.contains("80.0% of the layer's work done"), "{line}");
+    assert!(!stderr.contains(" 0 settled"), "{stderr}");
+}
+
+#[test]
+fn build_refuses_bad_arguments_and_leaves_nothing_behind() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("db");
+    let d = dir.to_str().unwrap();
+    for bad in ["-1", "49", "x"] {
+        let line = usage_error(&["build", "--max-seeds", bad, "--out", d]);
+        assert!(line.contains("0 to 48"), "{line}");
+    }
+    let line = usage_error(&[
+        "build",
+        "--max-seeds",
+        "5",
+        "--out",
+        d,
+        "--memory-limit",
+        "1MiB",
+    ]);
+    assert!(
+        line.contains("layer 0 needs") && line.contains("--memory-limit must be at least"),
+        "{line}"
+    );
+    assert!(!dir.exists(), "a refused build wrote {}", dir.display());
+    let file = tmp.path().join("a-file");
+    std::fs::write(&file, b"x").unwrap();
+    let line = usage_error(&["build", "--out", file.to_str().unwrap()]);
+    assert!(line.contains("not a folder"), "{line}");
+    // A limit that stops the build at a later layer keeps the finished ones
+    // and says how to go on.
+    let line = usage_error(&[
+        "build",
+        "--max-seeds",
+        "14",
+        "--out",
+        d,
+        "--memory-limit",
+        "20MiB",
+        "--quiet",
+    ]);
+    assert!(
+        line.contains("raise --memory-limit to at least") && line.contains("--max-seeds"),
+        "{line}"
+    );
+    let m = awari_egdb::table::Manifest::load(&dir).unwrap().unwrap();
+    assert!(!m.layers.is_empty());
+}
+
+#[test]
+fn every_help_text_lists_the_exit_codes() {
+    for cmd in [
+        "build",
+        "query",
+        "verify",
+        "check",
+        "bench",
+        "compress",
+        "decompress",
+        "recover",
+        "index",
+        "position",
+    ] {
+        let help = ok(&[cmd, "--help"]);
+        assert!(
+            help.contains("Exit status: 0 success; 1 a check failed"),
+            "{cmd}: {help}"
+        );
+    }
+    assert!(ok(&["--help"]).contains("Exit status"));
+}

@@ -548,3 +548,39 @@ fn corrupt_tables_are_clean_errors() {
         assert_eq!(text(&out.stdout).lines().count(), 2);
     }
 }
+
+#[test]
+fn stdin_skips_comment_lines_and_trailing_comments() {
+    let db = db_arg();
+    let ps = random_positions(17, 3);
+    let input = format!(
+        "# positions to look up\n{}\n   # indented comment\n{}  # the second\n\n{}\n",
+        ps[0],
+        board_args(&ps[1]).join(","),
+        ps[2]
+    );
+    let out = run(&["--db", &db, "--stdin", "--json"], None, Some(&input));
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let lines: Vec<Value> = text(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 3);
+    for (v, p) in lines.iter().zip(&ps) {
+        let pits: Vec<u8> = serde_json::from_value(v["pits"].clone()).unwrap();
+        assert_eq!(&pits[..], &p.0[..]);
+    }
+}
+
+#[test]
+fn pv_text_says_whose_scores_it_shows() {
+    let p = Position::indexable([1, 1, 1, 1, 1, 2, 2, 2, 1, 0, 0, 0]).unwrap();
+    let mut args = vec!["--db".to_string(), db_arg(), "--pv".into(), "4".into()];
+    args.extend(board_args(&p));
+    let a: Vec<&str> = args.iter().map(String::as_str).collect();
+    let out = ok(&a, None);
+    assert!(
+        out.contains("each score is for the side to move in that row's position"),
+        "{out}"
+    );
+}

@@ -2,6 +2,8 @@
 //! layers, a forward Bellman check, and the VU oracle's move facts.
 
 mod builder;
+#[path = "../tests/common/mod.rs"]
+mod common;
 mod diskfull;
 mod facts;
 mod naive;

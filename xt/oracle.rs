@@ -1,6 +1,8 @@
-//! The oracle suite: layers 0..=16 built once, then `awari check` on all of
-//! them, every VU fact they reach, and `awari verify` against oracle folders
-//! made from our own tables, with planted disagreements.
+//! The oracle suite: layers 0..=16 built once from scratch in a fresh folder,
+//! every table compared with the published known-good checksums
+//! (`data/known-good.csv`), then `awari check` on all of them, every VU fact
+//! they reach, and `awari verify` against oracle folders made from our own
+//! tables, with planted disagreements.
 
 use awari_egdb::build::{self, BuildOptions};
 use awari_egdb::solve::Silent;
@@ -14,12 +16,13 @@ use std::time::Instant;
 /// Highest layer of the suite's database.
 const MAX: u32 = 16;
 
-/// Layers 0..=16 with the envelope, in the target's scratch folder (a rerun
-/// resumes it after verifying checksums).
+/// Layers 0..=16 with the envelope, built from scratch by this binary into a
+/// new temporary folder (never resumed, so no table of an older build is
+/// tested), removed when the test binary exits.
 fn db() -> &'static Path {
     static DB: OnceLock<PathBuf> = OnceLock::new();
     DB.get_or_init(|| {
-        let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("xt-oracle-db");
+        let dir = crate::common::scratch("awari-xt-oracle-").join("db");
         let t0 = Instant::now();
         let opts = BuildOptions {
             max_seeds: MAX,
@@ -28,14 +31,168 @@ fn db() -> &'static Path {
             memory_limit: None,
         };
         let r = build::build(&opts, &Silent).expect("build 0..=16");
+        assert!(r.reused.is_empty(), "a fresh folder reuses nothing");
+        assert_eq!(r.built, build::layers_up_to(MAX));
         eprintln!(
-            "oracle suite: layers 0..={MAX} ({} built, {} reused) in {:.1?}",
-            r.built.len(),
-            r.reused.len(),
+            "oracle suite: layers 0..={MAX} built from scratch in {:.1?}",
             t0.elapsed()
         );
         dir
     })
+}
+
+/// The published list of known-good checksums.
+const KNOWN_GOOD: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/data/known-good.csv");
+
+#[test]
+fn every_table_built_from_scratch_equals_the_known_good_checksums() {
+    let known = awari_egdb::verify::read_known_good(Path::new(KNOWN_GOOD)).unwrap();
+    // The list covers three tables of every layer 0..=28.
+    assert_eq!(known.len(), 3 * 29);
+    // Compared here independently of the verifier: our own read of each file.
+    for k in known.iter().filter(|k| k.layer <= MAX) {
+        let bytes = table(db(), &k.kind.file_name(k.layer));
+        assert_eq!(bytes.len() as u64, k.bytes, "{:?}", k);
+        assert_eq!(
+            checksum(&bytes),
+            k.xxh3,
+            "{} of layer {}",
+            k.kind.stem(),
+            k.layer
+        );
+    }
+    // And by the command a user runs.
+    let o = awari(&["verify", "--db", s(db()), "--checksums", KNOWN_GOOD]);
+    assert!(o.status.success(), "{}{}", out(&o), err(&o));
+    let text = out(&o);
+    assert!(
+        text.contains(&format!(
+            "all {} table(s) equal the known-good checksums (12 layer(s) not built, skipped)",
+            3 * (MAX + 1)
+        )),
+        "{text}"
+    );
+    assert!(text.contains("layers 17..=28 not built"), "{text}");
+    assert_eq!(text.matches("not built in").count(), 1, "one line: {text}");
+}
+
+/// A copy of the suite's folder (files only) in a new temporary folder.
+fn db_copy() -> PathBuf {
+    let dir = crate::common::scratch("awari-xt-oracle-copy-");
+    for e in fs::read_dir(db()).unwrap() {
+        let e = e.unwrap();
+        if e.file_type().unwrap().is_file() && e.file_name() != "build.lock" {
+            fs::copy(e.path(), dir.join(e.file_name())).unwrap();
+        }
+    }
+    dir
+}
+
+#[test]
+fn verify_checksums_finds_a_planted_byte_even_when_the_manifest_agrees_with_it() {
+    let dir = db_copy();
+    // One byte of lower.13 changed, and the manifest's checksum updated to
+    // match: the folder is consistent with itself, so `check` passes on its
+    // checksums; the known-good list is what finds the change.
+    let mut t = table(&dir, "lower.13");
+    t[777] = (t[777] as i8).wrapping_sub(1) as u8;
+    fs::write(dir.join("lower.13"), &t).unwrap();
+    let mut m = Manifest::load(&dir).unwrap().unwrap();
+    let l = m.layers.iter_mut().find(|l| l.seeds == 13).unwrap();
+    l.lower.as_mut().unwrap().xxh3 = checksum(&t);
+    m.store(&dir).unwrap();
+    let o = awari(&["verify", "--db", s(&dir), "--checksums", KNOWN_GOOD]);
+    assert_eq!(o.status.code(), Some(1), "{}{}", out(&o), err(&o));
+    assert!(
+        err(&o).contains("1 table(s) differ") && err(&o).contains("lower.13"),
+        "{}",
+        err(&o)
+    );
+    assert!(out(&o).contains("lower.13: differs"), "{}", out(&o));
+    assert!(
+        out(&o).contains("layer 12: scores, lower, upper equal"),
+        "{}",
+        out(&o)
+    );
+    // --layers restricts the comparison.
+    let o = awari(&[
+        "verify",
+        "--db",
+        s(&dir),
+        "--checksums",
+        KNOWN_GOOD,
+        "--layers",
+        "0..=12",
+    ]);
+    assert!(o.status.success(), "{}{}", out(&o), err(&o));
+    // Kept only compressed, the table is read back from its blocks and
+    // still found.
+    let c = awari(&[
+        "compress",
+        "--db",
+        s(&dir),
+        "--layers",
+        "13",
+        "--level",
+        "1",
+        "--remove-raw",
+        "--quiet",
+    ]);
+    assert!(c.status.success(), "{}", err(&c));
+    assert!(!dir.join("lower.13").exists());
+    let o = awari(&[
+        "verify",
+        "--db",
+        s(&dir),
+        "--checksums",
+        KNOWN_GOOD,
+        "--json",
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{}{}", out(&o), err(&o));
+    let v: serde_json::Value = serde_json::from_str(&out(&o)).unwrap();
+    assert_eq!(v["failed"], 1);
+    assert_eq!(v["equal"], 3 * (MAX + 1) - 1);
+    let bad: Vec<&serde_json::Value> = v["tables"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|t| t["result"] != "equal")
+        .collect();
+    assert_eq!(bad.len(), 1);
+    assert_eq!(bad[0]["file"], "lower.13.zst");
+    // A missing table the manifest lists is a failure too, not a skip.
+    fs::remove_file(dir.join("upper.13.zst")).unwrap();
+    let o = awari(&["verify", "--db", s(&dir), "--checksums", KNOWN_GOOD]);
+    assert_eq!(o.status.code(), Some(1), "{}{}", out(&o), err(&o));
+    assert!(out(&o).contains("upper.13: missing"), "{}", out(&o));
+}
+
+#[test]
+fn verify_checksums_refuses_a_bad_list_with_status_2() {
+    let dir = db_copy();
+    let list = dir.join("list.csv");
+    for (text, want) in [
+        ("", "empty"),
+        (
+            "layer,table,bytes,xxh3\n5,scores,4368,zz\n",
+            "16 hex digits",
+        ),
+        (
+            "layer,table,bytes,xxh3\n5,scores,12,c44bdff4074eecdb\n",
+            "4368 positions",
+        ),
+        (
+            "layer,table,bytes,xxh3\n5,points,4368,c44bdff4074eecdb\n",
+            "not a table",
+        ),
+        ("layer,kind\n", "header"),
+    ] {
+        fs::write(&list, text).unwrap();
+        let o = awari(&["verify", "--db", s(&dir), "--checksums", s(&list)]);
+        assert_eq!(o.status.code(), Some(2), "{text:?}: {}", err(&o));
+        assert!(err(&o).contains(want), "{text:?}: {}", err(&o));
+        assert_eq!(err(&o).lines().count(), 1, "{}", err(&o));
+    }
 }
 
 fn awari(args: &[&str]) -> Output {
@@ -59,9 +216,7 @@ fn s(p: &Path) -> &str {
 
 /// An oracle folder holding copies of our `scores.n` for `layers`.
 fn oracle_copy(name: &str, layers: impl Iterator<Item = u32>) -> PathBuf {
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(name);
-    let _ = fs::remove_dir_all(&dir);
-    fs::create_dir_all(&dir).unwrap();
+    let dir = crate::common::scratch(&format!("awari-{name}-"));
     for n in layers {
         let f = format!("scores.{n}");
         fs::copy(db().join(&f), dir.join(&f)).unwrap();
@@ -102,15 +257,7 @@ fn check_passes_on_every_layer() {
 
 #[test]
 fn check_finds_a_planted_error_and_a_checksum_failure() {
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("xt-check-planted");
-    let _ = fs::remove_dir_all(&dir);
-    fs::create_dir_all(&dir).unwrap();
-    for e in fs::read_dir(db()).unwrap() {
-        let e = e.unwrap();
-        if e.file_type().unwrap().is_file() && e.file_name() != "build.lock" {
-            fs::copy(e.path(), dir.join(e.file_name())).unwrap();
-        }
-    }
+    let dir = db_copy();
     // Change one score of layer 9 and record the new checksum, so only the
     // Bellman check can notice.
     let g = 4321usize;
@@ -264,4 +411,73 @@ fn verify_reports_missing_and_wrong_size_oracle_layers() {
     ]);
     assert_eq!(o.status.code(), Some(2), "{}", out(&o));
     assert!(!err(&o).contains("panicked"));
+}
+
+#[test]
+fn verify_prints_counts_one_line_for_unbuilt_layers_and_refuses_vague_input() {
+    let n = 13;
+    let oracle = oracle_copy("xt-oracle-text", 12..=n);
+    let idx = pinned_indices(n, false);
+    let mut t = table(&oracle, &format!("scores.{n}"));
+    for &g in idx.iter().take(4) {
+        t[g as usize] = (t[g as usize] as i8).wrapping_sub(1) as u8;
+    }
+    fs::write(oracle.join(format!("scores.{n}")), &t).unwrap();
+    let o = awari(&[
+        "verify",
+        "--db",
+        s(db()),
+        "--oracle",
+        s(&oracle),
+        "--layers",
+        "12..=40",
+    ]);
+    assert!(o.status.success(), "{}{}", out(&o), err(&o));
+    let text = out(&o);
+    // Counts, not a rounded percentage: 4 unpinned positions disagree.
+    assert!(
+        text.contains(&format!("{} of {}", idx.len() - 4, idx.len())),
+        "{text}"
+    );
+    assert!(!text.contains('%'), "{text}");
+    // Layers 17..=40 (but 47) are not built: one line.
+    assert!(text.contains("layers 17..=40 not built in"), "{text}");
+    assert_eq!(text.matches("not built").count(), 1, "{text}");
+    // 14..=16 are built but the oracle lacks them: a line each.
+    assert!(text.contains("14  skipped"), "{text}");
+
+    // A range must say whether it includes its end.
+    for vague in ["3..5", "3-5"] {
+        let o = awari(&[
+            "verify",
+            "--db",
+            s(db()),
+            "--oracle",
+            s(&oracle),
+            "--layers",
+            vague,
+        ]);
+        assert_eq!(o.status.code(), Some(2));
+        assert!(err(&o).contains("A..=B"), "{}", err(&o));
+    }
+    // Without something to verify against, all three choices are named.
+    let o = awari(&["verify", "--db", s(db())]);
+    assert_eq!(o.status.code(), Some(2));
+    let e = err(&o);
+    assert!(
+        e.contains("--oracle") && e.contains("--facts") && e.contains("--checksums"),
+        "{e}"
+    );
+    assert!(!e.contains("required"), "{e}");
+    // Two of them at once are refused.
+    let o = awari(&[
+        "verify",
+        "--db",
+        s(db()),
+        "--facts",
+        "x",
+        "--checksums",
+        "y",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
 }

@@ -89,3 +89,52 @@ pub fn full_copy(prefix: &str) -> PathBuf {
     }
     dst
 }
+
+/// Runs the `awari` binary with `args` (and `stdin` as its standard input,
+/// if any), without `AWARI_PATH`; fails the test if it panicked.
+pub fn awari(args: &[&str], stdin: Option<&str>) -> std::process::Output {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+    let mut child = Command::new(env!("CARGO_BIN_EXE_awari"))
+        .args(args)
+        .env_remove("AWARI_PATH")
+        .stdin(if stdin.is_some() {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        })
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run the awari binary");
+    if let Some(input) = stdin {
+        child
+            .stdin
+            .take()
+            .expect("stdin")
+            .write_all(input.as_bytes())
+            .expect("write stdin");
+    }
+    let out = child.wait_with_output().expect("wait for awari");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr.contains("panicked"), "awari {args:?}: {stderr}");
+    out
+}
+
+/// Runs `awari args` and checks its exit status; returns stdout and stderr.
+pub fn awari_status(args: &[&str], code: i32) -> (String, String) {
+    let out = awari(args, None);
+    let (o, e) = (
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(code),
+        "awari {args:?}: want status {code}\nstdout: {o}\nstderr: {e}"
+    );
+    (o, e)
+}
+
+/// The repository's list of known-good checksums.
+pub const KNOWN_GOOD: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/data/known-good.csv");
