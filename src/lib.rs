@@ -1,7 +1,10 @@
 //! # awari-egdb
 //!
-//! Exact endgame score databases for Awari (Oware), byte-compatible with the
-//! Vrije Universiteit's Awari Game Score Database (Romein & Bal, 2002).
+//! Exact endgame score databases for Awari (Oware) in the file format and
+//! Goedel numbering of the Vrije Universiteit's Awari Game Score Database
+//! (Romein & Bal, 2002). Their values agree with every VU fact the layers
+//! built so far reach (the 46 move facts with at most 30 seeds); the
+//! dataset's own files were not compared (see the README).
 //!
 //! * [`rules`]: positions, sowing, captures, the awari legality rule, un-moves.
 //! * [`index`]: the VU Goedel numbering of each layer.
