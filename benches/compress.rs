@@ -9,11 +9,12 @@
 //!
 //! Cargo.toml entry: `[[bench]] name = "compress" harness = false`.
 
-use awari_egdb::compress::{self, CompressedTable, Settings};
+use awari_egdb::codec::{self, CompressedTable, Settings};
+use awari_egdb::format::{checksum, Kind};
 use awari_egdb::index::{layer_size, unrank};
 use awari_egdb::probe::Database;
 use awari_egdb::rules::Position;
-use awari_egdb::table::{self, CompressedEntry, Kind, Manifest};
+use awari_egdb::table::{CompressedEntry, Manifest};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use std::hint::black_box;
@@ -71,7 +72,7 @@ fn encode(raw: &[u8], kind: Kind, n: u32, (level, block_size, dictionary): Grid)
         block_size,
         dictionary,
     };
-    compress::encode(raw, kind, n, s).expect("compress")
+    codec::encode(raw, kind, n, s).expect("compress")
 }
 
 /// Ratio of the score tables per layer for each level and block size, and
@@ -161,14 +162,14 @@ fn compressed_folder(src: &Path, n: u32, g: Grid) -> PathBuf {
     }
     let raw = read(src, Kind::Score, n).unwrap();
     let z = encode(&raw, Kind::Score, n, g);
-    let name = compress::file_name(&e.scores.name);
+    let name = codec::file_name(&e.scores.name);
     std::fs::write(dir.join(&name), &z).unwrap();
     m.put_compressed(CompressedEntry {
         seeds: n,
         raw: e.scores.name.clone(),
         name,
         bytes: z.len() as u64,
-        xxh3: table::checksum(&z),
+        xxh3: checksum(&z),
         block_size: g.1,
         level: g.0,
         dictionary: g.2,

@@ -60,6 +60,7 @@ fn database() -> Database {
             out: dir.clone(),
             envelope: true,
             memory_limit: None,
+            reset_peak_rss: false,
         };
         build::build(&opts, &Silent).unwrap_or_else(|e| panic!("building {}: {e}", dir.display()));
         eprintln!("built in {:.0?}", t0.elapsed());

@@ -7,13 +7,14 @@
 //! and continues at the first missing layer, so a build killed at any moment
 //! ends with the same bytes once restarted.
 
+use crate::format::Kind;
 use crate::index::layer_size;
 use crate::mem::PeakSampler;
 use crate::rules::MAX_SEEDS;
 use crate::solve::{self, Below, Observer};
 use crate::table::{
-    self, checksum_file, AtPath, FileEntry, FolderLock, Kind, LayerEntry, Manifest, ManifestError,
-    MapError, Mapped, PathError, PhaseSeconds,
+    self, checksum_file, AtPath, FileEntry, FolderLock, LayerEntry, LockError, Manifest,
+    ManifestError, MapError, Mapped, PathError, PhaseSeconds,
 };
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -31,13 +32,20 @@ pub struct BuildOptions {
     /// Refuse a layer whose working memory exceeds this many bytes; `None`:
     /// what the machine has available before each layer.
     pub memory_limit: Option<u64>,
+    /// Reset the process's peak resident memory counter (Linux: writes
+    /// `/proc/self/clear_refs`) before each layer, so that each manifest
+    /// entry records that layer's own peak. This changes process state, so
+    /// it is the caller's choice (the `awari` binary sets it); without it a
+    /// layer records the process's peak so far.
+    pub reset_peak_rss: bool,
 }
 
 /// Why a build stopped. Finished layers stay on disk and in the manifest.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum BuildError {
     /// No such layer.
-    #[error("--max-seeds {0}: layers hold at most 48 seeds")]
+    #[error("layer {0} does not exist: layers hold at most 48 seeds")]
     NoSuchLayer(u32),
     /// File or folder trouble (unwritable folder, full disk, ...).
     #[error(transparent)]
@@ -48,16 +56,16 @@ pub enum BuildError {
     /// A finished table cannot be mapped.
     #[error(transparent)]
     Map(#[from] MapError),
-    /// `--out` names something that is not a folder.
+    /// The output path is something other than a folder.
     #[error("{}: exists and is not a folder; the builder writes a folder of tables", .0.display())]
     NotAFolder(PathBuf),
     /// Writing back a compressed-only lower layer failed.
     #[error(transparent)]
-    Pack(#[from] crate::compress::PackError),
+    Pack(#[from] crate::pack::PackError),
     /// The folder holds tables but no manifest of ours.
     #[error(
         "{}: holds {file} but no manifest.json (a VU dataset or another tool's folder?); \
-         refusing to write there: choose another --out",
+         refusing to write there",
         dir.display()
     )]
     ForeignFolder {
@@ -66,15 +74,12 @@ pub enum BuildError {
         /// A table file found there.
         file: String,
     },
-    /// Another build works in the folder.
-    #[error("{}: another build is running in this folder (it holds build.lock)", dir.display())]
-    Locked {
-        /// The folder.
-        dir: PathBuf,
-    },
-    /// The working arrays could not be allocated.
-    #[error("cannot allocate the working arrays: {0}")]
-    Alloc(#[from] std::io::Error),
+    /// The folder's lock cannot be taken (another build works in it).
+    #[error(transparent)]
+    Lock(#[from] LockError),
+    /// The solver could not run (memory, or a lower layer it needs).
+    #[error(transparent)]
+    Solve(#[from] solve::SolveError),
     /// The memory guard refused a layer.
     #[error(
         "layer {layer} needs {} of working memory (3 bytes per position, threshold masks \
@@ -92,6 +97,18 @@ pub enum BuildError {
         /// Whether the limit came from the options.
         from_flag: bool,
     },
+}
+
+impl BuildError {
+    /// Whether the error says a table is damaged (a compressed lower layer
+    /// that cannot be written back), as opposed to bad input, memory or I/O
+    /// trouble. The builder rebuilds damaged tables of its own.
+    pub fn is_damage(&self) -> bool {
+        match self {
+            BuildError::Pack(e) => e.is_damage(),
+            _ => false,
+        }
+    }
 }
 
 /// Bytes as a short human figure.
@@ -138,12 +155,6 @@ pub fn layers_up_to(max: u32) -> Vec<u32> {
 struct Finished {
     score: Mapped,
     envelope: Option<(Mapped, Mapped)>,
-}
-
-fn lock(dir: &Path) -> Result<FolderLock, BuildError> {
-    FolderLock::acquire(dir)?.ok_or_else(|| BuildError::Locked {
-        dir: dir.to_path_buf(),
-    })
 }
 
 /// Opens the folder's manifest, refusing foreign folders.
@@ -297,7 +308,7 @@ pub fn build(opts: &BuildOptions, obs: &dyn BuildObserver) -> Result<BuildReport
     fs::create_dir_all(dir).at(dir)?;
     // Refuse a foreign folder before writing anything into it.
     open_manifest(dir)?;
-    let _lock = lock(dir)?;
+    let _lock = FolderLock::acquire(dir)?;
     let mut manifest = match Manifest::load(dir)? {
         Some(m) => m,
         None => {
@@ -379,18 +390,19 @@ pub fn build(opts: &BuildOptions, obs: &dyn BuildObserver) -> Result<BuildReport
                  to build layer {n}, since the builder reads lower layers raw",
                 human(raw)
             ));
-            let mut r = crate::compress::PackReport::default();
-            crate::compress::decompress_layer(
+            let mut r = crate::pack::PackReport::default();
+            crate::pack::decompress_layer(
                 dir,
                 &mut manifest,
                 &e,
                 false,
-                &crate::compress::Quiet,
+                &crate::pack::Quiet,
                 &mut r,
             )?;
             finished[k as usize] = Some(map_layer(dir, k, opts.envelope)?);
         }
         let entry = build_layer(dir, n, opts, &finished, obs)?;
+        crate::fault::point("before-manifest", &n);
         manifest.put(entry.clone());
         manifest.store(dir)?;
         finished.push(Some(map_layer(dir, n, opts.envelope)?));
@@ -424,7 +436,9 @@ fn build_layer(
         });
     }
     obs.start(n, positions);
-    reset_peak_rss();
+    if opts.reset_peak_rss {
+        reset_peak_rss();
+    }
     let sampler = PeakSampler::start();
     let t0 = Instant::now();
     let empty: &[u8] = &[];

@@ -1,8 +1,84 @@
-//! The VU Goedel numbering (`spec/INDEXING.md`).
+//! The VU Goedel numbering: where a position's entry sits in its layer's
+//! table.
 //!
-//! Layer `n` holds every distribution of `n` seeds over 12 pits whose opponent
-//! pits 6..11 are not all non-empty, ordered colexicographically (pit 11 most
-//! significant). A position's Goedel number is its rank in that order.
+//! The table of layer `n` (`n` seeds on the board) is a flat array holding one
+//! entry per position, at the position's **Goedel number** `g(P)`. This crate
+//! numbers positions exactly as the VU dataset does, so that a `scores.n` it
+//! writes can be compared byte for byte with the dataset's file of the same
+//! name.
+//!
+//! # Definition
+//!
+//! * The valid positions of layer `n` are the pit counts `p[0..12]` that add
+//!   up to `n` and whose opponent pits `p[6..12]` are not all non-empty (see
+//!   the counts in [`crate::rules`]; [`Position::is_indexable`]).
+//! * They are ordered by pit 11 first, then by pit 10, and so on down to pit
+//!   0, each ascending: a colexicographic order in which pit 11 is the most
+//!   significant.
+//! * `g(P)` is `P`'s rank in that order, counting from 0, so `g` ranges over
+//!   `0 .. C(n+11,11) - C(n+5,11)` ([`layer_size`]).
+//!
+//! # Computing the rank
+//!
+//! One direct way ([`rank`]; [`unrank`] goes the other way): walk the pits
+//! from 11 down to 0. At pit `k`, which holds `s` seeds while `m` seeds are
+//! still to be placed (in pit `k` and the pits below it), add the number of
+//! valid completions that agree on the pits above `k` and put fewer than `s`
+//! seeds into pit `k`. Without the validity rule this is the sum over `j < s`
+//! of the binomials `C(m - j + k - 1, k - 1)`. The validity rule only matters
+//! as long as every opponent pit seen so far holds seeds; then the
+//! completions in which all the remaining opponent pits hold seeds too are
+//! subtracted (take one seed out of each of those pits and count what is left
+//! in the same way). With these counts in tables, a rank costs about a dozen
+//! additions.
+//!
+//! # Checkpoints
+//!
+//! Taken from the dataset's own access code:
+//!
+//! | position `p[0..12]` | seeds | `g` |
+//! |---|---|---|
+//! | `0 1 2 0 0 0  0 1 2 0 0 0` | 6 | 2726 |
+//! | `1 1 1 1 1 2  4 2 3 0 0 0` | 16 | 588953 |
+//! | `0 2 3 4 5 6  0 2 3 4 5 6` | 40 | 31114014134 |
+//!
+//! Layer sizes are 1, 12, 78, 364, 1365, 4368 and 12375 for `n` = 0..6,
+//! 12,685,179 for `n` = 16, 80,214,915 for `n` = 20 and 203,648,015,935 for
+//! `n` = 48. The repository's `data/layer-sizes.csv` lists every layer.
+//!
+//! ```
+//! use awari_egdb::{index, rules::Position};
+//!
+//! for (pits, g) in [
+//!     ([0, 1, 2, 0, 0, 0, 0, 1, 2, 0, 0, 0], 2726),
+//!     ([1, 1, 1, 1, 1, 2, 4, 2, 3, 0, 0, 0], 588_953),
+//!     ([0, 2, 3, 4, 5, 6, 0, 2, 3, 4, 5, 6], 31_114_014_134),
+//! ] {
+//!     let p = Position::indexable(pits).unwrap();
+//!     assert_eq!(index::rank(&p), g);
+//!     assert_eq!(index::unrank(p.seeds(), g).unwrap(), p);
+//! }
+//! let sizes = [1, 12, 78, 364, 1365, 4368, 12375];
+//! for (n, &size) in sizes.iter().enumerate() {
+//!     assert_eq!(index::layer_size(n as u32), size);
+//! }
+//! assert_eq!(index::layer_size(16), 12_685_179);
+//! assert_eq!(index::layer_size(20), 80_214_915);
+//! assert_eq!(index::layer_size(48), 203_648_015_935);
+//! ```
+//!
+//! # The dataset's files
+//!
+//! * `scores.n`, for `n` = 0..46 and 48, holds one signed byte per position,
+//!   at offset `g(P)`: the score defined in [`crate::rules`], from the
+//!   mover's side. The file has no header.
+//! * The dataset counts one position more than layers 0..46 and 48 hold: the
+//!   initial position, whose opponent has no empty pit. Where `scores.48`
+//!   keeps it is not documented, so a reader must accept a `scores.48` of
+//!   either 203,648,015,935 or 203,648,015,936 bytes, and must not infer a
+//!   value for the initial position from it.
+//! * The dataset takes its folder from the environment variable `AWARI_PATH`
+//!   ([`crate::probe::AWARI_PATH`]).
 
 use crate::rules::{Position, PositionError, MAX_SEEDS, PITS};
 
@@ -127,10 +203,10 @@ pub fn unrank(n: u32, g: u64) -> Result<Position, IndexError> {
 /// agree with the wanted one on the pits placed so far and do not precede it
 /// (so `t >= 1`). With `m` seeds left for pits `0..=k`, the positions whose
 /// pit `k` holds fewer than `s` seeds number `f(m) - f(m - s)` for a
-/// monotone row `f` (hockey-stick identity; see [`row_value`]). So
+/// monotone row `f` (hockey-stick identity; see `row_value`). So
 /// `x = m - s`, the seeds left below pit `k`, is the first `x` with
 /// `f(x) >= t`, and `t` becomes `t - f(x - 1)`. That insertion point comes
-/// from a table indexed by the leading bits of `t` ([`search`]); pits 3..1
+/// from a table indexed by the leading bits of `t` (`search`); pits 3..1
 /// come from one table lookup when `t` is small.
 #[inline]
 pub fn unrank_unchecked(n: u32, g: u64) -> Position {

@@ -18,9 +18,12 @@
 #![warn(missing_docs)]
 
 pub mod build;
-pub mod compress;
+pub mod codec;
+pub mod fault;
+pub mod format;
 pub mod index;
 pub mod mem;
+pub mod pack;
 pub mod probe;
 pub mod recover;
 pub mod rules;

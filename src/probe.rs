@@ -16,19 +16,20 @@
 //! [`Database::verify_on_load`] for a database that checks every layer as
 //! it maps it (what `awari query --verify` does).
 //!
-//! A table of our folders may also be compressed ([`crate::compress`]):
+//! A table of our folders may also be compressed ([`crate::codec`]):
 //! where the raw `scores.n` is absent and the manifest lists `scores.n.zst`,
 //! the compressed file is mapped instead, and a probe decompresses the one
 //! block that holds its entry (kept in a small per-thread cache of recently
 //! used blocks).
 
-use crate::compress::{CompressError, CompressedTable, Expected};
+use crate::codec::{CompressedTable, Damaged};
+use crate::format::{ChecksumMismatch, Kind};
 use crate::index::{layer_size, rank};
 use crate::mem::prefetch;
+use crate::pack::{open_listed, OpenError};
 use crate::rules::{Position, PositionError, MAX_SEEDS};
 use crate::table::{
-    checksum_file, CompressedEntry, FileEntry, Kind, LayerEntry, Manifest, ManifestError, MapError,
-    Mapped,
+    checksum_file, FileEntry, LayerEntry, Manifest, ManifestError, MapError, Mapped,
 };
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
@@ -39,6 +40,7 @@ pub const AWARI_PATH: &str = "AWARI_PATH";
 
 /// Why a probe failed.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum ProbeError {
     /// The board is not a position of the database.
     #[error(transparent)]
@@ -46,15 +48,15 @@ pub enum ProbeError {
     /// No such index.
     #[error(transparent)]
     Index(#[from] crate::index::IndexError),
-    /// The folder lacks the layer.
-    #[error("layer {layer} is not in {}: {hint}", dir.display())]
+    /// The folder (or the tables given in memory) lacks the layer.
+    #[error("layer {layer} is not in {}", dir.display())]
     MissingLayer {
         /// The layer.
         layer: u32,
-        /// The folder.
+        /// The folder (`(memory)` for tables given in memory).
         dir: PathBuf,
-        /// How to get it.
-        hint: String,
+        /// Whether the folder is a VU dataset folder.
+        vu: bool,
     },
     /// 47 seeds never occur (a capture takes at least 2 of the 48).
     #[error("a board of 47 seeds cannot occur in awari (every capture takes at least 2 of the 48 seeds), so no database has layer 47")]
@@ -76,47 +78,53 @@ pub enum ProbeError {
     /// A table cannot be mapped (I/O error or wrong size).
     #[error(transparent)]
     Map(#[from] MapError),
-    /// A table does not match the checksum in the manifest.
-    #[error("{}: checksum {found}, the manifest says {expected}; rebuild it with `awari build`", path.display())]
-    Checksum {
-        /// The file.
-        path: PathBuf,
-        /// From the manifest.
-        expected: String,
-        /// Of the file.
-        found: String,
-    },
+    /// A table (or compressed file) does not match the manifest's checksum.
+    #[error(transparent)]
+    Checksum(#[from] ChecksumMismatch),
     /// The manifest cannot be used.
     #[error(transparent)]
     Manifest(#[from] ManifestError),
     /// A table the manifest lists is absent, and no compressed copy of it is
     /// listed either.
-    #[error("{}: missing (the manifest lists it); rebuild it with `awari build`", .0.display())]
+    #[error("{}: missing (the manifest lists it)", .0.display())]
     MissingTable(PathBuf),
     /// A folder that has our envelope tables (`lower.N`, `upper.N`) but no
     /// `manifest.json`: one of ours whose manifest was lost.
-    #[error("{}: holds {file} but no manifest.json: a folder of ours whose manifest was lost (rebuild the manifest from the tables with `awari recover`)", dir.display())]
+    #[error("{}: holds {file} but no manifest.json: a folder of ours whose manifest was lost", dir.display())]
     LostManifest {
         /// The folder.
         dir: PathBuf,
         /// An envelope table found there.
         file: String,
     },
-    /// Neither a folder nor `AWARI_PATH` was given.
-    #[error("no database folder: pass --db DIR or set AWARI_PATH")]
+    /// No folder was given and `AWARI_PATH` is not set.
+    #[error("no database folder given, and AWARI_PATH is not set")]
     NoFolder,
     /// The path is not a folder of tables.
     #[error("{}: not a folder of tables (no manifest.json and no scores.N files)", .0.display())]
     NotAFolder(PathBuf),
     /// A compressed table is damaged or is not the table it stands for.
-    #[error("{}: {source}", path.display())]
-    Compressed {
-        /// The compressed file.
-        path: PathBuf,
-        /// What is wrong.
-        #[source]
-        source: CompressError,
+    #[error(transparent)]
+    Compressed(#[from] Damaged),
+    /// [`Database::scores`] was given a different number of outputs than
+    /// positions.
+    #[error("{positions} positions but {outputs} outputs")]
+    Lengths {
+        /// Positions given.
+        positions: usize,
+        /// Outputs given.
+        outputs: usize,
     },
+}
+
+impl From<OpenError> for ProbeError {
+    fn from(e: OpenError) -> Self {
+        match e {
+            OpenError::Map(e) => ProbeError::Map(e),
+            OpenError::Checksum(e) => ProbeError::Checksum(e),
+            OpenError::Compressed(e) => ProbeError::Compressed(e),
+        }
+    }
 }
 
 impl ProbeError {
@@ -126,11 +134,10 @@ impl ProbeError {
     /// a folder that is not one of tables) or I/O trouble.
     pub fn is_damage(&self) -> bool {
         match self {
-            ProbeError::Checksum { .. }
-            | ProbeError::Compressed { .. }
-            | ProbeError::MissingTable(_)
-            | ProbeError::Map(MapError::Size { .. }) => true,
-            ProbeError::Map(MapError::Io(e)) => e.source.kind() == std::io::ErrorKind::NotFound,
+            ProbeError::Checksum(_) | ProbeError::Compressed(_) | ProbeError::MissingTable(_) => {
+                true
+            }
+            ProbeError::Map(e) => e.is_damage(),
             _ => false,
         }
     }
@@ -248,12 +255,13 @@ impl Table {
     fn get_compressed(&self, g: u64) -> Result<i8, ProbeError> {
         match self {
             Table::Raw(b) => Ok(lookup(&**b, g)),
-            Table::Compressed { table, path, .. } => {
-                table.get(g).map_err(|source| ProbeError::Compressed {
+            Table::Compressed { table, path, .. } => table.get(g).map_err(|source| {
+                Damaged {
                     path: path.clone(),
                     source,
-                })
-            }
+                }
+                .into()
+            }),
         }
     }
 
@@ -274,12 +282,10 @@ impl Table {
                 if let Some(w) = whole.get() {
                     return Ok(w);
                 }
-                let bytes = table
-                    .decompress_all()
-                    .map_err(|source| ProbeError::Compressed {
-                        path: path.clone(),
-                        source,
-                    })?;
+                let bytes = table.decompress_all().map_err(|source| Damaged {
+                    path: path.clone(),
+                    source,
+                })?;
                 // Another thread may have won the race; either copy is the same.
                 let _ = whole.set(bytes);
                 Ok(whole.get().expect("just set"))
@@ -503,7 +509,11 @@ impl Database {
                 Some(Table::Raw(_)) => check_raw(dir, f)?,
                 Some(Table::Compressed { path, .. }) => {
                     let c = manifest.compressed(&f.name).expect("served compressed");
-                    check_file(path, &c.xxh3)?;
+                    check_file(
+                        path,
+                        &c.xxh3,
+                        "the manifest's checksum of the compressed file",
+                    )?;
                 }
                 None => {}
             }
@@ -535,10 +545,7 @@ impl Database {
                 let entry = manifest.layer(n).ok_or_else(|| ProbeError::MissingLayer {
                     layer: n,
                     dir: dir.clone(),
-                    hint: format!(
-                        "build it with `awari build --max-seeds {n} --out {}`",
-                        dir.display()
-                    ),
+                    vu: false,
                 })?;
                 load_ours(dir, manifest, entry, self.verify_on_load)
             }
@@ -548,11 +555,7 @@ impl Database {
                     return Err(ProbeError::MissingLayer {
                         layer: n,
                         dir: dir.clone(),
-                        hint: format!(
-                            "the folder holds no {}; add it from the VU dataset, or build \
-                             our own tables with `awari build --max-seeds {n} --out NEW_DIR`",
-                            Kind::Score.file_name(n)
-                        ),
+                        vu: true,
                     });
                 }
                 Ok(Layer {
@@ -563,7 +566,7 @@ impl Database {
             Source::Memory => Err(ProbeError::MissingLayer {
                 layer: n,
                 dir: PathBuf::from("(memory)"),
-                hint: "no table was given for it".into(),
+                vu: false,
             }),
         }
     }
@@ -631,7 +634,12 @@ impl Database {
     /// last, in index order, so that each block is decompressed once per
     /// call. Stops at the first position that fails.
     pub fn scores(&self, ps: &[Position], out: &mut [i8]) -> Result<(), ProbeError> {
-        assert_eq!(ps.len(), out.len(), "one output per position");
+        if ps.len() != out.len() {
+            return Err(ProbeError::Lengths {
+                positions: ps.len(),
+                outputs: out.len(),
+            });
+        }
         const GROUP: usize = 16;
         static NONE: [u8; 1] = [0];
         let mut at = [(&NONE[..], 0usize); GROUP];
@@ -775,21 +783,27 @@ impl Database {
 }
 
 /// The checksum of a whole file, compared with `expected`.
-fn check_file(path: &Path, expected: &str) -> Result<(), ProbeError> {
+fn check_file(path: &Path, expected: &str, what: &'static str) -> Result<(), ProbeError> {
     let found = checksum_file(path).map_err(MapError::from)?;
     if found != expected {
-        return Err(ProbeError::Checksum {
+        return Err(ChecksumMismatch {
             path: path.to_path_buf(),
+            what,
             expected: expected.to_string(),
             found,
-        });
+        }
+        .into());
     }
     Ok(())
 }
 
 /// A raw table of ours against the manifest's checksum.
 fn check_raw(dir: &Path, f: &FileEntry) -> Result<(), ProbeError> {
-    check_file(&dir.join(&f.name), &f.xxh3)
+    check_file(
+        &dir.join(&f.name),
+        &f.xxh3,
+        "the manifest's checksum of the table",
+    )
 }
 
 /// Maps the tables of one of our layers, each raw if its file is there,
@@ -807,10 +821,7 @@ fn load_ours(
         let path = dir.join(&f.name);
         if !path.exists() {
             if let Some(c) = manifest.compressed(&f.name) {
-                if verify {
-                    check_file(&dir.join(&c.name), &c.xxh3)?;
-                }
-                let (table, path) = open_compressed(dir, c, kind, f)?;
+                let (table, path) = open_listed(dir, c, kind, f, verify)?;
                 return Ok(Table::Compressed {
                     table,
                     path,
@@ -831,34 +842,6 @@ fn load_ours(
         _ => None,
     };
     Ok(Layer { score, envelope })
-}
-
-/// Maps the compressed copy `c` of the raw table `raw` (of kind `kind`):
-/// size of the file as the manifest records it, then its header and block
-/// index (checked against the checksum the header carries), then that it
-/// holds that table. The file's own checksum is not computed here (that
-/// reads it whole): see [`Database::verify_layer`].
-pub(crate) fn open_compressed(
-    dir: &Path,
-    c: &CompressedEntry,
-    kind: Kind,
-    raw: &FileEntry,
-) -> Result<(CompressedTable<Mapped>, PathBuf), ProbeError> {
-    let path = dir.join(&c.name);
-    let map = Mapped::open(&path, c.bytes)?;
-    let bad = |source| ProbeError::Compressed {
-        path: path.clone(),
-        source,
-    };
-    let table = CompressedTable::parse(map).map_err(bad)?;
-    table
-        .check_table(&Expected {
-            kind,
-            layer: c.seeds,
-            raw_xxh3: raw.xxh3.clone(),
-        })
-        .map_err(bad)?;
-    Ok((table, path))
 }
 
 /// Maps a VU `scores.n`; layer 48 may hold one extra byte (the initial

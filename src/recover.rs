@@ -23,12 +23,13 @@
 //! names a recovered table and its checksum are listed again; a layer kept
 //! only compressed cannot be recovered (its raw tables are needed).
 
+use crate::format::{checksum, Kind};
 use crate::index::layer_size;
 use crate::probe::{Database, LayerTables, ProbeError};
 use crate::rules::MAX_SEEDS;
 use crate::table::{
-    self, AtPath, CompressedEntry, FileEntry, FolderLock, Kind, LayerEntry, Manifest,
-    ManifestError, MapError, Mapped, PathError, PhaseSeconds, MANIFEST,
+    AtPath, CompressedEntry, FileEntry, FolderLock, LayerEntry, LockError, Manifest, ManifestError,
+    MapError, Mapped, PathError, PhaseSeconds, MANIFEST,
 };
 use crate::verify::{bellman_check, KnownTable, VerifyError};
 use rayon::prelude::*;
@@ -49,9 +50,9 @@ pub enum RecoverError {
     /// Not a folder.
     #[error("{}: not a folder", .0.display())]
     NotAFolder(PathBuf),
-    /// A build, compress or decompress holds the folder.
-    #[error("{}: a build or compress is running in this folder (it holds build.lock)", .0.display())]
-    Locked(PathBuf),
+    /// The folder's lock cannot be taken.
+    #[error(transparent)]
+    Lock(#[from] LockError),
     /// The manifest is readable: there is nothing to recover.
     #[error("{}: manifest.json is readable; nothing to recover (`awari build` and `awari verify` check the tables it lists)", .0.display())]
     ManifestFine(PathBuf),
@@ -147,10 +148,9 @@ fn find_layer(dir: &Path, n: u32) -> Result<Option<Result<Found, String>>, Recov
     let path = |k: Kind| dir.join(k.file_name(n));
     let [s, lo, hi] = [Kind::Score, Kind::Lower, Kind::Upper].map(|k| path(k).exists());
     if !s && !lo && !hi {
-        let zst = [Kind::Score, Kind::Lower, Kind::Upper].iter().any(|&k| {
-            dir.join(crate::compress::file_name(&k.file_name(n)))
-                .exists()
-        });
+        let zst = [Kind::Score, Kind::Lower, Kind::Upper]
+            .iter()
+            .any(|&k| dir.join(crate::codec::file_name(&k.file_name(n))).exists());
         return Ok(zst.then(|| {
             Err("only compressed copies are there; recovery needs the raw tables".into())
         }));
@@ -200,7 +200,7 @@ pub fn recover(dir: &Path, known: Option<&[KnownTable]>) -> Result<RecoverReport
     if !dir.is_dir() {
         return Err(RecoverError::NotAFolder(dir.to_path_buf()));
     }
-    let _lock = FolderLock::acquire(dir)?.ok_or_else(|| RecoverError::Locked(dir.to_path_buf()))?;
+    let _lock = FolderLock::acquire(dir)?;
     let mut report = RecoverReport::default();
     let damaged = match Manifest::load(dir) {
         Ok(Some(_)) => return Err(RecoverError::ManifestFine(dir.to_path_buf())),
@@ -208,6 +208,7 @@ pub fn recover(dir: &Path, known: Option<&[KnownTable]>) -> Result<RecoverReport
         Err(ManifestError::Foreign { .. }) => true,
         Err(e @ ManifestError::Mismatch { .. }) => return Err(RecoverError::OtherRules(e)),
         Err(ManifestError::Io(e)) => return Err(e.into()),
+        Err(e) => return Err(RecoverError::OtherRules(e)),
     };
 
     let mut found: Vec<Found> = Vec::new();
@@ -231,9 +232,9 @@ pub fn recover(dir: &Path, known: Option<&[KnownTable]>) -> Result<RecoverReport
         .map(|f| {
             let e = f.envelope.as_ref();
             [
-                Some(table::checksum(&f.score)),
-                e.map(|e| table::checksum(&e.0)),
-                e.map(|e| table::checksum(&e.1)),
+                Some(checksum(&f.score)),
+                e.map(|e| checksum(&e.0)),
+                e.map(|e| checksum(&e.1)),
             ]
         })
         .collect();
@@ -323,13 +324,13 @@ pub fn recover(dir: &Path, known: Option<&[KnownTable]>) -> Result<RecoverReport
     // Compressed copies of recovered tables, as their headers describe them.
     for l in manifest.layers.clone() {
         for (kind, f) in l.files() {
-            let name = crate::compress::file_name(&f.name);
+            let name = crate::codec::file_name(&f.name);
             let path = dir.join(&name);
             let Ok(len) = fs::metadata(&path).map(|m| m.len()) else {
                 continue;
             };
             let map = Mapped::open(&path, len)?;
-            let Ok(t) = crate::compress::CompressedTable::parse(map) else {
+            let Ok(t) = crate::codec::CompressedTable::parse(map) else {
                 continue;
             };
             let h = t.header();
@@ -341,7 +342,7 @@ pub fn recover(dir: &Path, known: Option<&[KnownTable]>) -> Result<RecoverReport
                 raw: f.name.clone(),
                 name: name.clone(),
                 bytes: len,
-                xxh3: table::checksum(t.bytes()),
+                xxh3: checksum(t.bytes()),
                 block_size: h.block_size,
                 level: h.level,
                 dictionary: h.dictionary,

@@ -1,8 +1,119 @@
-//! The awari rule set exactly as the VU database encodes it (`spec/RULES.md`).
+//! The awari rule set exactly as the VU database encodes it.
 //!
-//! A [`Position`] is always seen from the side to move: pits 0..5 are the
-//! mover's, 6..11 the opponent's, in counter-clockwise sowing order. Captured
-//! seeds are not part of a position.
+//! The Vrije Universiteit's Awari Game Score Database (Romein & Bal,
+//! "Solving the Game of Awari using Parallel Retrograde Analysis", IEEE
+//! Computer 36(10), 2003; dataset DOI 10.48338/vu01-11wjke) was solved under
+//! the rules below. Every table this crate builds for the `awari` rule set
+//! (recorded as `awari-vu2002` in its manifests) has to follow them to the
+//! letter. This module is their reference: [`crate::index`] numbers the
+//! positions and [`crate::solve`] computes their values.
+//!
+//! # Board and perspective
+//!
+//! * The board has 12 pits ([`PITS`]). A [`Position`] is always seen from the
+//!   side to move: pits 0..5 belong to the mover, left to right in
+//!   counter-clockwise sowing order, and pits 6..11 to the opponent,
+//!   continuing counter-clockwise; pit 0 comes after pit 11.
+//! * Seeds captured earlier are not part of a position. The database's entry
+//!   for a position with `n` seeds on the board is its **score**: the seeds
+//!   the mover will still capture minus the seeds the opponent will still
+//!   capture, both sides playing perfectly from here on. It lies in `-n..=n`.
+//!
+//! # A move
+//!
+//! 1. The mover chooses a non-empty pit `i` among 0..5, takes out all its
+//!    seeds and sows them one at a time into the pits that follow it
+//!    (`i+1`, `i+2`, ..., modulo 12).
+//! 2. A pit of 12 or more seeds goes round the board more than once; every
+//!    lap skips the pit the seeds came from, which is therefore empty after
+//!    the move.
+//! 3. Capture: if the last seed falls into an opponent pit (6..11) that then
+//!    holds 2 or 3 seeds, the mover takes those seeds. The pit before it
+//!    (clockwise) is then tested the same way, and so on; the chain ends at
+//!    the first pit that is not an opponent pit holding 2 or 3 seeds.
+//! 4. The other side moves next, so the result is handed over mirrored
+//!    ([`Position::mirror`]): the old pits 6..11 become the new 0..5, and the
+//!    old 0..5 the new 6..11.
+//!
+//! [`Position::sow`] performs steps 1 to 3; [`Position::moves`] adds step 4
+//! and the legality rule below.
+//!
+//! # Legality
+//!
+//! Awari has a single rule in place of the "grand slam" and "feeding" rules
+//! of other rule sets: a move that leaves the opponent with no seeds at all,
+//! whether by capturing everything the opponent had or by not sowing into an
+//! opponent that was already empty, is **illegal unless every available move
+//! does so**. When every move does, all of them are legal and capture as
+//! usual ([`Move::legal`]).
+//!
+//! # Ends
+//!
+//! * **No move**: a mover with no seeds scores `-n`, because the opponent
+//!   takes every seed left. This is also how a forced move that leaves the
+//!   opponent empty pays off: the mover gets its capture plus every seed still
+//!   on the board.
+//! * **Empty board**: the score is 0.
+//! * **Endless play** (play that cycles and never captures again): the seeds
+//!   left are split evenly, so such play is worth 0 to each side.
+//!
+//! # What the dataset pins, and the cycle envelope
+//!
+//! The dataset's own text fixes sowing, capture, the legality rule above and
+//! the index ([`crate::index`]), and its lookup code gives a position with no
+//! moves the value `-n`. Its text does **not** fix how repetition is scored:
+//! only the published descriptions of the solution say the remaining seeds
+//! are split evenly (the 0 above). So, besides the score, the builder computes
+//! an envelope for every position:
+//!
+//! * `upper`: the score if every endless play, in this layer or in any layer
+//!   below, were worth all remaining seeds to the side to move in the position
+//!   being scored;
+//! * `lower`: the score if every endless play were worth all of them to that
+//!   side's opponent.
+//!
+//! Whichever way the cycle rule is read, the score lies in `lower..=upper`. A
+//! position is **pinned** when `lower == upper`: its score cannot depend on
+//! the cycle rule, and only pinned positions count as proof when tables are
+//! compared with the oracle (the VU dataset). Small layers hold many positions
+//! that are not pinned (fewer than half of them at 10 seeds), so every report
+//! has to say how many positions it compared. [`crate::solve`] describes how
+//! the score and the envelope are computed.
+//!
+//! # Counts
+//!
+//! Layer `n` consists of every way of putting `n` seeds into the 12 pits in
+//! which the opponent's pits 6..11 are **not all** non-empty: the opponent has
+//! just moved, and the pit it moved from is empty
+//! ([`Position::is_indexable`]). That makes `C(n+11, 11) - C(n+5, 11)`
+//! positions ([`crate::index::layer_size`]); the second term is 0 for
+//! `n < 6`. Layer 47 cannot occur, since a capture takes at least 2 seeds, and
+//! the dataset does not contain it. Layers 0..46 and 48 together with the
+//! initial position (4 seeds in every pit, [`Position::initial`]) come to
+//! 889,063,398,406 positions.
+//!
+//! # Worked sowing examples
+//!
+//! Boards are written from the mover's view, pits 0..11.
+//!
+//! * In `[1,1,1,1,1,2, 4,2,3,0,0,0]`, pit 5 sows its 2 seeds into pits 6 and
+//!   7, which then hold 5 and 3. Pit 7 holds 3, so it is captured; pit 6
+//!   holds 5, so the chain stops there. The move captures 3 seeds and 13
+//!   stay on the board.
+//! * A pit of 12 seeds sows pits `i+1..i+11` once each and then drops its
+//!   last seed into the pit after the origin again, skipping the origin.
+//!
+//! ```
+//! use awari_egdb::rules::Position;
+//!
+//! let p = Position::new([1, 1, 1, 1, 1, 2, 4, 2, 3, 0, 0, 0]).unwrap();
+//! let (board, captured) = p.sow(5);
+//! assert_eq!(captured, 3);
+//! assert_eq!(board, [1, 1, 1, 1, 1, 0, 5, 0, 3, 0, 0, 0]);
+//!
+//! let p = Position::new([12, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]).unwrap();
+//! assert_eq!(p.sow(0), ([0, 2, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1], 0));
+//! ```
 
 use std::fmt;
 

@@ -1,4 +1,86 @@
-//! Solving one layer by threshold sweeps (`spec/ALGORITHM.md`).
+//! Solving one layer: threshold sweeps for the score and for its cycle
+//! envelope.
+//!
+//! What follows is the solver's design and the reasoning that makes it
+//! correct; the later sections say how this code carries it out. A different
+//! design would be acceptable if it produced the same bytes at least as fast;
+//! the tests decide.
+//!
+//! # Why layers
+//!
+//! Sowing without a capture keeps the number of seeds on the board, and a
+//! capture lowers it by at least 2. So layer `n` depends only on itself and on
+//! the layers below it, and the layers are solved in increasing order: 0, 1,
+//! ..., 46, 48 (47 never occurs). [`solve_layer`] solves one layer, given the
+//! tables of every layer below it ([`Below`]).
+//!
+//! # Per-position quantities of layer `n`
+//!
+//! * **Legal moves**, as defined in [`crate::rules`]: a move that leaves the
+//!   opponent without seeds is legal only if every move does. A position
+//!   without a legal move is final at `-n`.
+//! * **Exits**: the legal moves that leave the layer or end the game at once.
+//!   These are captures (the child lies in a lower layer, already solved) and
+//!   moves whose child's mover has no seeds (worth the capture plus every seed
+//!   left on the board, which is `+n` when nothing was captured).
+//! * **Internal moves**: the remaining legal moves, which capture nothing and
+//!   lead to a child in layer `n` whose mover has seeds. A position has at
+//!   most 6 of them; their number is its counter.
+//! * **Predecessors** of `Q`: the positions `P` with an internal move to `Q`,
+//!   found by un-moves ([`Position::for_each_predecessor`]). The origin of the
+//!   un-move is an empty pit of the side that has just moved; a sowing of `s`
+//!   seeds can be taken back if every pit it fed holds enough seeds; if the
+//!   last seed fell on the other side, it must not have made 2 or 3 there; and
+//!   `P` must have a valid index ([`crate::index`]).
+//!
+//! # 1. The score (endless play splits the rest evenly, worth 0)
+//!
+//! A capture of `c` seeds into child `C` is an exit worth `c - score(C)`, and
+//! `e(P)` is `P`'s best exit (`-inf` if it has none). Then, for
+//! `t = n, n-1, ..., 1`:
+//!
+//! 1. every unsettled `P` with `e(P) >= t` settles at `t`;
+//! 2. when `Q` settles at `-t`, each unsettled predecessor of `Q` settles at
+//!    `t`;
+//! 3. when `P` settles at a value `>= t`, the counter of each of its
+//!    predecessors drops by one. A predecessor whose counter reaches 0 settles
+//!    at `-t` if its `e <= -t`; otherwise it waits, for threshold `-e` if
+//!    `e < 0` or for step 1 if `e > 0`;
+//! 4. steps 2 and 3 are repeated to closure before `t` is lowered.
+//!
+//! Whatever is still unsettled after `t = 1` scores 0: endless play, or a
+//! best line worth exactly 0. Each position settles once.
+//!
+//! **A trap:** the score cannot be derived from the envelope below. A line
+//! that captures 3 seeds and then cycles forever is worth +3, not 0, because
+//! captures made before a cycle count; the exits must therefore use the lower
+//! layers' *scores*.
+//!
+//! # 2. The envelope (how far any cycle rule could move the score)
+//!
+//! `upper(P)` scores every endless play as all remaining seeds to the side to
+//! move at `P`, and `lower(P)` as all of them to its opponent, in this layer
+//! **and in every layer below** (see [`crate::rules`] for why the envelope is
+//! needed). So the roles swap across a move. For exits, `upper` uses
+//! `c - lower(C)` and `lower` uses `c - upper(C)`; internal children do the
+//! same:
+//!
+//! * `upper(P) = max(exits_hi, max over Q of -lower(Q))`,
+//! * `lower(P) = max(exits_lo, max over Q of -upper(Q))`.
+//!
+//! A single sweep over `t = n, ..., -n+1` serves both. `lower(P) >= t` is
+//! reached as in steps 1 and 2 above (`exits_lo >= t`, or a child whose
+//! `upper <= -t`); `upper(Q) <= -t` is reached when `Q`'s counter of children
+//! with `lower >= t` reaches 0 and its `exits_hi <= -t` (otherwise `Q` waits
+//! for threshold `-exits_hi`). After the sweep, an unsettled `lower` is `-n`
+//! and an unsettled `upper` is `+n`.
+//!
+//! Every reading of the cycle rule gives a score in `lower..=upper`, and a
+//! position is **pinned** when `lower == upper`. A pinned position needs no
+//! score sweep at all (its score is that value), so a score sweep may skip
+//! pinned positions; this one does not, and sweeps every position.
+//!
+//! # How this solver implements it
 //!
 //! The score and the two envelope bounds are each the same kind of game: a
 //! value `v(P) >= t` is reached through an exit worth at least `t` or an
@@ -7,22 +89,68 @@
 //! `>= t`. For the score both sides live in one array; for the envelope the
 //! `>= t` side is `lower` and the `<= -t` side is `upper` (the roles swap
 //! across a move, because each bound scores endless play against the other
-//! side). One [`Sweep`] handles both cases.
+//! side). One `Sweep` handles both cases.
 //!
 //! Per position the solver keeps one byte per quantity being swept (a settled
 //! flag and a 7-bit value; before settling the value is the best exit) plus
 //! one byte of two 3-bit counters of internal moves: 3 bytes with the
 //! envelope (whose bytes are written out and reused for the score), 2
-//! without. The exits are computed twice with the envelope, once per sweep. Thresholds run from `n` down; within
-//! a threshold every settlement is propagated depth-first to the
-//! predecessors, claimed with a compare-and-swap. The set of positions that
-//! settle at each threshold does not depend on the order of the work, so the
-//! tables are the same bytes for any number of threads.
+//! without ([`working_bytes`]). The exits are computed twice with the
+//! envelope, once per sweep, and each pass that computes them works in
+//! batches, prefetching the lower layers' entries of a batch's captures
+//! before reading any of them.
+//!
+//! Thresholds run from `n` down. For each block of positions a bit mask
+//! records the thresholds at which a scan of the block can settle something
+//! (an exit equal to the threshold, or a position waiting for it); a scan at
+//! threshold `t` skips the blocks whose bit `t` is clear, and a position that
+//! starts to wait for threshold `-e` sets that bit of its block. Within a
+//! threshold every settlement is propagated depth-first to the predecessors,
+//! claimed with a compare-and-swap; settlements are handled in batches whose
+//! predecessors' state bytes are prefetched before any is touched, so the
+//! cache misses overlap. The set of positions that settle at each threshold
+//! does not depend on the order of the work, so the tables are the same bytes
+//! for any number of threads.
+//!
+//! # Costs
+//!
+//! Each settlement walks the predecessors of the settled position: random
+//! accesses into the layer's arrays. Score and envelope together come to about
+//! 3 settlements per position; the solver measures and reports them
+//! ([`SolveStats`]). The lower layers are only read, so they are
+//! memory-mapped. The current layer's arrays are accessed at random and run
+//! much faster on huge pages (madvise `HugePage`, [`crate::mem::Buffer`]): on
+//! the build machine a random read-modify-write rate of about 9 M/s rose to
+//! about 23 M/s with them.
+//!
+//! # Parallelism and determinism
+//!
+//! Each threshold's frontier is processed in parallel with rayon:
+//! settlements are claimed with an atomic compare-and-swap, counters are
+//! decremented atomically, and the next frontier is collected in per-thread
+//! buffers. The output must be byte-identical whatever the thread count.
+//! Here the workers scan the layer in chunks, and each keeps the settlements
+//! still to propagate on its own stack, which serves as its buffer.
+//!
+//! # Memory
+//!
+//! A settled flag and a 7-bit value fit in one byte (values lie within
+//! `-48..=48`), and a counter fits in 3 bits. The target is at most 3 bytes
+//! per position of the layer being solved, which this solver meets; the
+//! threshold masks and a fixed baseline come on top ([`memory_estimate`]).
+//!
+//! # Independent checks that must agree
+//!
+//! * The Bellman check ([`crate::verify::bellman_check`]) recomputes every
+//!   position's score and bounds forward from its children; every one must
+//!   equal the stored value.
+//! * A deliberately naive solver for small layers (plain fixpoint iteration
+//!   over all positions, in the test suite) produces the same tables.
 
+use crate::format::Kind;
 use crate::index::{layer_size, rank, unrank_unchecked};
 use crate::mem::{prefetch, Buffer};
 use crate::rules::Position;
-use crate::table::Kind;
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicU64, AtomicU8, Ordering::Relaxed};
 use std::time::Instant;
@@ -54,6 +182,62 @@ pub struct Below<'a> {
     pub lower: Option<&'a [u8]>,
     /// `upper.k`, when the envelope is built.
     pub upper: Option<&'a [u8]>,
+}
+
+/// Why a layer cannot be solved.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum SolveError {
+    /// The working arrays could not be allocated.
+    #[error("cannot allocate the working arrays: {0}")]
+    Alloc(#[from] std::io::Error),
+    /// A layer below is missing, of the wrong size, or lacks the envelope
+    /// the solve needs.
+    #[error("layer {layer} below: {reason}")]
+    Below {
+        /// The lower layer.
+        layer: u32,
+        /// What is wrong with it.
+        reason: String,
+    },
+}
+
+/// Checks that `below` holds every layer under `n` (47 excepted, which may
+/// be empty) with the right sizes, and their envelopes when `envelope`.
+fn check_below(n: u32, below: &[Below], envelope: bool) -> Result<(), SolveError> {
+    for k in (0..n).filter(|&k| k != 47) {
+        let bad = |reason: String| SolveError::Below { layer: k, reason };
+        let Some(b) = below.get(k as usize) else {
+            return Err(bad("not given".into()));
+        };
+        let size = layer_size(k) as usize;
+        let tables: &[(&str, Option<&[u8]>)] = if envelope {
+            &[
+                ("scores", Some(b.score)),
+                ("lower", b.lower),
+                ("upper", b.upper),
+            ]
+        } else {
+            &[("scores", Some(b.score))]
+        };
+        for &(name, t) in tables {
+            match t {
+                None => {
+                    return Err(bad(format!(
+                        "no {name} table (built without the envelope?)"
+                    )))
+                }
+                Some(t) if t.len() != size => {
+                    return Err(bad(format!(
+                        "{name} table of {} bytes, the layer has {size} positions",
+                        t.len()
+                    )))
+                }
+                Some(_) => {}
+            }
+        }
+    }
+    Ok(())
 }
 
 /// What the solver reports while it works.
@@ -299,10 +483,10 @@ fn finish(n: u32, plan: &Plan, below: &[Below], envelope: bool) -> Exits {
         let c = c as i32;
         let g = g as usize;
         if envelope {
-            let (lo, hi) = (
-                t.lower.expect("envelope of lower layer"),
-                t.upper.expect("envelope of lower layer"),
-            );
+            // Present: checked by `check_below` before the solve.
+            let (Some(lo), Some(hi)) = (t.lower, t.upper) else {
+                continue;
+            };
             // Across a move the roles swap: our lower bound scores cycles
             // against us, which is the child's upper bound.
             e.lower = e.lower.max(c - hi[g] as i8 as i32);
@@ -610,21 +794,21 @@ fn init(
 /// The tables are handed to `ready` as they are finished: first the envelope
 /// (when built), then the score, which reuses the envelope's memory, so the
 /// solver works in 3 bytes per position (2 without the envelope).
-pub fn solve_layer<E: From<std::io::Error>>(
+pub fn solve_layer<E: From<SolveError>>(
     n: u32,
     below: &[Below],
     envelope: bool,
     obs: &dyn Observer,
     ready: &mut dyn FnMut(&Solved) -> Result<(), E>,
 ) -> Result<SolveStats, E> {
-    assert!(below.len() >= n as usize, "layers below {n} missing");
+    check_below(n, below, envelope)?;
     let size = layer_size(n) as usize;
     let stride = if envelope { 3 } else { 2 };
     let ni = n as i32;
     let mut stats = SolveStats::default();
     let mut solved = Solved {
         n,
-        state: Buffer::zeroed(size * stride)?,
+        state: Buffer::zeroed(size * stride).map_err(SolveError::from)?,
         stride,
         phase: Phase::Working,
     };
@@ -690,7 +874,7 @@ pub fn solve_layer<E: From<std::io::Error>>(
 /// Solves layers `0..=max` in memory (no files), for tests and small tools.
 /// Index `k` of the result holds layer `k`'s tables (score, lower, upper;
 /// the envelope tables empty without `envelope`); layer 47 is left empty.
-pub fn solve_in_memory(max: u32, envelope: bool) -> std::io::Result<Vec<[Vec<u8>; 3]>> {
+pub fn solve_in_memory(max: u32, envelope: bool) -> Result<Vec<[Vec<u8>; 3]>, SolveError> {
     let mut out: Vec<[Vec<u8>; 3]> = Vec::new();
     for n in 0..=max {
         if n == 47 {
@@ -715,7 +899,7 @@ pub fn solve_in_memory(max: u32, envelope: bool) -> std::io::Result<Vec<[Vec<u8>
                     tables[k] = s.table(kind);
                 }
             }
-            Ok::<(), std::io::Error>(())
+            Ok::<(), SolveError>(())
         })?;
         out.push(tables);
     }

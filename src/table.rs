@@ -7,6 +7,7 @@
 //! Every file is written under a temporary name, synced, then renamed, so a
 //! crash never leaves a complete-looking table that is not.
 
+use crate::format::{hex, ChecksumMismatch, Kind, CHECKSUM, RULE_SET};
 use serde::{Deserialize, Serialize};
 use std::fs::{self, File};
 use std::io::{self, Read, Write};
@@ -16,38 +17,8 @@ use std::path::{Path, PathBuf};
 pub const FORMAT: &str = "awari-egdb";
 /// Manifest version this code reads and writes.
 pub const VERSION: u32 = 1;
-/// The rule set our tables are built for (`spec/RULES.md`).
-pub const RULE_SET: &str = "awari-vu2002";
-/// The checksum algorithm of the manifest.
-pub const CHECKSUM: &str = "xxh3-64";
 /// Name of the manifest file.
 pub const MANIFEST: &str = "manifest.json";
-
-/// The three tables of a layer.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Kind {
-    /// `scores.n`: the score of `spec/RULES.md`.
-    Score,
-    /// `lower.n`: the score if every endless play went to the opponent.
-    Lower,
-    /// `upper.n`: the score if every endless play went to the mover.
-    Upper,
-}
-
-impl Kind {
-    /// File name stem.
-    pub fn stem(self) -> &'static str {
-        match self {
-            Kind::Score => "scores",
-            Kind::Lower => "lower",
-            Kind::Upper => "upper",
-        }
-    }
-    /// File name of this table for layer `n`.
-    pub fn file_name(self, n: u32) -> String {
-        format!("{}.{n}", self.stem())
-    }
-}
 
 /// An I/O failure with the path it concerns.
 #[derive(Debug, thiserror::Error)]
@@ -87,7 +58,7 @@ pub struct FileEntry {
 }
 
 /// A compressed copy of one table, written by `awari compress` (the format
-/// is in [`crate::compress`]). The table's [`FileEntry`] stays the truth:
+/// is in [`crate::codec`]). The table's [`FileEntry`] stays the truth:
 /// the compressed file's header carries the same checksum of the
 /// uncompressed bytes, and the raw file may be absent once it was removed.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
@@ -225,7 +196,12 @@ impl Default for Manifest {
 
 /// Why a manifest cannot be used.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum ManifestError {
+    /// The folder has no manifest, so it is not one of ours (commands that
+    /// work only on our folders say so).
+    #[error("{}: no manifest.json: not a folder made by awari build", .0.display())]
+    NotOurs(PathBuf),
     /// Reading failed.
     #[error(transparent)]
     Io(#[from] PathError),
@@ -293,6 +269,18 @@ impl Manifest {
         Ok(Some(m))
     }
 
+    /// Reads `dir/manifest.json` of a folder that must be one of ours: a
+    /// missing folder or manifest is an error.
+    pub fn load_ours(dir: &Path) -> Result<Manifest, ManifestError> {
+        if !dir.is_dir() {
+            return Err(ManifestError::Io(PathError {
+                path: dir.to_path_buf(),
+                source: io::Error::new(io::ErrorKind::NotFound, "not a folder"),
+            }));
+        }
+        Manifest::load(dir)?.ok_or_else(|| ManifestError::NotOurs(dir.to_path_buf()))
+    }
+
     /// Writes `dir/manifest.json` atomically.
     pub fn store(&self, dir: &Path) -> Result<(), PathError> {
         let mut text = serde_json::to_string_pretty(self).expect("manifest serialises");
@@ -355,14 +343,8 @@ impl Manifest {
             if !names.insert(c.name.as_str()) {
                 return Err(format!("it lists the file name {} twice", c.name));
             }
-            if c.block_size == 0 || c.block_size > crate::compress::MAX_BLOCK_SIZE {
-                return Err(format!(
-                    "{}: block size {} is not in 1..={}",
-                    c.name,
-                    c.block_size,
-                    crate::compress::MAX_BLOCK_SIZE
-                ));
-            }
+            crate::format::check_compression(c.level, c.block_size, c.dictionary)
+                .map_err(|(name, reason)| format!("{}: {name} {reason}", c.name))?;
         }
         Ok(())
     }
@@ -412,11 +394,6 @@ fn check_name(name: &str) -> Result<(), String> {
     Ok(())
 }
 
-/// The checksum of bytes, as the manifest writes it.
-pub fn checksum(bytes: &[u8]) -> String {
-    format!("{:016x}", xxhash_rust::xxh3::xxh3_64(bytes))
-}
-
 /// The checksum of a file, read sequentially.
 pub fn checksum_file(path: &Path) -> Result<String, PathError> {
     let mut f = File::open(path).at(path)?;
@@ -429,7 +406,7 @@ pub fn checksum_file(path: &Path) -> Result<String, PathError> {
         }
         h.update(&buf[..k]);
     }
-    Ok(format!("{:016x}", h.digest()))
+    Ok(hex(h.digest()))
 }
 
 /// The temporary name a file is written under before it is renamed.
@@ -460,31 +437,25 @@ pub fn write_atomic_with(
     match write_atomic_inner(path, len, None, fill) {
         Ok(sum) => Ok(sum),
         Err(CheckedWriteError::Io(e)) => Err(e),
-        Err(CheckedWriteError::Checksum { .. }) => unreachable!("no checksum was expected"),
+        Err(CheckedWriteError::Checksum(_)) => unreachable!("no checksum was expected"),
     }
 }
 
 /// Why [`write_atomic_checked`] did not put a file in place.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum CheckedWriteError {
     /// Writing failed.
     #[error(transparent)]
     Io(#[from] PathError),
     /// What was written does not have the expected checksum; the file was
     /// not renamed into place.
-    #[error("{}: the bytes written have checksum {found}, expected {expected}; the file was not written", path.display())]
-    Checksum {
-        /// The file that was not written.
-        path: PathBuf,
-        /// The checksum asked for.
-        expected: String,
-        /// The checksum of what `fill` produced.
-        found: String,
-    },
+    #[error(transparent)]
+    Checksum(ChecksumMismatch),
 }
 
 /// Like [`write_atomic_with`], but `path` is replaced only when the bytes
-/// written have the checksum `expected` (as [`checksum`] writes it);
+/// written have the checksum `expected` (as [`crate::format::checksum`] writes it);
 /// otherwise the temporary file is removed and `path` is left as it was.
 pub fn write_atomic_checked(
     path: &Path,
@@ -514,20 +485,24 @@ fn write_atomic_inner(
             f.write_all(&buf[..k]).at(&tmp)?;
             start += k as u64;
         }
-        let sum = format!("{:016x}", h.digest());
+        let sum = hex(h.digest());
         if let Some(expected) = expected {
             if sum != expected {
-                return Err(CheckedWriteError::Checksum {
+                return Err(CheckedWriteError::Checksum(ChecksumMismatch {
                     path: path.to_path_buf(),
+                    what: "the bytes written, against the manifest's checksum; the file was not written",
                     expected: expected.to_string(),
                     found: sum,
-                });
+                }));
             }
         }
         f.sync_all().at(&tmp)?;
         drop(f);
+        let name = path.file_name().unwrap_or_default().to_string_lossy();
+        crate::fault::point("before-rename", &name);
         fs::rename(&tmp, path).at(path)?;
         sync_dir(path.parent().unwrap_or(Path::new(".")))?;
+        crate::fault::point("after-rename", &name);
         Ok(sum)
     })();
     if result.is_err() {
@@ -585,8 +560,20 @@ impl std::ops::Deref for Mapped {
     }
 }
 
+impl MapError {
+    /// Whether the file is damaged (the wrong size, or missing), as opposed
+    /// to other I/O trouble.
+    pub fn is_damage(&self) -> bool {
+        match self {
+            MapError::Size { .. } => true,
+            MapError::Io(e) => e.source.kind() == io::ErrorKind::NotFound,
+        }
+    }
+}
+
 /// Why a table cannot be mapped.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum MapError {
     /// Opening or mapping failed.
     #[error(transparent)]
@@ -603,17 +590,30 @@ pub enum MapError {
     },
 }
 
-/// Holds a folder's `build.lock` (taken by `build`, `compress` and
-/// `decompress`, which rewrite the folder) until dropped.
+/// Holds a folder's `build.lock` (taken by `build`, `compress`,
+/// `decompress` and `recover`, which rewrite the folder) until dropped.
 pub struct FolderLock {
     _file: File,
 }
 
+/// Why a folder's lock was not taken.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum LockError {
+    /// The lock file cannot be made.
+    #[error(transparent)]
+    Io(#[from] PathError),
+    /// Another process holds it.
+    #[error("{}: another build, compress or recover is running in this folder (it holds build.lock)", .0.display())]
+    Locked(PathBuf),
+}
+
 impl FolderLock {
-    /// Takes the lock of `dir`; `Ok(None)` when another process holds it.
-    /// A lock released a moment ago can still be held by a process this one
-    /// forked (until it execs), so a few short retries come first.
-    pub fn acquire(dir: &Path) -> Result<Option<FolderLock>, PathError> {
+    /// Takes the lock of `dir`; [`LockError::Locked`] when another process
+    /// holds it. A lock released a moment ago can still be held by a
+    /// process this one forked (until it execs), so a few short retries
+    /// come first.
+    pub fn acquire(dir: &Path) -> Result<FolderLock, LockError> {
         let path = dir.join("build.lock");
         let file = File::create(&path).at(&path)?;
         #[cfg(unix)]
@@ -626,11 +626,11 @@ impl FolderLock {
                     break;
                 }
                 if attempt == 20 {
-                    return Ok(None);
+                    return Err(LockError::Locked(dir.to_path_buf()));
                 }
                 std::thread::sleep(std::time::Duration::from_millis(50));
             }
         }
-        Ok(Some(FolderLock { _file: file }))
+        Ok(FolderLock { _file: file })
     }
 }

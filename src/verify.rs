@@ -1,11 +1,13 @@
 //! Proving tables right: against an oracle folder (the VU dataset), by the
 //! forward Bellman check, and against recorded move facts.
 
-use crate::compress::CompressError;
+use crate::codec::{CompressError, Damaged};
+use crate::format::Kind;
 use crate::index::{layer_size, rank, LayerIter};
-use crate::probe::{open_compressed, Database, ProbeError};
+use crate::pack::open_listed;
+use crate::probe::{Database, ProbeError};
 use crate::rules::{Position, MAX_SEEDS};
-use crate::table::{AtPath, FileEntry, Kind, Manifest, PathError};
+use crate::table::{AtPath, FileEntry, Manifest, PathError};
 use rayon::prelude::*;
 use serde::Serialize;
 use std::fs::File;
@@ -16,6 +18,7 @@ use std::sync::Mutex;
 
 /// Why a verification could not run (as opposed to finding disagreements).
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum VerifyError {
     /// File trouble.
     #[error(transparent)]
@@ -23,21 +26,18 @@ pub enum VerifyError {
     /// Trouble opening or reading our tables.
     #[error(transparent)]
     Probe(#[from] ProbeError),
-    /// Our folder has no manifest.
-    #[error("{}: no manifest.json: not a folder built by awari build", .0.display())]
-    NotOurs(PathBuf),
     /// Our folder was built without the envelope, so pinned positions are
     /// unknown.
-    #[error("{}: layer {layer} was built without the envelope (--no-envelope), so its pinned positions are unknown; rebuild it with the envelope", dir.display())]
+    #[error("{}: layer {layer} was built without the envelope, so its pinned positions are unknown; rebuild it with the envelope", dir.display())]
     NoEnvelope {
         /// The folder.
         dir: PathBuf,
         /// The layer.
         layer: u32,
     },
-    /// A facts file cannot be read.
+    /// A CSV file (move facts, known-good checksums) cannot be read.
     #[error("{}: line {line}: {reason}", path.display())]
-    Facts {
+    Csv {
         /// The file.
         path: PathBuf,
         /// 1-based line.
@@ -116,10 +116,10 @@ fn damaged(e: PathError) -> VerifyError {
         .and_then(|inner| inner.downcast_ref::<CompressError>())
         .cloned();
     match found {
-        Some(source) => ProbeError::Compressed {
+        Some(source) => ProbeError::Compressed(Damaged {
             path: e.path,
             source,
-        }
+        })
         .into(),
         None => e.into(),
     }
@@ -136,9 +136,7 @@ pub fn compare_with_oracle(
     layers: RangeInclusive<u32>,
     max_listed: usize,
 ) -> Result<Vec<LayerVerdict>, VerifyError> {
-    let manifest = Manifest::load(ours)
-        .map_err(ProbeError::from)?
-        .ok_or_else(|| VerifyError::NotOurs(ours.to_path_buf()))?;
+    let manifest = Manifest::load_ours(ours).map_err(ProbeError::from)?;
     let mut out = Vec::new();
     for n in layers {
         if n == 47 || n > MAX_SEEDS {
@@ -217,7 +215,7 @@ fn open_ours(
     let path = dir.join(&f.name);
     if !path.exists() {
         if let Some(c) = manifest.compressed(&f.name) {
-            let (table, path) = open_compressed(dir, c, kind, f)?;
+            let (table, path) = open_listed(dir, c, kind, f, false).map_err(ProbeError::from)?;
             return Ok((Box::new(table.into_reader()), path));
         }
     }
@@ -442,7 +440,7 @@ fn forward(p: &Position, envelope: bool, get: &impl Fn(u32, usize, u64) -> i32) 
 }
 
 /// A recorded move fact: playing `mv` in `pits` loses `loss` points against
-/// the best move (`spec`: `shared/oracle/vu-move-facts.csv`).
+/// the best move (one row of `data/vu-move-facts.csv`).
 #[derive(Clone, Debug, Serialize)]
 pub struct Fact {
     /// Its id in the file.
@@ -463,7 +461,7 @@ pub struct Fact {
 /// `p0`..`p11`, `goedel_index`, `move`, `loss_vs_best`).
 pub fn read_facts(path: &Path) -> Result<Vec<Fact>, VerifyError> {
     let text = std::fs::read_to_string(path).at(path)?;
-    let bad = |line: usize, reason: String| VerifyError::Facts {
+    let bad = |line: usize, reason: String| VerifyError::Csv {
         path: path.to_path_buf(),
         line,
         reason,
@@ -617,7 +615,7 @@ fn kind_name<S: serde::Serializer>(k: &Kind, s: S) -> Result<S::Ok, S::Error> {
 /// size.
 pub fn read_known_good(path: &Path) -> Result<Vec<KnownTable>, VerifyError> {
     let text = std::fs::read(path).at(path)?;
-    let bad = |line: usize, reason: String| VerifyError::Facts {
+    let bad = |line: usize, reason: String| VerifyError::Csv {
         path: path.to_path_buf(),
         line,
         reason,
@@ -779,7 +777,7 @@ fn table_file(dir: &Path, kind: Kind, n: u32) -> Option<(PathBuf, bool)> {
     if raw.exists() {
         return Some((raw, false));
     }
-    let zst = dir.join(crate::compress::file_name(&kind.file_name(n)));
+    let zst = dir.join(crate::codec::file_name(&kind.file_name(n)));
     zst.exists().then_some((zst, true))
 }
 
@@ -868,7 +866,7 @@ fn checksum_of(path: &Path, compressed: bool, k: &KnownTable) -> Result<TableOut
     }
     let len = std::fs::metadata(path).at(path)?.len();
     let map = crate::table::Mapped::open(path, len).map_err(ProbeError::from)?;
-    let table = match crate::compress::CompressedTable::parse(map) {
+    let table = match crate::codec::CompressedTable::parse(map) {
         Ok(t) => t,
         Err(e) => {
             return Ok(TableOutcome::Damaged {
@@ -894,7 +892,7 @@ fn checksum_of(path: &Path, compressed: bool, k: &KnownTable) -> Result<TableOut
         let got = match read_full(&mut reader, &mut buf, path) {
             Ok(g) => g,
             Err(e) => match damaged(e) {
-                VerifyError::Probe(ProbeError::Compressed { source, .. }) => {
+                VerifyError::Probe(ProbeError::Compressed(Damaged { source, .. })) => {
                     return Ok(TableOutcome::Damaged {
                         reason: source.to_string(),
                     })

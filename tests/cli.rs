@@ -346,6 +346,7 @@ fn progress_units_add_up_to_the_layers_work_exactly() {
             out: tmp.path().join("db"),
             envelope,
             memory_limit: None,
+            reset_peak_rss: false,
         };
         awari_egdb::build::build(&opts, &obs).unwrap();
         let units = obs.0.into_inner().unwrap();

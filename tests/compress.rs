@@ -8,15 +8,14 @@
 mod common;
 
 use awari_egdb::build::{self, BuildOptions};
-use awari_egdb::compress::{
-    self, Action, CompressError, CompressOptions, CompressedTable, DecompressOptions, PackError,
-    Quiet, Settings, HEADER_BYTES, MAX_BLOCK_SIZE,
-};
+use awari_egdb::codec::{self, CompressError, CompressedTable, Damaged, Settings, HEADER_BYTES};
+use awari_egdb::format::{Kind, MAX_BLOCK_SIZE};
 use awari_egdb::index::{layer_size, unrank};
+use awari_egdb::pack::{self, Action, CompressOptions, DecompressOptions, PackError, Quiet};
 use awari_egdb::probe::{Database, ProbeError};
 use awari_egdb::rules::Position;
 use awari_egdb::solve::Silent;
-use awari_egdb::table::{Kind, Manifest, MapError};
+use awari_egdb::table::{Manifest, MapError};
 use common::scratch;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
@@ -46,6 +45,7 @@ fn raw_dir() -> &'static Path {
             out: dir.clone(),
             envelope: true,
             memory_limit: None,
+            reset_peak_rss: false,
         };
         build::build(&opts, &Silent).unwrap_or_else(|e| panic!("build: {e}"));
         dir
@@ -76,12 +76,12 @@ fn zst_files(dir: &Path) -> Vec<String> {
 }
 
 /// `decompress_folder` on every layer.
-fn decompress_every_layer(dir: &Path, remove_compressed: bool) -> compress::PackReport {
+fn decompress_every_layer(dir: &Path, remove_compressed: bool) -> pack::PackReport {
     let opts = DecompressOptions {
         layers: 0..=48,
         remove_compressed,
     };
-    compress::decompress_folder(dir, &opts, &Quiet).unwrap()
+    pack::decompress_folder(dir, &opts, &Quiet).unwrap()
 }
 
 fn compress_opts(remove_raw: bool) -> CompressOptions {
@@ -97,7 +97,7 @@ fn zst_dir() -> &'static Path {
     static DIR: OnceLock<PathBuf> = OnceLock::new();
     DIR.get_or_init(|| {
         let dir = copy("awari-compress-zst-");
-        let r = compress::compress_folder(&dir, &compress_opts(true), &Quiet).unwrap();
+        let r = pack::compress_folder(&dir, &compress_opts(true), &Quiet).unwrap();
         assert_eq!(r.files.len(), 3 * (MAX as usize + 1));
         assert!(r.files.iter().all(|f| f.action == Action::Compressed));
         assert_eq!(r.removed.len(), 3 * (MAX as usize + 1));
@@ -138,7 +138,7 @@ fn s(p: &Path) -> &str {
 #[test]
 fn round_trip_is_byte_identical_for_every_table_of_layers_0_to_14() {
     let dir = copy("awari-compress-roundtrip-");
-    compress::compress_folder(&dir, &compress_opts(true), &Quiet).unwrap();
+    pack::compress_folder(&dir, &compress_opts(true), &Quiet).unwrap();
     let m = Manifest::load(&dir).unwrap().unwrap();
     assert_eq!(m.compressed.len(), 3 * (MAX as usize + 1));
     for n in 0..=MAX {
@@ -186,7 +186,7 @@ fn round_trip_with_a_dictionary_for_every_table_of_layers_0_to_14() {
     for n in 0..=MAX {
         for kind in KINDS {
             let raw = raw_table(kind, n);
-            let z = compress::encode(&raw, kind, n, settings).unwrap();
+            let z = codec::encode(&raw, kind, n, settings).unwrap();
             let t = parse(&z).unwrap();
             let h = t.header();
             // Tables too small to train a dictionary on are written without
@@ -248,14 +248,14 @@ fn compressing_twice_verifies_and_keeps_the_files() {
         layers: 10..=11,
         ..compress_opts(false)
     };
-    let r = compress::compress_folder(&dir, &opts, &Quiet).unwrap();
+    let r = pack::compress_folder(&dir, &opts, &Quiet).unwrap();
     assert_eq!(r.files.len(), 6);
     assert!(r.removed.is_empty());
     assert!(
         dir.join("scores.10").exists(),
         "no removal without --remove-raw"
     );
-    let r = compress::compress_folder(&dir, &opts, &Quiet).unwrap();
+    let r = pack::compress_folder(&dir, &opts, &Quiet).unwrap();
     assert!(r
         .files
         .iter()
@@ -271,7 +271,7 @@ fn compressing_twice_verifies_and_keeps_the_files() {
         },
         ..opts
     };
-    let r = compress::compress_folder(&dir, &other, &Quiet).unwrap();
+    let r = pack::compress_folder(&dir, &other, &Quiet).unwrap();
     assert!(r.files.iter().all(|f| f.action == Action::Compressed));
     let m = Manifest::load(&dir).unwrap().unwrap();
     assert_eq!(m.compressed("lower.11").unwrap().block_size, 300);
@@ -482,13 +482,13 @@ fn remove_raw_keeps_the_originals_when_a_check_fails() {
         layers: 9..=9,
         ..compress_opts(false)
     };
-    compress::compress_folder(&dir, &opts, &Quiet).unwrap();
+    pack::compress_folder(&dir, &opts, &Quiet).unwrap();
     let zst = dir.join("upper.9.zst");
     let mut z = std::fs::read(&zst).unwrap();
     let last = z.len() - 10;
     z[last] ^= 1;
     std::fs::write(&zst, &z).unwrap();
-    let r = compress::compress_folder(
+    let r = pack::compress_folder(
         &dir,
         &CompressOptions {
             remove_raw: true,
@@ -511,9 +511,9 @@ fn remove_raw_keeps_the_originals_when_a_check_fails() {
     // Damaged again, now without a raw table to fall back on: an error,
     // nothing else removed or changed.
     std::fs::write(&zst, &z).unwrap();
-    let e = compress::compress_folder(&dir, &opts, &Quiet).unwrap_err();
-    assert!(e.is_check_failure(), "{e}");
-    assert!(matches!(e, PackError::FileChecksum { .. }), "{e:?}");
+    let e = pack::compress_folder(&dir, &opts, &Quiet).unwrap_err();
+    assert!(e.is_damage(), "{e}");
+    assert!(matches!(e, PackError::Checksum(_)), "{e:?}");
 }
 
 #[test]
@@ -523,7 +523,7 @@ fn damaged_compressed_files_are_typed_probe_errors() {
         layers: 8..=8,
         ..compress_opts(true)
     };
-    compress::compress_folder(&dir, &opts, &Quiet).unwrap();
+    pack::compress_folder(&dir, &opts, &Quiet).unwrap();
     let zst = dir.join("scores.8.zst");
     let good = std::fs::read(&zst).unwrap();
     let p = unrank(8, 100).unwrap();
@@ -533,7 +533,7 @@ fn damaged_compressed_files_are_typed_probe_errors() {
     bad[HEADER_BYTES + 3] ^= 1;
     std::fs::write(&zst, &bad).unwrap();
     match Database::open(&dir).unwrap().score(&p) {
-        Err(ProbeError::Compressed { path, source }) => {
+        Err(ProbeError::Compressed(Damaged { path, source })) => {
             assert_eq!(path, zst);
             assert!(
                 matches!(
@@ -547,7 +547,7 @@ fn damaged_compressed_files_are_typed_probe_errors() {
     }
     let db = Database::open(&dir).unwrap().verify_on_load(true);
     match db.score(&p) {
-        Err(ProbeError::Checksum { path, .. }) => assert_eq!(path, zst),
+        Err(ProbeError::Checksum(e)) => assert_eq!(e.path, zst),
         r => panic!("want a checksum error, got {r:?}"),
     }
     match Database::open(&dir).unwrap().verify_layer(8) {
@@ -574,10 +574,10 @@ fn damaged_compressed_files_are_typed_probe_errors() {
     m.put_compressed(c);
     m.store(&dir).unwrap();
     match Database::open(&dir).unwrap().score(&p) {
-        Err(ProbeError::Compressed {
+        Err(ProbeError::Compressed(Damaged {
             source: CompressError::Mismatch { field: "table", .. },
             ..
-        }) => {}
+        })) => {}
         r => panic!("want a table mismatch, got {r:?}"),
     }
     // A manifest that lists a compressed copy of a table it does not have.
@@ -608,11 +608,12 @@ fn build_on_a_compressed_folder_keeps_it_and_writes_back_only_what_it_reads() {
         out: dir.clone(),
         envelope: true,
         memory_limit: None,
+        reset_peak_rss: false,
     };
     build::build(&opts, &Silent).unwrap();
     let mut copts = compress_opts(true);
     copts.remove_raw = true;
-    compress::compress_folder(&dir, &copts, &Quiet).unwrap();
+    pack::compress_folder(&dir, &copts, &Quiet).unwrap();
     let before = zst_files(&dir);
     assert_eq!(before.len(), 21);
     // Every layer asked for is there, compressed: nothing is rebuilt or
@@ -659,7 +660,7 @@ fn layer_8_sample(dictionary: u32) -> (Vec<u8>, Vec<u8>) {
         block_size: 256,
         dictionary,
     };
-    let z = compress::encode(&raw, Kind::Score, 8, settings).unwrap();
+    let z = codec::encode(&raw, Kind::Score, 8, settings).unwrap();
     assert_eq!(parse(&z).unwrap().header().dictionary > 0, dictionary > 0);
     (raw, z)
 }
@@ -978,7 +979,11 @@ fn a_million_random_header_index_and_dictionary_mutations_never_panic() {
         Err(CompressError::IndexChecksum { .. })
     ));
     // A version 2 header too large a dictionary.
-    let big = set(z, 52, &(compress::MAX_DICTIONARY + 1).to_le_bytes());
+    let big = set(
+        z,
+        52,
+        &(awari_egdb::format::MAX_DICTIONARY + 1).to_le_bytes(),
+    );
     assert!(matches!(
         parse(&big),
         Err(CompressError::HeaderField {

@@ -1,5 +1,5 @@
 //! Foundation tests for the public API: the VU Goedel numbering
-//! (`spec/INDEXING.md`) and the awari rules (`spec/RULES.md`).
+//! (module docs of `awari_egdb::index`) and the awari rules (`awari_egdb::rules`).
 //!
 //! Everything here is checked against code written in this file (its own
 //! enumeration, its own counting DP, its own seed-by-seed sowing), not against
@@ -449,7 +449,7 @@ fn rank_matches_independent_dp_for_large_layers() {
 // Rules.
 // ---------------------------------------------------------------------------
 
-/// Seed-by-seed sowing and capture straight from RULES.md, before mirroring.
+/// Seed-by-seed sowing and capture straight from the `rules` module docs, before mirroring.
 fn ref_sow(mut b: [u8; PITS], pit: usize) -> ([u8; PITS], u8) {
     let mut s = b[pit];
     b[pit] = 0;

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Reads exact awari scores from a folder of scores.N tables (ours or the VU
 dataset's), independently of the Rust code: the Goedel index is implemented
-here from spec/INDEXING.md and each table is read with numpy.memmap.
+here from the module docs of src/index.rs; each table is read with numpy.memmap.
 
 Needs numpy (pip install numpy); --verify also needs xxhash (pip install
 xxhash).

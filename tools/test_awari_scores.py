@@ -4,7 +4,7 @@
 Usage: python3 tools/test_awari_scores.py DIR BIN [--count N] [--seed S]
 
 DIR is a folder of tables (ours or a VU folder), BIN the awari binary. The
-script first checks its own Goedel index on the INDEXING.md checkpoints and
+script first checks its own Goedel index on the src/index.rs checkpoints and
 against a brute-force enumeration of small layers, then picks N random
 positions (uniform seed distributions, not through any index) over the
 layers present in DIR plus the first and last position of each layer, asks

@@ -10,9 +10,10 @@
 use crate::{facts, naive, tables, MAX};
 
 use awari_egdb::build::{self, human, BuildError, BuildObserver, BuildOptions, BuildReport};
+use awari_egdb::format::Kind;
 use awari_egdb::index::{layer_size, unrank};
 use awari_egdb::solve::{self, Observer, Silent};
-use awari_egdb::table::{Kind, Manifest, ManifestError};
+use awari_egdb::table::{LockError, Manifest, ManifestError};
 
 use rayon::prelude::*;
 use std::collections::{BTreeMap, BTreeSet};
@@ -42,6 +43,7 @@ fn opts(out: &Path, max_seeds: u32, envelope: bool) -> BuildOptions {
         out: out.to_path_buf(),
         envelope,
         memory_limit: None,
+        reset_peak_rss: false,
     }
 }
 
@@ -154,7 +156,7 @@ fn listed_files_verify(dir: &Path) -> Vec<u32> {
 fn check_manifest(dir: &Path, m: &Manifest, max: u32, envelope: bool) {
     assert_eq!(m.format, awari_egdb::table::FORMAT);
     assert_eq!(m.version, awari_egdb::table::VERSION);
-    assert_eq!(m.rule_set, awari_egdb::table::RULE_SET);
+    assert_eq!(m.rule_set, awari_egdb::format::RULE_SET);
     assert_eq!(m.checksum, "xxh3-64");
     let seeds: Vec<u32> = m.layers.iter().map(|e| e.seeds).collect();
     assert_eq!(seeds, layers(max), "manifest layers");
@@ -1217,7 +1219,7 @@ fn locked_folder_is_refused() {
     let r = unsafe { libc::flock(lock.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) };
     assert_eq!(r, 0, "take the lock");
     match build::build(&opts(dir, 3, true), &Silent) {
-        Err(BuildError::Locked { .. }) => {}
+        Err(BuildError::Lock(LockError::Locked(_))) => {}
         other => panic!("{other:?}"),
     }
     let line = usage_error(&["build", "--max-seeds", "3", "--out", path_str(dir)]);

@@ -1,5 +1,5 @@
 //! The oracle's (position, move) facts from the VU database
-//! (`data/vu-move-facts.csv`, see `shared/oracle/README.md`) and a checker that
+//! (`data/vu-move-facts.csv`) and a checker that
 //! tests one fact against any score tables.
 
 use awari_egdb::index::rank;

@@ -5,8 +5,9 @@
 //! tables, with planted disagreements.
 
 use awari_egdb::build::{self, BuildOptions};
+use awari_egdb::format::checksum;
 use awari_egdb::solve::Silent;
-use awari_egdb::table::{checksum, Manifest};
+use awari_egdb::table::Manifest;
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -29,6 +30,7 @@ fn db() -> &'static Path {
             out: dir.clone(),
             envelope: true,
             memory_limit: None,
+            reset_peak_rss: false,
         };
         let r = build::build(&opts, &Silent).expect("build 0..=16");
         assert!(r.reused.is_empty(), "a fresh folder reuses nothing");
@@ -291,7 +293,7 @@ fn every_vu_fact_up_to_16_seeds_agrees() {
     let o = awari(&["verify", "--db", s(db()), "--facts", facts]);
     assert!(o.status.success(), "{}{}", out(&o), err(&o));
     let text = out(&o);
-    // 12 facts have at most 16 seeds (shared/oracle/README.md); the rest
+    // 12 facts have at most 16 seeds (data/vu-move-facts.csv); the rest
     // need layers that are not built.
     assert!(
         text.contains("12 fact(s) agree, 0 disagree, 83 skipped"),

@@ -70,6 +70,7 @@ pub fn run(a: BenchArgs) -> Result<(), Failure> {
         out: dir.clone(),
         envelope: true,
         memory_limit: None,
+        reset_peak_rss: true,
     };
     eprintln!(
         "building layers 0..={} in {} on {threads} thread(s)",

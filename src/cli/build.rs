@@ -39,19 +39,12 @@ pub struct BuildArgs {
     quiet: bool,
 }
 
-pub fn parse_size(s: &str) -> Result<u64, Failure> {
-    s.trim()
-        .parse::<bytesize::ByteSize>()
-        .map(|b| b.as_u64())
-        .map_err(|_| {
-            Failure::usage(format!(
-                "--memory-limit '{s}' is not a size (e.g. 8GiB, 500MB, 1073741824)"
-            ))
-        })
-}
-
 pub fn run(a: BuildArgs) -> Result<(), Failure> {
-    let memory_limit = a.memory_limit.as_deref().map(parse_size).transpose()?;
+    let memory_limit = a
+        .memory_limit
+        .as_deref()
+        .map(|s| super::parse_size("--memory-limit", s, "8GiB, 500MB, 1073741824"))
+        .transpose()?;
     let max_seeds = a
         .max_seeds
         .trim()
@@ -69,6 +62,7 @@ pub fn run(a: BuildArgs) -> Result<(), Failure> {
         out: a.out.clone(),
         envelope: !a.no_envelope,
         memory_limit,
+        reset_peak_rss: true,
     };
     let pool = super::pool(a.threads)?;
     let mode = if a.quiet {
@@ -80,42 +74,7 @@ pub fn run(a: BuildArgs) -> Result<(), Failure> {
     };
     let progress = Progress::new(mode, opts.envelope);
     let started = Instant::now();
-    let report = pool
-        .install(|| build::build(&opts, &progress))
-        .map_err(|e| {
-            let hint = match &e {
-                build::BuildError::Memory {
-                    layer,
-                    from_flag,
-                    needed,
-                    ..
-                } => format!(
-                    "; {}{}",
-                    match (*from_flag, *layer) {
-                        (true, 0) => format!("--memory-limit must be at least {}", human(*needed)),
-                        (true, _) => format!(
-                            "raise --memory-limit to at least {}, or build fewer layers (--max-seeds {})",
-                            human(*needed),
-                            layer - 1
-                        ),
-                        (false, _) => "free memory, or build fewer layers with --max-seeds".into(),
-                    },
-                    if *layer > 0 {
-                        "; finished layers are kept and a rerun resumes"
-                    } else {
-                        ""
-                    }
-                ),
-                build::BuildError::Manifest(_) => format!(
-                    "; if {} is a folder of ours whose manifest was damaged, \
-                     `awari recover --db {}` rebuilds it from the tables",
-                    opts.out.display(),
-                    opts.out.display()
-                ),
-                _ => String::new(),
-            };
-            Failure::usage(format!("{e}{hint}"))
-        })?;
+    let report = pool.install(|| build::build(&opts, &progress))?;
     progress.finish();
     if !a.quiet {
         let m = &report.manifest;
@@ -136,6 +95,42 @@ pub fn run(a: BuildArgs) -> Result<(), Failure> {
         }
     }
     Ok(())
+}
+
+impl super::Classify for build::BuildError {
+    fn damage(&self) -> bool {
+        self.is_damage()
+    }
+    fn hint(&self) -> Option<String> {
+        match self {
+            build::BuildError::Memory {
+                layer,
+                from_flag,
+                needed,
+                ..
+            } => Some(format!(
+                "{}{}",
+                match (*from_flag, *layer) {
+                    (true, 0) => format!("--memory-limit must be at least {}", human(*needed)),
+                    (true, _) => format!(
+                        "raise --memory-limit to at least {}, or build fewer layers (--max-seeds {})",
+                        human(*needed),
+                        layer - 1
+                    ),
+                    (false, _) => "free memory, or build fewer layers with --max-seeds".into(),
+                },
+                if *layer > 0 {
+                    "; finished layers are kept and a rerun resumes"
+                } else {
+                    ""
+                }
+            )),
+            build::BuildError::ForeignFolder { .. } => Some("choose another --out".into()),
+            build::BuildError::Manifest(m) => super::manifest_hint(m),
+            build::BuildError::Pack(e) => super::Classify::hint(e),
+            _ => None,
+        }
+    }
 }
 
 fn summary(e: &LayerEntry) -> String {

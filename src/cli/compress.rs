@@ -4,9 +4,9 @@
 use super::verify::parse_layers;
 use super::Failure;
 use awari_egdb::build::human;
-use awari_egdb::compress::{
+use awari_egdb::codec::{self, Settings};
+use awari_egdb::pack::{
     self, CompressOptions, DecompressOptions, PackError, PackObserver, PackReport, PackedFile,
-    Settings,
 };
 use clap::Args;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
@@ -23,11 +23,11 @@ pub struct CompressArgs {
     #[arg(long, value_name = "DIR")]
     db: PathBuf,
     /// zstd level (1..=22; negative levels are faster and compress less).
-    #[arg(long, value_name = "L", default_value_t = compress::DEFAULT_LEVEL, allow_negative_numbers = true)]
+    #[arg(long, value_name = "L", default_value_t = codec::DEFAULT_LEVEL, allow_negative_numbers = true)]
     level: i32,
     /// Entries (bytes) per block, e.g. 4096 or 16KiB: a random probe
     /// decompresses one block.
-    #[arg(long, value_name = "B", default_value_t = compress::DEFAULT_BLOCK_SIZE.to_string())]
+    #[arg(long, value_name = "B", default_value_t = codec::DEFAULT_BLOCK_SIZE.to_string())]
     block_size: String,
     /// Train a zstd dictionary of this size (e.g. 64KiB) on each table and
     /// store it in the file: small blocks then compress better and
@@ -77,56 +77,39 @@ pub struct DecompressArgs {
     json: bool,
 }
 
-/// A size in bytes given as a number or with a unit (4096, 16KiB), within
-/// `min..=max`.
-fn parse_bounded_size(flag: &str, s: &str, min: u64, max: u64, e_g: &str) -> Result<u32, Failure> {
-    let bad = || {
-        Failure::usage(format!(
-            "{flag} '{s}' is not a size from {min} to {} (e.g. {e_g})",
-            bytesize::ByteSize(max).display().iec()
-        ))
+/// A size given as a number or with a unit, as a `u32`.
+fn parse_u32_size(flag: &str, s: &str, e_g: &str) -> Result<u32, Failure> {
+    u32::try_from(super::parse_size(flag, s, e_g)?)
+        .map_err(|_| Failure::usage(format!("{flag} '{s}' is too large")))
+}
+
+/// The settings given on the command line, checked by the one validator
+/// of compression settings.
+fn settings(a: &CompressArgs) -> Result<Settings, Failure> {
+    let s = Settings {
+        level: a.level,
+        block_size: parse_u32_size("--block-size", &a.block_size, "4096, 16KiB")?,
+        dictionary: parse_u32_size("--dictionary", &a.dictionary, "0, 64KiB")?,
     };
-    let b = s
-        .trim()
-        .parse::<u64>()
-        .or_else(|_| s.trim().parse::<bytesize::ByteSize>().map(|b| b.as_u64()))
-        .map_err(|_| bad())?;
-    if !(min..=max).contains(&b) {
-        return Err(bad());
-    }
-    Ok(b as u32)
-}
-
-fn parse_block_size(s: &str) -> Result<u32, Failure> {
-    let max = compress::MAX_BLOCK_SIZE as u64;
-    parse_bounded_size("--block-size", s, 1, max, "4096, 16KiB")
-}
-
-fn parse_dictionary(s: &str) -> Result<u32, Failure> {
-    let max = compress::MAX_DICTIONARY as u64;
-    parse_bounded_size("--dictionary", s, 0, max, "0, 64KiB")
-}
-
-fn fail(e: PackError) -> Failure {
-    if e.is_check_failure() {
-        Failure::failed(e.to_string())
-    } else {
-        Failure::usage(e.to_string())
-    }
+    s.check().map_err(|(field, reason)| {
+        let flag = match field {
+            "block size" => "--block-size",
+            "dictionary" => "--dictionary",
+            _ => "--level",
+        };
+        Failure::usage(format!("{flag}: {reason}"))
+    })?;
+    Ok(s)
 }
 
 pub fn run_compress(a: CompressArgs) -> Result<(), Failure> {
     let opts = CompressOptions {
-        settings: Settings {
-            level: a.level,
-            block_size: parse_block_size(&a.block_size)?,
-            dictionary: parse_dictionary(&a.dictionary)?,
-        },
+        settings: settings(&a)?,
         layers: a.layers.unwrap_or(0..=48),
         remove_raw: a.remove_raw,
     };
     pack(a.threads, a.quiet, a.json, |p| {
-        compress::compress_folder(&a.db, &opts, p)
+        pack::compress_folder(&a.db, &opts, p)
     })
 }
 
@@ -136,7 +119,7 @@ pub fn run_decompress(a: DecompressArgs) -> Result<(), Failure> {
         remove_compressed: a.remove_compressed,
     };
     pack(a.threads, a.quiet, a.json, |p| {
-        compress::decompress_folder(&a.db, &opts, p)
+        pack::decompress_folder(&a.db, &opts, p)
     })
 }
 
@@ -150,9 +133,7 @@ fn pack(
 ) -> Result<(), Failure> {
     let progress = Progress::new(quiet);
     let t0 = Instant::now();
-    let report = super::pool(threads)?
-        .install(|| op(&progress))
-        .map_err(fail)?;
+    let report = super::pool(threads)?.install(|| op(&progress))?;
     progress.finish();
     if json || !quiet {
         summary(&report, json, t0);
@@ -271,10 +252,10 @@ impl PackObserver for Progress {
             f.ratio(),
             f.seconds,
             match f.action {
-                compress::Action::Compressed => "compressed and verified",
-                compress::Action::AlreadyCompressed => "was compressed, verified",
-                compress::Action::Decompressed => "decompressed and verified",
-                compress::Action::AlreadyRaw => "raw table present and verified",
+                pack::Action::Compressed => "compressed and verified",
+                pack::Action::AlreadyCompressed => "was compressed, verified",
+                pack::Action::Decompressed => "decompressed and verified",
+                pack::Action::AlreadyRaw => "raw table present and verified",
             }
         ));
     }

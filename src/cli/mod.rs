@@ -9,7 +9,13 @@ mod query;
 mod recover;
 mod verify;
 
+use awari_egdb::pack::PackError;
+use awari_egdb::probe::ProbeError;
+use awari_egdb::recover::RecoverError;
+use awari_egdb::table::ManifestError;
+use awari_egdb::verify::VerifyError;
 use clap::{Parser, Subcommand};
+use std::path::Path;
 
 /// The exit codes, shown at the end of every help text.
 pub const EXIT_CODES: &str = "Exit status: 0 success; 1 a check failed (a disagreement, a damaged \
@@ -74,24 +80,115 @@ impl Failure {
     }
 }
 
-/// The one place that turns library errors into exit codes: a damaged table
-/// is a failed check (1); everything else is bad input or I/O (2).
-macro_rules! failure_from {
-    ($($t:ty),*) => {$(
-        impl From<$t> for Failure {
-            fn from(e: $t) -> Self {
-                Failure {
-                    code: if e.is_damage() { 1 } else { 2 },
-                    message: e.to_string(),
-                }
-            }
-        }
-    )*};
+/// The one place that turns library errors into exit codes and adds the
+/// hints that name commands and flags (the library's messages name
+/// neither): a damaged table is a failed check (1); everything else is bad
+/// input or I/O (2).
+pub trait Classify: std::fmt::Display {
+    /// Whether the error says a table is damaged.
+    fn damage(&self) -> bool;
+    /// What the user can do about it, if there is something to say.
+    fn hint(&self) -> Option<String> {
+        None
+    }
 }
-failure_from!(
-    awari_egdb::probe::ProbeError,
-    awari_egdb::verify::VerifyError
-);
+
+impl<E: Classify> From<E> for Failure {
+    fn from(e: E) -> Self {
+        Failure {
+            code: if e.damage() { 1 } else { 2 },
+            message: match e.hint() {
+                Some(h) => format!("{e}; {h}"),
+                None => e.to_string(),
+            },
+        }
+    }
+}
+
+pub fn manifest_hint(e: &ManifestError) -> Option<String> {
+    match e {
+        ManifestError::Foreign { path, .. } => Some(format!(
+            "if it is a folder of ours whose manifest was damaged, `awari recover --db {} \
+             --checksums data/known-good.csv` rebuilds it from the tables",
+            path.parent().unwrap_or(Path::new(".")).display()
+        )),
+        _ => None,
+    }
+}
+
+impl Classify for ProbeError {
+    fn damage(&self) -> bool {
+        self.is_damage()
+    }
+    fn hint(&self) -> Option<String> {
+        match self {
+            ProbeError::MissingLayer {
+                layer, vu: true, ..
+            } => Some(format!(
+                "the folder holds no scores.{layer}; add it from the VU dataset, or build our \
+                 own tables with `awari build --max-seeds {layer} --out NEW_DIR`"
+            )),
+            ProbeError::MissingLayer { layer, dir, .. } => Some(format!(
+                "build it with `awari build --max-seeds {layer} --out {}`",
+                dir.display()
+            )),
+            ProbeError::NoFolder => Some("pass --db DIR or set AWARI_PATH".into()),
+            ProbeError::LostManifest { dir, .. } => Some(format!(
+                "`awari recover --db {} --checksums data/known-good.csv` rebuilds the manifest \
+                 from the tables",
+                dir.display()
+            )),
+            ProbeError::Checksum(_) | ProbeError::MissingTable(_) | ProbeError::Compressed(_) => {
+                Some("`awari build` on the folder rebuilds damaged tables".into())
+            }
+            ProbeError::Manifest(m) => manifest_hint(m),
+            _ => None,
+        }
+    }
+}
+
+impl Classify for VerifyError {
+    fn damage(&self) -> bool {
+        self.is_damage()
+    }
+    fn hint(&self) -> Option<String> {
+        match self {
+            VerifyError::Probe(e) => e.hint(),
+            _ => None,
+        }
+    }
+}
+
+impl Classify for PackError {
+    fn damage(&self) -> bool {
+        self.is_damage()
+    }
+    fn hint(&self) -> Option<String> {
+        match self {
+            PackError::Checksum(_) => Some(
+                "nothing was compressed from it and nothing removed; `awari build` on the \
+                 folder rebuilds a damaged table"
+                    .into(),
+            ),
+            PackError::Manifest(m) => manifest_hint(m),
+            _ => None,
+        }
+    }
+}
+
+impl Classify for RecoverError {
+    fn damage(&self) -> bool {
+        self.is_damage()
+    }
+}
+
+/// A size given as a number of bytes or with a unit (16KiB, 8GiB, 500MB).
+pub fn parse_size(flag: &str, s: &str, e_g: &str) -> Result<u64, Failure> {
+    let t = s.trim();
+    t.parse::<u64>()
+        .or_else(|_| t.parse::<bytesize::ByteSize>().map(|b| b.as_u64()))
+        .map_err(|_| Failure::usage(format!("{flag} '{s}' is not a size (e.g. {e_g})")))
+}
 
 /// A worker pool of `threads` threads (default: all cores).
 pub fn pool(threads: Option<usize>) -> Result<rayon::ThreadPool, Failure> {

@@ -2,7 +2,7 @@
 
 use super::verify::runs;
 use super::Failure;
-use awari_egdb::recover::{self, RecoverError};
+use awari_egdb::recover;
 use awari_egdb::verify;
 use clap::Args;
 use std::path::PathBuf;
@@ -24,15 +24,6 @@ pub struct RecoverArgs {
     /// Print one JSON object.
     #[arg(long)]
     json: bool,
-}
-
-impl From<RecoverError> for Failure {
-    fn from(e: RecoverError) -> Self {
-        Failure {
-            code: if e.is_damage() { 1 } else { 2 },
-            message: e.to_string(),
-        }
-    }
 }
 
 pub fn run(a: RecoverArgs) -> Result<(), Failure> {

@@ -52,6 +52,7 @@ pub fn db_dir() -> &'static Path {
             out: dir.clone(),
             envelope: true,
             memory_limit: None,
+            reset_peak_rss: false,
         };
         let r = build::build(&opts, &Silent).unwrap_or_else(|e| panic!("build {opts:?}: {e}"));
         assert_eq!(

@@ -1,0 +1,534 @@
+//! Compressed tables: one `.zst` file per table, cut into blocks of entries
+//! that are compressed with zstd independently, with a block index for
+//! random access.
+//!
+//! # Format (versions 1 and 2)
+//!
+//! All integers little-endian. A file `scores.n.zst` (likewise `lower.n.zst`,
+//! `upper.n.zst`) holds:
+//!
+//! | offset | bytes | field |
+//! |---|---|---|
+//! | 0 | 8 | magic `AWARIZST` |
+//! | 8 | 4 | format version: `1` without a dictionary, `2` with one |
+//! | 12 | 1 | table: 0 `scores`, 1 `lower`, 2 `upper` |
+//! | 13 | 3 | zero |
+//! | 16 | 16 | rule set, ASCII, zero-padded (`awari-vu2002`) |
+//! | 32 | 4 | layer (seeds) |
+//! | 36 | 4 | block size B in entries, 1 ..= 64 Mi |
+//! | 40 | 8 | entries E, the layer's size |
+//! | 48 | 4 | zstd level used (information only) |
+//! | 52 | 4 | version 1: zero; version 2: dictionary bytes D, 1 ..= 1 Mi |
+//! | 56 | 8 | `xxh3-64` of the uncompressed table (the manifest's checksum) |
+//! | 64 | 8 | `xxh3-64` of bytes 0..64, the block index and the dictionary |
+//! | 72 | 8 (K+1) | block index: K+1 file offsets, K = ceil(E / B) |
+//! | ... | D | version 2: the zstd dictionary the blocks were compressed with |
+//! | ... | | K zstd frames |
+//!
+//! Block `i` holds entries `i*B .. min((i+1)*B, E)` (one signed byte per
+//! Goedel index, as in the raw table) as one zstd frame with its content
+//! size and content checksum (and, in version 2, compressed against the
+//! dictionary, without a dictionary id), stored at `offset[i] ..
+//! offset[i+1]`; `offset[0]` is the end of the index (and dictionary) and
+//! `offset[K]` the end of the file. A dictionary lets small blocks reuse
+//! its entropy tables: they compress a little better and decompress about
+//! twice as fast.
+//!
+//! Opening a file ([`CompressedTable::parse`]) checks the magic, version,
+//! every header field, that index and dictionary lie inside the file, that
+//! the offsets increase and bound frames no larger than zstd's bound for a
+//! block, and the checksum of header, index and dictionary; every failure is
+//! a [`CompressError`]. Decompressing a block checks its length and the
+//! frame's checksum. Nothing is allocated from a size read from the file
+//! before it was checked against the file's length or the layer.
+//!
+//! The codec works on byte slices and buffers only ([`CompressedTable`] over
+//! anything that is `AsRef<[u8]>`, [`encode`] into a buffer or any
+//! `Write + Seek`); the folder operations that write files and manifests are
+//! in [`crate::pack`].
+//!
+//! * `read`: [`CompressedTable`], random access through a per-thread cache
+//!   of decompressed blocks, and a sequential [`Reader`].
+//! * `write`: the encoder.
+
+mod read;
+mod write;
+
+pub use read::{CompressedTable, Reader};
+pub use write::{encode, encode_to, Settings};
+
+#[cfg(test)]
+use crate::format::MAX_BLOCK_SIZE;
+use crate::format::{check_compression, Kind, RULE_SET};
+use crate::index::layer_size;
+use crate::rules::MAX_SEEDS;
+
+/// The first bytes of every compressed table.
+pub const MAGIC: [u8; 8] = *b"AWARIZST";
+/// The newest format version this code reads and writes (it reads 1 too,
+/// and writes 1 for files without a dictionary).
+pub const FORMAT_VERSION: u32 = 2;
+/// Bytes before the block index.
+pub const HEADER_BYTES: usize = 72;
+/// Entries per block unless told otherwise (chosen from the measurements
+/// in the README: random probes cost one block's decompression).
+pub const DEFAULT_BLOCK_SIZE: u32 = 4096;
+/// The zstd level unless told otherwise.
+pub const DEFAULT_LEVEL: i32 = 19;
+/// Appended to a raw table's file name.
+pub const SUFFIX: &str = ".zst";
+/// Bytes handled per step when (de)compressing a whole table.
+pub(crate) const STEP: usize = 1 << 25;
+
+/// The name of the compressed copy of the raw table `raw`.
+pub fn file_name(raw: &str) -> String {
+    format!("{raw}{SUFFIX}")
+}
+
+/// A compressed file that is damaged or is not the table it stands for:
+/// its path and what is wrong.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{}: {source}", path.display())]
+pub struct Damaged {
+    /// The file.
+    pub path: std::path::PathBuf,
+    /// What is wrong.
+    #[source]
+    pub source: CompressError,
+}
+
+/// Why a compressed table cannot be read.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum CompressError {
+    /// The file ends before the part it must hold.
+    #[error("truncated: the {part} ends at byte {needed}, the file has {found} bytes")]
+    Truncated {
+        /// `header`, `block index` or `blocks`.
+        part: &'static str,
+        /// Bytes the file needs.
+        needed: u64,
+        /// Bytes it has.
+        found: u64,
+    },
+    /// Not a compressed table.
+    #[error("not a compressed awari table (bad magic)")]
+    BadMagic,
+    /// Written by another version of the format.
+    #[error("format version {0}, this program reads versions 1 to {FORMAT_VERSION}")]
+    UnsupportedVersion(u32),
+    /// A header field has an impossible value.
+    #[error("header field {field}: {reason}")]
+    HeaderField {
+        /// The field.
+        field: &'static str,
+        /// What is wrong.
+        reason: String,
+    },
+    /// A block offset points where no block can be.
+    #[error("block index entry {block}: offset {offset} {reason}")]
+    OffsetOutOfRange {
+        /// The index entry (block `block` starts there).
+        block: u64,
+        /// The offset found.
+        offset: u64,
+        /// Why it is out of range.
+        reason: String,
+    },
+    /// Header or block index were altered.
+    #[error("header and block index have checksum {found:016x}, the header says {expected:016x}")]
+    IndexChecksum {
+        /// From the header.
+        expected: u64,
+        /// Of the bytes.
+        found: u64,
+    },
+    /// A block does not decompress.
+    #[error("block {block}: zstd: {message}")]
+    Zstd {
+        /// The block.
+        block: u64,
+        /// zstd's message.
+        message: String,
+    },
+    /// A block decompresses to the wrong number of entries.
+    #[error("block {block}: {found} entries after decompression, expected {expected}")]
+    BlockLength {
+        /// The block.
+        block: u64,
+        /// Entries it must hold.
+        expected: u64,
+        /// Entries it gave.
+        found: u64,
+    },
+    /// The decompressed table does not have its checksum.
+    #[error("the table decompresses to checksum {found}, expected {expected}")]
+    ChecksumMismatch {
+        /// The checksum it must have.
+        expected: String,
+        /// The checksum it has.
+        found: String,
+    },
+    /// The table decompresses to other bytes than the raw table it was
+    /// made from.
+    #[error("entry {index} differs from the raw table")]
+    DiffersFromRaw {
+        /// The first entry that differs.
+        index: u64,
+    },
+    /// The file is sound but holds another table than the one wanted.
+    #[error("it holds {field} {found}, expected {expected}")]
+    Mismatch {
+        /// `table`, `layer` or `checksum`.
+        field: &'static str,
+        /// What was wanted.
+        expected: String,
+        /// What the header says.
+        found: String,
+    },
+    /// An entry outside the table was asked for.
+    #[error("entry {index} is outside the table of {entries} entries")]
+    OutOfRange {
+        /// The entry asked for.
+        index: u64,
+        /// Entries in the table.
+        entries: u64,
+    },
+}
+
+fn kind_code(kind: Kind) -> u8 {
+    match kind {
+        Kind::Score => 0,
+        Kind::Lower => 1,
+        Kind::Upper => 2,
+    }
+}
+
+fn kind_of(code: u8) -> Option<Kind> {
+    match code {
+        0 => Some(Kind::Score),
+        1 => Some(Kind::Lower),
+        2 => Some(Kind::Upper),
+        _ => None,
+    }
+}
+
+/// The header of a compressed table.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Header {
+    /// Which table of the layer.
+    pub kind: Kind,
+    /// The layer.
+    pub layer: u32,
+    /// Entries in the table (the layer's size).
+    pub entries: u64,
+    /// Entries per block.
+    pub block_size: u32,
+    /// The zstd level the blocks were compressed with.
+    pub level: i32,
+    /// `xxh3-64` of the uncompressed table.
+    pub raw_xxh3: u64,
+    /// Bytes of the zstd dictionary the blocks were compressed with; 0:
+    /// none (and the file is written as version 1).
+    pub dictionary: u32,
+}
+
+impl Header {
+    /// Number of blocks.
+    pub fn blocks(&self) -> u64 {
+        self.entries.div_ceil(self.block_size as u64)
+    }
+
+    /// Bytes of header and block index: where the dictionary starts.
+    pub fn index_end(&self) -> u64 {
+        HEADER_BYTES as u64 + 8 * (self.blocks() + 1)
+    }
+
+    /// Bytes of header, block index and dictionary: where the first block
+    /// starts.
+    pub fn data_start(&self) -> u64 {
+        self.index_end() + self.dictionary as u64
+    }
+
+    /// The format version this header is written with.
+    pub fn version(&self) -> u32 {
+        if self.dictionary == 0 {
+            1
+        } else {
+            2
+        }
+    }
+
+    /// Entries of block `i`.
+    pub fn block_len(&self, i: u64) -> usize {
+        let start = i * self.block_size as u64;
+        (self.entries - start).min(self.block_size as u64) as usize
+    }
+
+    /// The checksum of the uncompressed table as the manifest writes it.
+    pub fn raw_checksum(&self) -> String {
+        format!("{:016x}", self.raw_xxh3)
+    }
+
+    /// Checks the fields that do not depend on the rest of the file.
+    fn check(&self) -> Result<(), CompressError> {
+        let field =
+            |field: &'static str, reason: String| CompressError::HeaderField { field, reason };
+        if self.layer > MAX_SEEDS || self.layer == 47 {
+            return Err(field(
+                "layer",
+                format!("{} is not a layer of tables", self.layer),
+            ));
+        }
+        let size = layer_size(self.layer);
+        if self.entries != size {
+            return Err(field(
+                "entries",
+                format!(
+                    "{}, but layer {} has {size} positions",
+                    self.entries, self.layer
+                ),
+            ));
+        }
+        check_compression(self.level, self.block_size, self.dictionary)
+            .map_err(|(name, reason)| field(name, reason))
+    }
+
+    /// The first 64 bytes (without the checksum of header and index).
+    fn encode(&self) -> [u8; 64] {
+        let mut h = [0u8; 64];
+        h[0..8].copy_from_slice(&MAGIC);
+        h[8..12].copy_from_slice(&self.version().to_le_bytes());
+        h[12] = kind_code(self.kind);
+        h[16..16 + RULE_SET.len()].copy_from_slice(RULE_SET.as_bytes());
+        h[32..36].copy_from_slice(&self.layer.to_le_bytes());
+        h[36..40].copy_from_slice(&self.block_size.to_le_bytes());
+        h[40..48].copy_from_slice(&self.entries.to_le_bytes());
+        h[48..52].copy_from_slice(&self.level.to_le_bytes());
+        h[52..56].copy_from_slice(&self.dictionary.to_le_bytes());
+        h[56..64].copy_from_slice(&self.raw_xxh3.to_le_bytes());
+        h
+    }
+}
+
+fn u32_at(b: &[u8], at: usize) -> u32 {
+    let mut x = [0u8; 4];
+    x.copy_from_slice(&b[at..at + 4]);
+    u32::from_le_bytes(x)
+}
+
+fn u64_at(b: &[u8], at: usize) -> u64 {
+    let mut x = [0u8; 8];
+    x.copy_from_slice(&b[at..at + 8]);
+    u64::from_le_bytes(x)
+}
+
+/// The checksum of header, index and dictionary: `xxh3-64` of bytes 0..64
+/// followed by the index and the dictionary (the stored checksum itself,
+/// bytes 64..72, left out).
+fn meta_checksum(head: &[u8], index_and_dictionary: &[u8]) -> u64 {
+    let mut h = xxhash_rust::xxh3::Xxh3::new();
+    h.update(&head[..64]);
+    h.update(index_and_dictionary);
+    h.digest()
+}
+
+/// What a compressed table must hold to stand for a given raw table.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Expected {
+    /// The table.
+    pub kind: Kind,
+    /// The layer.
+    pub layer: u32,
+    /// The checksum of the raw table, as the manifest writes it.
+    pub raw_xxh3: String,
+}
+
+/// Reads and checks header and block index.
+fn parse_header(b: &[u8]) -> Result<Header, CompressError> {
+    let len = b.len() as u64;
+    if b.len() < HEADER_BYTES {
+        return Err(CompressError::Truncated {
+            part: "header",
+            needed: HEADER_BYTES as u64,
+            found: len,
+        });
+    }
+    if b[0..8] != MAGIC {
+        return Err(CompressError::BadMagic);
+    }
+    let version = u32_at(b, 8);
+    if !(1..=FORMAT_VERSION).contains(&version) {
+        return Err(CompressError::UnsupportedVersion(version));
+    }
+    let field = |field: &'static str, reason: String| CompressError::HeaderField { field, reason };
+    let kind =
+        kind_of(b[12]).ok_or_else(|| field("table", format!("{} is not 0, 1 or 2", b[12])))?;
+    if b[13..16] != [0; 3] || (version == 1 && b[52..56] != [0; 4]) {
+        return Err(field("reserved", "reserved bytes are not zero".into()));
+    }
+    let rule = &b[16..32];
+    let used = rule.iter().position(|&c| c == 0).unwrap_or(rule.len());
+    if &rule[..used] != RULE_SET.as_bytes() || rule[used..].iter().any(|&c| c != 0) {
+        return Err(field(
+            "rule set",
+            format!(
+                "'{}', this program reads {RULE_SET}",
+                String::from_utf8_lossy(&rule[..used]).escape_debug()
+            ),
+        ));
+    }
+    let header = Header {
+        kind,
+        layer: u32_at(b, 32),
+        block_size: u32_at(b, 36),
+        entries: u64_at(b, 40),
+        level: u32_at(b, 48) as i32,
+        raw_xxh3: u64_at(b, 56),
+        dictionary: if version == 1 { 0 } else { u32_at(b, 52) },
+    };
+    header.check()?;
+    if version == 2 && header.dictionary == 0 {
+        return Err(field(
+            "dictionary",
+            "version 2 files carry a dictionary, this one has 0 bytes".into(),
+        ));
+    }
+    let blocks = header.blocks();
+    let data_start = header.data_start();
+    if len < data_start {
+        return Err(CompressError::Truncated {
+            part: "block index",
+            needed: data_start,
+            found: len,
+        });
+    }
+    let index = &b[HEADER_BYTES..header.index_end() as usize];
+    let offset = |i: u64| u64_at(index, 8 * i as usize);
+    let last = offset(blocks);
+    if last > len {
+        return Err(CompressError::Truncated {
+            part: "blocks",
+            needed: last,
+            found: len,
+        });
+    }
+    if last < len {
+        return Err(CompressError::OffsetOutOfRange {
+            block: blocks,
+            offset: last,
+            reason: format!("ends the blocks, but the file has {len} bytes"),
+        });
+    }
+    if offset(0) != data_start {
+        return Err(CompressError::OffsetOutOfRange {
+            block: 0,
+            offset: offset(0),
+            reason: format!("must be {data_start}, the end of the block index"),
+        });
+    }
+    let most = zstd::zstd_safe::compress_bound(header.block_size as usize) as u64 + 64;
+    for i in 0..blocks {
+        let (s, e) = (offset(i), offset(i + 1));
+        if e <= s || e - s > most {
+            return Err(CompressError::OffsetOutOfRange {
+                block: i + 1,
+                offset: e,
+                reason: format!(
+                    "after {s} gives block {i} {} bytes, not 1..={most}",
+                    e as i128 - s as i128
+                ),
+            });
+        }
+    }
+    let stored = u64_at(b, 64);
+    let found = meta_checksum(b, &b[HEADER_BYTES..data_start as usize]);
+    if stored != found {
+        return Err(CompressError::IndexChecksum {
+            expected: stored,
+            found,
+        });
+    }
+    Ok(header)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::{self, Read};
+
+    /// Settings without a dictionary.
+    fn plain(level: i32, block_size: u32) -> Settings {
+        Settings {
+            level,
+            block_size,
+            dictionary: 0,
+        }
+    }
+
+    fn sample(n: u32) -> Vec<u8> {
+        (0..layer_size(n))
+            .map(|g| ((g * 7 + g / 13) % 11) as u8)
+            .collect()
+    }
+
+    #[test]
+    fn round_trip_and_random_access() {
+        for bs in [1, 7, 64, 4096] {
+            let raw = sample(6);
+            let z = encode(&raw, Kind::Lower, 6, plain(3, bs)).unwrap();
+            let t = CompressedTable::parse(&z[..]).unwrap();
+            assert_eq!(t.header().kind, Kind::Lower);
+            assert_eq!(t.decompress_all().unwrap(), raw);
+            for g in (0..raw.len() as u64).step_by(97) {
+                assert_eq!(t.get(g).unwrap(), raw[g as usize] as i8);
+            }
+            assert!(matches!(
+                t.get(raw.len() as u64),
+                Err(CompressError::OutOfRange { .. })
+            ));
+            let mut back = Vec::new();
+            t.into_reader().read_to_end(&mut back).unwrap();
+            assert_eq!(back, raw);
+        }
+    }
+
+    #[test]
+    fn partial_ranges_cross_blocks() {
+        let raw = sample(5);
+        let z = encode(&raw, Kind::Score, 5, plain(1, 100)).unwrap();
+        let t = CompressedTable::parse(z).unwrap();
+        for (s, k) in [(0, 1), (99, 2), (150, 1000), (4000, 368), (4367, 1)] {
+            let mut out = vec![0u8; k];
+            t.decompress_range(s, &mut out).unwrap();
+            assert_eq!(out, raw[s as usize..s as usize + k]);
+        }
+        let mut out = vec![0u8; 2];
+        assert!(t.decompress_range(4367, &mut out).is_err());
+    }
+
+    #[test]
+    fn verify_finds_bytes_that_differ_from_the_raw_table() {
+        let raw = sample(5);
+        let z = encode(&raw, Kind::Score, 5, plain(1, 512)).unwrap();
+        let t = CompressedTable::parse(z).unwrap();
+        t.verify(Some(&raw), &|_| {}).unwrap();
+        let mut other = raw.clone();
+        other[4000] ^= 1;
+        assert_eq!(
+            t.verify(Some(&other), &|_| {}),
+            Err(CompressError::DiffersFromRaw { index: 4000 })
+        );
+    }
+
+    #[test]
+    fn bad_settings_are_refused() {
+        let raw = sample(2);
+        for s in [plain(3, 0), plain(3, MAX_BLOCK_SIZE + 1), plain(1000, 64)] {
+            let e = encode(&raw, Kind::Score, 2, s).unwrap_err();
+            assert_eq!(e.kind(), io::ErrorKind::InvalidInput);
+        }
+        let e = encode(&raw[1..], Kind::Score, 2, Settings::default()).unwrap_err();
+        assert_eq!(e.kind(), io::ErrorKind::InvalidInput);
+    }
+}

@@ -1,0 +1,425 @@
+//! Reading compressed tables: random access by entry through a per-thread
+//! cache of decompressed blocks, and sequential reading.
+
+use super::{parse_header, u64_at, CompressError, Expected, Header, HEADER_BYTES, STEP};
+use rayon::prelude::*;
+use std::cell::RefCell;
+use std::io::{self, Read};
+use std::sync::atomic::{AtomicU64, Ordering};
+use zstd::zstd_safe;
+
+/// The per-thread cache of decompressed blocks holds at most this many...
+const CACHE_BLOCKS: usize = 8;
+/// ... and at most this many bytes (but always one block).
+const CACHE_BYTES: usize = 1 << 20;
+
+/// Source of distinct table ids for the per-thread block cache.
+static NEXT_ID: AtomicU64 = AtomicU64::new(0);
+
+/// A compressed table over its bytes (a mapping, a buffer): random access
+/// by entry, one block decompressed per miss of the per-thread cache.
+pub struct CompressedTable<B> {
+    bytes: B,
+    header: Header,
+    id: u64,
+    /// The dictionary, prepared for decompression.
+    ddict: Option<zstd_safe::DDict<'static>>,
+}
+
+impl<B> std::fmt::Debug for CompressedTable<B> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CompressedTable")
+            .field("header", &self.header)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<B: AsRef<[u8]> + Sync> CompressedTable<B> {
+    /// Reads and checks header and block index (see the module's
+    /// documentation); the blocks are checked when decompressed.
+    pub fn parse(bytes: B) -> Result<Self, CompressError> {
+        let header = parse_header(bytes.as_ref())?;
+        let ddict = match header.dictionary {
+            0 => None,
+            _ => {
+                let d = &bytes.as_ref()[header.index_end() as usize..header.data_start() as usize];
+                Some(
+                    zstd_safe::DDict::try_create(d).ok_or_else(|| CompressError::HeaderField {
+                        field: "dictionary",
+                        reason: "zstd cannot load it".into(),
+                    })?,
+                )
+            }
+        };
+        Ok(CompressedTable {
+            bytes,
+            header,
+            id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
+            ddict,
+        })
+    }
+
+    /// The header.
+    pub fn header(&self) -> &Header {
+        &self.header
+    }
+
+    /// Entries in the table.
+    pub fn len(&self) -> u64 {
+        self.header.entries
+    }
+
+    /// Whether the table holds no entry (never for a parsed table).
+    pub fn is_empty(&self) -> bool {
+        self.header.entries == 0
+    }
+
+    /// Number of blocks.
+    pub fn blocks(&self) -> u64 {
+        self.header.blocks()
+    }
+
+    /// The compressed file's bytes.
+    pub fn bytes(&self) -> &[u8] {
+        self.bytes.as_ref()
+    }
+
+    /// Checks that the table is the one described by `want`.
+    pub fn check_table(&self, want: &Expected) -> Result<(), CompressError> {
+        let h = &self.header;
+        if h.kind != want.kind {
+            return Err(CompressError::Mismatch {
+                field: "table",
+                expected: want.kind.stem().into(),
+                found: h.kind.stem().into(),
+            });
+        }
+        if h.layer != want.layer {
+            return Err(CompressError::Mismatch {
+                field: "layer",
+                expected: want.layer.to_string(),
+                found: h.layer.to_string(),
+            });
+        }
+        if h.raw_checksum() != want.raw_xxh3 {
+            return Err(CompressError::Mismatch {
+                field: "checksum of the uncompressed table",
+                expected: want.raw_xxh3.clone(),
+                found: h.raw_checksum(),
+            });
+        }
+        Ok(())
+    }
+
+    /// The compressed bytes of block `i`.
+    fn frame(&self, i: u64) -> Result<&[u8], CompressError> {
+        let b = self.bytes.as_ref();
+        let at = HEADER_BYTES + 8 * i as usize;
+        let (Some(s), Some(e)) = (b.get(at..at + 8), b.get(at + 8..at + 16)) else {
+            return Err(CompressError::OutOfRange {
+                index: i * self.header.block_size as u64,
+                entries: self.header.entries,
+            });
+        };
+        let (s, e) = (u64_at(s, 0), u64_at(e, 0));
+        // Checked when parsed; checked again so that bytes changed since
+        // (a mapping whose file was modified) cannot index out of bounds.
+        usize::try_from(s)
+            .ok()
+            .zip(usize::try_from(e).ok())
+            .and_then(|(s, e)| b.get(s..e))
+            .ok_or(CompressError::OffsetOutOfRange {
+                block: i,
+                offset: s,
+                reason: "no longer lies inside the file".into(),
+            })
+    }
+
+    /// Decompresses block `i` into `out`, which must be the block's length.
+    pub fn decompress_block(&self, i: u64, out: &mut [u8]) -> Result<(), CompressError> {
+        if i >= self.blocks() {
+            return Err(CompressError::OutOfRange {
+                index: i.saturating_mul(self.header.block_size as u64),
+                entries: self.header.entries,
+            });
+        }
+        let frame = self.frame(i)?;
+        with_cache(|c| decode(&mut c.dctx, self.ddict.as_ref(), frame, i, out))
+    }
+
+    /// The entry at Goedel index `g`, through the per-thread block cache.
+    pub fn get(&self, g: u64) -> Result<i8, CompressError> {
+        if g >= self.header.entries {
+            return Err(CompressError::OutOfRange {
+                index: g,
+                entries: self.header.entries,
+            });
+        }
+        let bs = self.header.block_size as u64;
+        let (block, at) = (g / bs, (g % bs) as usize);
+        with_cache(|c| {
+            c.clock += 1;
+            let now = c.clock;
+            if let Some(s) = c
+                .slots
+                .iter_mut()
+                .find(|s| s.table == self.id && s.block == block)
+            {
+                s.used = now;
+                return Ok(s.data[at] as i8);
+            }
+            let len = self.header.block_len(block);
+            let cap = (CACHE_BYTES / self.header.block_size as usize).clamp(1, CACHE_BLOCKS);
+            let k = if c.slots.len() < cap {
+                c.slots.push(Slot {
+                    table: u64::MAX,
+                    block: 0,
+                    used: 0,
+                    data: Vec::new(),
+                });
+                c.slots.len() - 1
+            } else {
+                (0..c.slots.len())
+                    .min_by_key(|&k| c.slots[k].used)
+                    .expect("a cache holds a slot")
+            };
+            let frame = self.frame(block)?;
+            let Cache { dctx, slots, .. } = c;
+            let s = &mut slots[k];
+            s.table = u64::MAX;
+            s.data.resize(len, 0);
+            decode(dctx, self.ddict.as_ref(), frame, block, &mut s.data)?;
+            s.table = self.id;
+            s.block = block;
+            s.used = now;
+            Ok(s.data[at] as i8)
+        })
+    }
+
+    /// Decompresses entries `start .. start + out.len()` into `out`, blocks
+    /// in parallel on the rayon pool.
+    pub fn decompress_range(&self, start: u64, out: &mut [u8]) -> Result<(), CompressError> {
+        if out.is_empty() {
+            return Ok(());
+        }
+        let end = start.saturating_add(out.len() as u64);
+        if end > self.header.entries {
+            return Err(CompressError::OutOfRange {
+                index: end - 1,
+                entries: self.header.entries,
+            });
+        }
+        let bs = self.header.block_size as u64;
+        // Split `out` into the parts of each block it covers.
+        let mut parts: Vec<(u64, usize, &mut [u8])> = Vec::new();
+        let mut rest = out;
+        let mut g = start;
+        while !rest.is_empty() {
+            let block = g / bs;
+            let at = (g - block * bs) as usize;
+            let take = (self.header.block_len(block) - at).min(rest.len());
+            let (part, tail) = rest.split_at_mut(take);
+            parts.push((block, at, part));
+            rest = tail;
+            g += take as u64;
+        }
+        parts.into_par_iter().try_for_each(|(block, at, part)| {
+            let frame = self.frame(block)?;
+            let len = self.header.block_len(block);
+            with_cache(|c| {
+                if at == 0 && part.len() == len {
+                    decode(&mut c.dctx, self.ddict.as_ref(), frame, block, part)
+                } else {
+                    let Cache { dctx, scratch, .. } = c;
+                    scratch.resize(len, 0);
+                    decode(dctx, self.ddict.as_ref(), frame, block, scratch)?;
+                    part.copy_from_slice(&scratch[at..at + part.len()]);
+                    Ok(())
+                }
+            })
+        })
+    }
+
+    /// The whole table, decompressed in parallel and checked against the
+    /// header's checksum.
+    pub fn decompress_all(&self) -> Result<Vec<u8>, CompressError> {
+        let mut out = vec![0u8; self.header.entries as usize];
+        self.decompress_range(0, &mut out)?;
+        let found = crate::format::checksum(&out);
+        if found != self.header.raw_checksum() {
+            return Err(CompressError::ChecksumMismatch {
+                expected: self.header.raw_checksum(),
+                found,
+            });
+        }
+        Ok(out)
+    }
+
+    /// Decompresses every block (a step at a time, in parallel) and checks
+    /// the header's checksum of the uncompressed table; with `raw`, also
+    /// compares every byte with it. `progress` gets the blocks done.
+    pub fn verify(
+        &self,
+        raw: Option<&[u8]>,
+        progress: &(dyn Fn(u64) + Sync),
+    ) -> Result<(), CompressError> {
+        let mut h = xxhash_rust::xxh3::Xxh3::new();
+        let bs = self.header.block_size as u64;
+        let step = (STEP as u64).div_ceil(bs).max(1) * bs;
+        let mut buf = vec![0u8; step.min(self.header.entries) as usize];
+        let mut start = 0u64;
+        while start < self.header.entries {
+            let k = (self.header.entries - start).min(step) as usize;
+            self.decompress_range(start, &mut buf[..k])?;
+            h.update(&buf[..k]);
+            if let Some(raw) = raw {
+                let theirs = raw.get(start as usize..).unwrap_or(&[]);
+                if theirs.get(..k) != Some(&buf[..k]) {
+                    let i = (0..k).find(|&i| theirs.get(i) != Some(&buf[i]));
+                    return Err(CompressError::DiffersFromRaw {
+                        index: start + i.unwrap_or(k) as u64,
+                    });
+                }
+            }
+            progress((k as u64).div_ceil(bs));
+            start += k as u64;
+        }
+        let found = format!("{:016x}", h.digest());
+        if found != self.header.raw_checksum() {
+            return Err(CompressError::ChecksumMismatch {
+                expected: self.header.raw_checksum(),
+                found,
+            });
+        }
+        Ok(())
+    }
+
+    /// A sequential reader of the uncompressed table.
+    pub fn into_reader(self) -> Reader<B> {
+        Reader {
+            table: self,
+            buf: Vec::new(),
+            at: 0,
+            next: 0,
+        }
+    }
+}
+/// One decompressed block in the per-thread cache.
+struct Slot {
+    table: u64,
+    block: u64,
+    used: u64,
+    data: Vec<u8>,
+}
+
+/// Per thread: a zstd context, a few recently used blocks, scratch space.
+struct Cache {
+    dctx: Option<zstd_safe::DCtx<'static>>,
+    slots: Vec<Slot>,
+    clock: u64,
+    scratch: Vec<u8>,
+}
+
+thread_local! {
+    static CACHE: RefCell<Cache> = const {
+        RefCell::new(Cache {
+            dctx: None,
+            slots: Vec::new(),
+            clock: 0,
+            scratch: Vec::new(),
+        })
+    };
+}
+
+/// Runs `f` on this thread's cache (on a fresh one while the thread is
+/// being torn down).
+fn with_cache<T>(f: impl FnOnce(&mut Cache) -> T) -> T {
+    let mut f = Some(f);
+    let r = CACHE.try_with(|c| match c.try_borrow_mut() {
+        Ok(mut c) => Some((f.take().expect("called once"))(&mut c)),
+        Err(_) => None,
+    });
+    match r {
+        Ok(Some(t)) => t,
+        _ => {
+            let mut c = Cache {
+                dctx: None,
+                slots: Vec::new(),
+                clock: 0,
+                scratch: Vec::new(),
+            };
+            (f.take().expect("called once"))(&mut c)
+        }
+    }
+}
+
+/// Decompresses one frame (with the table's dictionary, if any) into `out`,
+/// which it must fill exactly.
+fn decode(
+    dctx: &mut Option<zstd_safe::DCtx<'static>>,
+    ddict: Option<&zstd_safe::DDict<'static>>,
+    frame: &[u8],
+    block: u64,
+    out: &mut [u8],
+) -> Result<(), CompressError> {
+    let zerr = |message: String| CompressError::Zstd { block, message };
+    if dctx.is_none() {
+        *dctx = Some(
+            zstd_safe::DCtx::try_create()
+                .ok_or_else(|| zerr("cannot create a decompression context".into()))?,
+        );
+    }
+    let d = dctx.as_mut().expect("just made");
+    let got = match ddict {
+        Some(dd) => d.decompress_using_ddict(out, frame, dd),
+        None => d.decompress(out, frame),
+    }
+    .map_err(|code| zerr(zstd_safe::get_error_name(code).to_string()))?;
+    if got != out.len() {
+        return Err(CompressError::BlockLength {
+            block,
+            expected: out.len() as u64,
+            found: got as u64,
+        });
+    }
+    Ok(())
+}
+
+/// Reads a compressed table's entries in order ([`io::Read`]), a step of
+/// blocks at a time, decompressed in parallel. Corruption is an
+/// [`io::ErrorKind::InvalidData`] error wrapping the [`CompressError`].
+pub struct Reader<B> {
+    table: CompressedTable<B>,
+    buf: Vec<u8>,
+    at: usize,
+    next: u64,
+}
+
+impl<B: AsRef<[u8]> + Sync> Reader<B> {
+    /// The table read.
+    pub fn table(&self) -> &CompressedTable<B> {
+        &self.table
+    }
+}
+
+impl<B: AsRef<[u8]> + Sync> Read for Reader<B> {
+    fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
+        if self.at == self.buf.len() {
+            let entries = self.table.header.entries;
+            if self.next >= entries {
+                return Ok(0);
+            }
+            let k = (entries - self.next).min(STEP as u64) as usize;
+            self.buf.resize(k, 0);
+            self.table
+                .decompress_range(self.next, &mut self.buf)
+                .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))?;
+            self.next += k as u64;
+            self.at = 0;
+        }
+        let k = out.len().min(self.buf.len() - self.at);
+        out[..k].copy_from_slice(&self.buf[self.at..self.at + k]);
+        self.at += k;
+        Ok(k)
+    }
+}

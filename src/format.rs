@@ -1,0 +1,105 @@
+//! Names and checks shared by every file format of the crate (the raw
+//! tables and manifest of [`crate::table`], the compressed tables of
+//! [`crate::codec`]): which table of a layer a file holds, the rule set the
+//! tables are built for, the checksum and the one error that says a file
+//! does not have the checksum it should. A leaf module: it uses nothing of
+//! the crate.
+
+use std::path::PathBuf;
+
+/// The rule set our tables are built for (see [`crate::rules`]).
+pub const RULE_SET: &str = "awari-vu2002";
+/// The checksum algorithm of manifests and compressed headers.
+pub const CHECKSUM: &str = "xxh3-64";
+
+/// The three tables of a layer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// `scores.n`: the score defined in [`crate::rules`].
+    Score,
+    /// `lower.n`: the score if every endless play went to the opponent.
+    Lower,
+    /// `upper.n`: the score if every endless play went to the mover.
+    Upper,
+}
+
+impl Kind {
+    /// File name stem.
+    pub fn stem(self) -> &'static str {
+        match self {
+            Kind::Score => "scores",
+            Kind::Lower => "lower",
+            Kind::Upper => "upper",
+        }
+    }
+    /// File name of this table for layer `n`.
+    pub fn file_name(self, n: u32) -> String {
+        format!("{}.{n}", self.stem())
+    }
+}
+
+/// The largest block size of a compressed table, in entries.
+pub const MAX_BLOCK_SIZE: u32 = 64 << 20;
+/// The largest dictionary a compressed table may carry, in bytes.
+pub const MAX_DICTIONARY: u32 = 1 << 20;
+
+/// The one check of compression settings (a zstd level, entries per block,
+/// dictionary bytes with 0 for none), used wherever settings come in: the
+/// command line, the encoder, a compressed header, a manifest entry.
+/// On failure, the field and why.
+pub fn check_compression(
+    level: i32,
+    block_size: u32,
+    dictionary: u32,
+) -> Result<(), (&'static str, String)> {
+    if block_size == 0 || block_size > MAX_BLOCK_SIZE {
+        return Err((
+            "block size",
+            format!("{block_size} is not in 1..={MAX_BLOCK_SIZE}"),
+        ));
+    }
+    let (lo, hi) = (
+        zstd::zstd_safe::min_c_level(),
+        zstd::zstd_safe::max_c_level(),
+    );
+    if !(lo..=hi).contains(&level) {
+        return Err((
+            "level",
+            format!("{level} is not a zstd level ({lo}..={hi})"),
+        ));
+    }
+    if dictionary > MAX_DICTIONARY {
+        return Err((
+            "dictionary",
+            format!("{dictionary} bytes, at most {MAX_DICTIONARY}"),
+        ));
+    }
+    Ok(())
+}
+
+/// The checksum of bytes as manifests write it: `xxh3-64`, 16 lower-case
+/// hex digits.
+pub fn checksum(bytes: &[u8]) -> String {
+    hex(xxhash_rust::xxh3::xxh3_64(bytes))
+}
+
+/// A checksum value as manifests write it.
+pub fn hex(sum: u64) -> String {
+    format!("{sum:016x}")
+}
+
+/// A file (or the table it holds) whose checksum is not the one recorded
+/// for it: the table is damaged or is not the table it claims to be.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{}: checksum {found}, expected {expected} ({what})", path.display())]
+pub struct ChecksumMismatch {
+    /// The file.
+    pub path: PathBuf,
+    /// What was checked, and against what (e.g. "the manifest's checksum of
+    /// the file").
+    pub what: &'static str,
+    /// The checksum recorded.
+    pub expected: String,
+    /// The checksum of what is there.
+    pub found: String,
+}

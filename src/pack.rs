@@ -1,0 +1,525 @@
+//! Folder operations on compressed tables: `awari compress` and `awari
+//! decompress` ([`compress_folder`], [`decompress_folder`]), which lock one
+//! of our folders, write and verify `.zst` files beside the raw tables and
+//! record them in the manifest ([`crate::table::CompressedEntry`]), and the
+//! one way to open a compressed copy that a manifest lists ([`open_listed`]).
+//!
+//! The file format is in [`crate::codec`]. Every file written is verified
+//! before anything relies on it: a compressed file is decompressed and
+//! compared with the raw table before it is renamed into place, and a raw
+//! table written back has the manifest's checksum before it is.
+
+use crate::codec::{encode_to, file_name, CompressedTable, Damaged, Expected, Settings};
+use crate::format::{checksum, ChecksumMismatch, Kind};
+use crate::table::{
+    self, AtPath, CheckedWriteError, CompressedEntry, FileEntry, FolderLock, LayerEntry, LockError,
+    Manifest, ManifestError, MapError, Mapped, PathError,
+};
+use std::fs::{self, File};
+use std::io;
+use std::ops::RangeInclusive;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+/// Why compressing or decompressing a folder stopped. Files written before
+/// stay in place and recorded.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum PackError {
+    /// File or folder trouble.
+    #[error(transparent)]
+    Io(#[from] PathError),
+    /// The manifest cannot be used (or the folder has none).
+    #[error(transparent)]
+    Manifest(#[from] ManifestError),
+    /// The folder's lock cannot be taken.
+    #[error(transparent)]
+    Lock(#[from] LockError),
+    /// A table cannot be mapped (I/O, or the wrong size).
+    #[error(transparent)]
+    Map(#[from] MapError),
+    /// Invalid settings.
+    #[error("{0}")]
+    Settings(String),
+    /// A raw table or a compressed file does not have the manifest's
+    /// checksum: nothing is compressed from it, and nothing is removed.
+    #[error(transparent)]
+    Checksum(#[from] ChecksumMismatch),
+    /// A compressed file is damaged or is not the table it stands for.
+    #[error(transparent)]
+    Compressed(#[from] Damaged),
+    /// A table exists neither raw nor compressed.
+    #[error("{}: missing, and the manifest lists no compressed copy of it", .0.display())]
+    Missing(PathBuf),
+}
+
+impl PackError {
+    /// Whether the error says that a table or compressed file is damaged (a
+    /// failed check), as opposed to bad input or I/O trouble.
+    pub fn is_damage(&self) -> bool {
+        match self {
+            PackError::Checksum(_) | PackError::Compressed(_) | PackError::Missing(_) => true,
+            PackError::Map(e) => e.is_damage(),
+            _ => false,
+        }
+    }
+}
+
+impl From<CheckedWriteError> for PackError {
+    fn from(e: CheckedWriteError) -> Self {
+        match e {
+            CheckedWriteError::Io(e) => PackError::Io(e),
+            CheckedWriteError::Checksum(e) => PackError::Checksum(e),
+        }
+    }
+}
+
+impl From<OpenError> for PackError {
+    fn from(e: OpenError) -> Self {
+        match e {
+            OpenError::Map(e) => PackError::Map(e),
+            OpenError::Checksum(e) => PackError::Checksum(e),
+            OpenError::Compressed(e) => PackError::Compressed(e),
+        }
+    }
+}
+
+/// Why a compressed copy listed in a manifest cannot be used
+/// ([`open_listed`]).
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum OpenError {
+    /// It cannot be mapped (I/O, or not the size the manifest records).
+    #[error(transparent)]
+    Map(#[from] MapError),
+    /// It does not have the manifest's checksum.
+    #[error(transparent)]
+    Checksum(#[from] ChecksumMismatch),
+    /// Its header or block index is damaged, or it holds another table.
+    #[error(transparent)]
+    Compressed(#[from] Damaged),
+}
+
+/// What [`compress_folder`] and [`decompress_folder`] report as they work.
+pub trait PackObserver: Sync {
+    /// Work on a file starts: `blocks` units of progress follow.
+    fn start(&self, _name: &str, _blocks: u64) {}
+    /// Blocks done (compressed, verified or decompressed).
+    fn advance(&self, _blocks: u64) {}
+    /// A file is finished (or was found finished).
+    fn done(&self, _file: &PackedFile) {}
+    /// A raw or compressed file was removed.
+    fn removed(&self, _name: &str) {}
+    /// Something the user should know; the work goes on.
+    fn warning(&self, _message: &str) {}
+}
+
+/// Reports nothing.
+pub struct Quiet;
+impl PackObserver for Quiet {}
+
+/// What happened to one table.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Action {
+    /// Compressed (and verified) now.
+    Compressed,
+    /// Its compressed file was there with these settings, and verified.
+    AlreadyCompressed,
+    /// Decompressed (and verified) now.
+    Decompressed,
+    /// Its raw file was there and matched its checksum.
+    AlreadyRaw,
+}
+
+/// One table handled by [`compress_folder`] or [`decompress_folder`].
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct PackedFile {
+    /// Seeds of the layer.
+    pub layer: u32,
+    /// The raw table's name.
+    pub raw: String,
+    /// The compressed file's name.
+    pub name: String,
+    /// What was done.
+    pub action: Action,
+    /// Bytes of the raw table.
+    pub raw_bytes: u64,
+    /// Bytes of the compressed file.
+    pub bytes: u64,
+    /// Seconds spent.
+    pub seconds: f64,
+}
+
+impl PackedFile {
+    /// Raw bytes per compressed byte.
+    pub fn ratio(&self) -> f64 {
+        self.raw_bytes as f64 / self.bytes.max(1) as f64
+    }
+}
+
+/// The result of [`compress_folder`] or [`decompress_folder`].
+#[derive(Clone, Debug, Default, serde::Serialize)]
+pub struct PackReport {
+    /// The tables handled, in order.
+    pub files: Vec<PackedFile>,
+    /// Files removed.
+    pub removed: Vec<String>,
+}
+
+/// What [`compress_folder`] does.
+#[derive(Clone, Debug)]
+pub struct CompressOptions {
+    /// Level and block size.
+    pub settings: Settings,
+    /// The layers to compress (those of them that are built).
+    pub layers: RangeInclusive<u32>,
+    /// Remove each raw table once every table of its layer is compressed
+    /// and verified.
+    pub remove_raw: bool,
+}
+
+/// What [`decompress_folder`] does.
+#[derive(Clone, Debug)]
+pub struct DecompressOptions {
+    /// The layers to decompress.
+    pub layers: RangeInclusive<u32>,
+    /// Remove each compressed file (and forget it in the manifest) once its
+    /// raw table is in place and verified.
+    pub remove_compressed: bool,
+}
+
+/// Locks one of our folders (refusing a foreign one before writing the lock
+/// file), and reads its manifest under the lock with the entries of `layers`.
+fn open_locked(
+    dir: &Path,
+    layers: &RangeInclusive<u32>,
+) -> Result<(FolderLock, Manifest, Vec<LayerEntry>), PackError> {
+    Manifest::load_ours(dir)?;
+    let lock = FolderLock::acquire(dir)?;
+    let manifest = Manifest::load_ours(dir)?;
+    let chosen = manifest
+        .layers
+        .iter()
+        .filter(|l| layers.contains(&l.seeds))
+        .cloned()
+        .collect();
+    Ok((lock, manifest, chosen))
+}
+
+/// The one way to open the compressed copy `c` of the raw table `raw` (of
+/// kind `kind`) that a manifest lists in `dir`: the size the manifest
+/// records, then header and block index (checked against the checksum the
+/// header carries), then that it holds that table; with `check_file`, also
+/// the checksum of the whole file against the manifest (reading it whole).
+/// Returns the table and its path.
+pub fn open_listed(
+    dir: &Path,
+    c: &CompressedEntry,
+    kind: Kind,
+    raw: &FileEntry,
+    check_file: bool,
+) -> Result<(CompressedTable<Mapped>, PathBuf), OpenError> {
+    let path = dir.join(&c.name);
+    let map = Mapped::open(&path, c.bytes)?;
+    if check_file {
+        let found = checksum(&map);
+        if found != c.xxh3 {
+            return Err(ChecksumMismatch {
+                path,
+                what: "the manifest's checksum of the compressed file",
+                expected: c.xxh3.clone(),
+                found,
+            }
+            .into());
+        }
+    }
+    let damaged = |source| Damaged {
+        path: path.clone(),
+        source,
+    };
+    let t = CompressedTable::parse(map).map_err(damaged)?;
+    t.check_table(&Expected {
+        kind,
+        layer: c.seeds,
+        raw_xxh3: raw.xxh3.clone(),
+    })
+    .map_err(damaged)?;
+    Ok((t, path))
+}
+
+/// The bytes of a raw table, mapped and checked against the manifest.
+fn open_raw(dir: &Path, f: &FileEntry) -> Result<Mapped, PackError> {
+    let path = dir.join(&f.name);
+    let map = Mapped::open(&path, f.bytes)?;
+    let found = checksum(&map);
+    if found != f.xxh3 {
+        return Err(ChecksumMismatch {
+            path,
+            what: "the manifest's checksum of the table",
+            expected: f.xxh3.clone(),
+            found,
+        }
+        .into());
+    }
+    Ok(map)
+}
+
+/// Compresses the tables of our folder `dir` into `.zst` files beside
+/// them, verifies each file written (every block decompressed and compared
+/// with the raw table) before recording it in the manifest, and with
+/// `remove_raw` removes a layer's raw tables once all of its tables are
+/// compressed and verified. A table already compressed with the same
+/// settings is verified and kept. Blocks are (de)compressed in parallel on
+/// the rayon pool.
+pub fn compress_folder(
+    dir: &Path,
+    opts: &CompressOptions,
+    obs: &dyn PackObserver,
+) -> Result<PackReport, PackError> {
+    let s = opts.settings;
+    s.check()
+        .map_err(|(name, reason)| PackError::Settings(format!("{name}: {reason}")))?;
+    let (_lock, mut manifest, layers) = open_locked(dir, &opts.layers)?;
+    let mut report = PackReport::default();
+    for l in &layers {
+        for (kind, f) in l.files() {
+            let t0 = Instant::now();
+            let name = file_name(&f.name);
+            let path = dir.join(&name);
+            let raw_path = dir.join(&f.name);
+            let raw_present = raw_path.exists();
+            let blocks = l.positions.div_ceil(s.block_size as u64);
+            // A compressed file already there with these settings: verify it.
+            if let Some(c) = manifest.compressed(&f.name).cloned() {
+                if c.block_size == s.block_size
+                    && c.level == s.level
+                    && c.dictionary == s.dictionary
+                {
+                    obs.start(&c.name, l.positions.div_ceil(c.block_size as u64));
+                    let checked = open_listed(dir, &c, kind, f, true)
+                        .map_err(PackError::from)
+                        .and_then(|(t, path)| {
+                            t.verify(None, &|k| obs.advance(k))
+                                .map_err(|source| Damaged { path, source }.into())
+                        });
+                    match checked {
+                        Ok(()) => {
+                            let done = PackedFile {
+                                layer: l.seeds,
+                                raw: f.name.clone(),
+                                name: c.name.clone(),
+                                action: Action::AlreadyCompressed,
+                                raw_bytes: f.bytes,
+                                bytes: c.bytes,
+                                seconds: t0.elapsed().as_secs_f64(),
+                            };
+                            obs.done(&done);
+                            report.files.push(done);
+                            continue;
+                        }
+                        Err(e) if raw_present => {
+                            obs.warning(&format!("{e}; compressing {} again", f.name))
+                        }
+                        Err(e) => return Err(e),
+                    }
+                }
+            }
+            // The bytes to compress: the raw table, else the compressed
+            // copy made with other settings.
+            let source: Box<dyn std::ops::Deref<Target = [u8]>> = if raw_present {
+                Box::new(open_raw(dir, f)?)
+            } else if let Some(c) = manifest.compressed(&f.name) {
+                let (old, path) = open_listed(dir, c, kind, f, true)?;
+                let bytes = old
+                    .decompress_all()
+                    .map_err(|source| Damaged { path, source })?;
+                Box::new(bytes)
+            } else {
+                return Err(PackError::Missing(raw_path));
+            };
+            obs.start(&name, 2 * blocks);
+            let bytes = write_compressed(&path, &source, kind, l.seeds, s, obs)?;
+            let entry = CompressedEntry {
+                seeds: l.seeds,
+                raw: f.name.clone(),
+                name: name.clone(),
+                bytes,
+                xxh3: table::checksum_file(&path)?,
+                block_size: s.block_size,
+                level: s.level,
+                dictionary: s.dictionary,
+            };
+            manifest.put_compressed(entry);
+            manifest.store(dir)?;
+            let done = PackedFile {
+                layer: l.seeds,
+                raw: f.name.clone(),
+                name,
+                action: Action::Compressed,
+                raw_bytes: f.bytes,
+                bytes,
+                seconds: t0.elapsed().as_secs_f64(),
+            };
+            obs.done(&done);
+            report.files.push(done);
+        }
+        if opts.remove_raw {
+            for (_, f) in l.files() {
+                let p = dir.join(&f.name);
+                if p.exists() {
+                    fs::remove_file(&p).at(&p)?;
+                    obs.removed(&f.name);
+                    report.removed.push(f.name.clone());
+                }
+            }
+            table::sync_dir(dir)?;
+        }
+    }
+    Ok(report)
+}
+
+/// Writes the compressed file through a temporary file that is verified
+/// (every block decompressed and compared with `raw`) before it is renamed
+/// into place. Returns its size.
+fn write_compressed(
+    path: &Path,
+    raw: &[u8],
+    kind: Kind,
+    layer: u32,
+    s: Settings,
+    obs: &dyn PackObserver,
+) -> Result<u64, PackError> {
+    let tmp = table::temp_path(path);
+    let result = (|| -> Result<u64, PackError> {
+        let file = File::create(&tmp).at(&tmp)?;
+        let mut w = io::BufWriter::with_capacity(1 << 20, file);
+        let name = path.file_name().unwrap_or_default().to_string_lossy();
+        let half = (raw.len() as u64).div_ceil(s.block_size as u64) / 2;
+        let done = std::sync::atomic::AtomicU64::new(0);
+        let progress = |k: u64| {
+            obs.advance(k);
+            let before = done.fetch_add(k, std::sync::atomic::Ordering::Relaxed);
+            if before < half && before + k >= half {
+                crate::fault::point("mid-compress", &name);
+            }
+        };
+        let bytes = encode_to(raw, kind, layer, s, &mut w, &progress).at(&tmp)?;
+        let file = w.into_inner().map_err(|e| e.into_error()).at(&tmp)?;
+        file.sync_all().at(&tmp)?;
+        drop(file);
+        CompressedTable::parse(Mapped::open(&tmp, bytes)?)
+            .and_then(|t| t.verify(Some(raw), &|k| obs.advance(k)))
+            .map_err(|source| Damaged {
+                path: tmp.clone(),
+                source,
+            })?;
+        fs::rename(&tmp, path).at(path)?;
+        table::sync_dir(path.parent().unwrap_or(Path::new(".")))?;
+        Ok(bytes)
+    })();
+    if result.is_err() {
+        let _ = fs::remove_file(&tmp);
+    }
+    result
+}
+
+/// Writes back the raw tables of our folder `dir` from their compressed
+/// copies, where a raw table is missing or does not match its checksum;
+/// each is written to a temporary file and renamed into place only when it
+/// has the manifest's checksum. With `remove_compressed`, the compressed
+/// files are removed (and forgotten) once their raw tables are in place.
+pub fn decompress_folder(
+    dir: &Path,
+    opts: &DecompressOptions,
+    obs: &dyn PackObserver,
+) -> Result<PackReport, PackError> {
+    let (_lock, mut manifest, layers) = open_locked(dir, &opts.layers)?;
+    let mut report = PackReport::default();
+    for l in &layers {
+        decompress_layer(
+            dir,
+            &mut manifest,
+            l,
+            opts.remove_compressed,
+            obs,
+            &mut report,
+        )?;
+    }
+    Ok(report)
+}
+
+/// [`decompress_folder`]'s work on one layer, for a caller that holds the
+/// folder's lock and its manifest (the builder, which reads lower layers
+/// raw).
+pub(crate) fn decompress_layer(
+    dir: &Path,
+    manifest: &mut Manifest,
+    l: &LayerEntry,
+    remove_compressed: bool,
+    obs: &dyn PackObserver,
+    report: &mut PackReport,
+) -> Result<(), PackError> {
+    for (kind, f) in l.files() {
+        let Some(c) = manifest.compressed(&f.name).cloned() else {
+            continue;
+        };
+        let t0 = Instant::now();
+        let raw_path = dir.join(&f.name);
+        let raw_ok = raw_path.exists()
+            && fs::metadata(&raw_path).at(&raw_path)?.len() == f.bytes
+            && table::checksum_file(&raw_path)? == f.xxh3;
+        let action = if raw_ok {
+            Action::AlreadyRaw
+        } else {
+            if raw_path.exists() {
+                obs.warning(&format!(
+                    "{} does not match its checksum; writing it again from {}",
+                    f.name, c.name
+                ));
+            }
+            let (t, zst) = open_listed(dir, &c, kind, f, true)?;
+            obs.start(&f.name, t.blocks());
+            let mut failed = None;
+            table::write_atomic_checked(&raw_path, f.bytes, &f.xxh3, |start, buf| {
+                if failed.is_some() {
+                    return;
+                }
+                match t.decompress_range(start, buf) {
+                    Ok(()) => obs.advance((buf.len() as u64).div_ceil(c.block_size as u64)),
+                    Err(e) => failed = Some(e),
+                }
+            })
+            .map_err(|e| match (e, failed.clone()) {
+                (CheckedWriteError::Checksum(_), Some(source)) => {
+                    PackError::from(Damaged { path: zst, source })
+                }
+                (e, _) => e.into(),
+            })?;
+            Action::Decompressed
+        };
+        let done = PackedFile {
+            layer: l.seeds,
+            raw: f.name.clone(),
+            name: c.name.clone(),
+            action,
+            raw_bytes: f.bytes,
+            bytes: c.bytes,
+            seconds: t0.elapsed().as_secs_f64(),
+        };
+        obs.done(&done);
+        report.files.push(done);
+        if remove_compressed {
+            manifest.remove_compressed(&f.name);
+            manifest.store(dir)?;
+            let p = dir.join(&c.name);
+            if p.exists() {
+                fs::remove_file(&p).at(&p)?;
+            }
+            table::sync_dir(dir)?;
+            obs.removed(&c.name);
+            report.removed.push(c.name.clone());
+        }
+    }
+    Ok(())
+}
