@@ -21,6 +21,7 @@ pub mod build;
 pub mod codec;
 pub mod fault;
 pub mod format;
+pub mod game;
 pub mod index;
 pub mod mem;
 pub mod pack;
@@ -28,6 +29,7 @@ pub mod probe;
 pub mod recover;
 pub mod rules;
 pub mod solve;
+pub mod stats;
 pub mod table;
 pub mod verify;
 

@@ -144,17 +144,105 @@ fn python_reader_agrees_with_the_binary() {
     let passed: u32 = last.split_whitespace().next().unwrap().parse().unwrap();
     assert!(passed >= 400, "{stdout}");
 
-    // A layer kept only compressed: a clear refusal naming the way out.
+    // A file under a compressed table's name that is not one: a damaged
+    // table (status 1), named.
+    ensure("zstandard");
     let zdir = common::scratch("awari-py-zst-");
-    std::fs::write(zdir.join("scores.3.zst"), b"not read").unwrap();
-    let out = python()
-        .arg(root.join("tools/awari_scores.py"))
-        .args(["--db"])
-        .arg(&zdir)
-        .args(["1", "0", "0", "0", "0", "1", "0", "0", "0", "0", "0", "1"])
-        .output()
-        .expect("run tools/awari_scores.py");
+    std::fs::write(zdir.join("scores.3.zst"), b"not a table").unwrap();
+    let out = reader(
+        &zdir,
+        &["1", "0", "0", "0", "0", "1", "0", "0", "0", "0", "0", "1"],
+    );
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{stderr}");
-    assert!(stderr.contains("awari decompress"), "{stderr}");
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("scores.3.zst") && stderr.contains("damaged"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn python_reader_reads_compressed_tables_of_both_versions() {
+    ensure("numpy");
+    ensure("zstandard");
+    ensure("xxhash");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let dir = common::full_copy("awari-py-compressed-");
+    let bin = env!("CARGO_BIN_EXE_awari");
+    let d = dir.to_str().unwrap();
+    // Layers 0..=10 in format version 1 (no dictionary), 11..=12 in
+    // version 2 (small blocks with a trained dictionary); raw tables removed.
+    for args in [
+        vec![
+            "compress",
+            "--db",
+            d,
+            "--layers",
+            "0..=10",
+            "--remove-raw",
+            "--quiet",
+        ],
+        vec![
+            "compress",
+            "--db",
+            d,
+            "--layers",
+            "11..=12",
+            "--block-size",
+            "256",
+            "--dictionary",
+            "4KiB",
+            "--remove-raw",
+            "--quiet",
+        ],
+    ] {
+        let out = common::awari(&args, None);
+        assert!(out.status.success(), "{args:?}: {out:?}");
+    }
+    assert!(!dir.join("scores.12").exists());
+    let m = awari_egdb::table::Manifest::load(&dir).unwrap().unwrap();
+    assert_eq!(m.compressed("scores.12").unwrap().dictionary, 4096);
+    let head = std::fs::read(dir.join("scores.12.zst")).unwrap();
+    assert_eq!(
+        u32::from_le_bytes(head[8..12].try_into().unwrap()),
+        2,
+        "version 2"
+    );
+    let head = std::fs::read(dir.join("scores.10.zst")).unwrap();
+    assert_eq!(
+        u32::from_le_bytes(head[8..12].try_into().unwrap()),
+        1,
+        "version 1"
+    );
+    let out = python()
+        .arg(root.join("tools/test_awari_scores.py"))
+        .arg(&dir)
+        .arg(bin)
+        .args(["--count", "400"])
+        .output()
+        .expect("run tools/test_awari_scores.py");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let last = stdout.lines().last().unwrap_or("");
+    assert!(last.contains(" passed, 0 failed"), "{stdout}");
+    // --verify checks the decompressed bytes against the manifest, and a
+    // damaged block is reported, never returned as a score.
+    let p12 = ["2", "1", "1", "1", "1", "1", "2", "1", "1", "1", "0", "0"];
+    let mut args = vec!["--verify"];
+    args.extend(p12);
+    let ok = reader(&dir, &args);
+    assert!(ok.status.success(), "{ok:?}");
+    let path = dir.join("scores.12.zst");
+    let mut z = std::fs::read(&path).unwrap();
+    let last_byte = z.len() - 3;
+    z[last_byte] ^= 0x55;
+    std::fs::write(&path, &z).unwrap();
+    let out = reader(&dir, &args);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("damaged"), "{stderr}");
 }

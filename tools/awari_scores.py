@@ -4,7 +4,8 @@ dataset's), independently of the Rust code: the Goedel index is implemented
 here from the module docs of src/index.rs; each table is read with numpy.memmap.
 
 Needs numpy (pip install numpy); --verify also needs xxhash (pip install
-xxhash).
+xxhash); compressed tables (scores.N.zst, written by `awari compress`, format
+versions 1 and 2) need zstandard (pip install zstandard).
 
 Usage: python3 tools/awari_scores.py [--db DIR] [--verify] P0 P1 ... P11
 prints "seeds index score" for the position (pits 0..5 the mover's, 6..11
@@ -21,9 +22,18 @@ As a library:
     score(folder, pits) -> int   the stored score (folder None: $AWARI_PATH)
     verify_table(folder, n)      checks scores.n against the manifest's
                                  xxh3-64 (raises ValueError if it differs)
+    CompressedTable(path)        a scores.n.zst file: t[g] is entry g,
+                                 len(t) the layer's size, t.blocks() the
+                                 decompressed blocks in order
+
+A table whose raw file is absent is read from its compressed copy: the
+header is checked (magic, version, table, layer, size, block index; with
+xxhash also the header's checksum) and each block's zstd frame carries its
+own content checksum.
 """
 import argparse
 import os
+import struct
 import sys
 
 import numpy as np
@@ -128,11 +138,8 @@ def table(folder, n):
         path = os.path.join(folder, f"scores.{n}")
         if not os.path.exists(path):
             if os.path.exists(path + ".zst"):
-                raise FileNotFoundError(
-                    f"{path}: layer {n} is only compressed ({path}.zst), which this "
-                    f"tool does not read; run 'awari decompress --db {folder}' or "
-                    "query it with 'awari query'"
-                )
+                _MAPS[key] = CompressedTable(path + ".zst", layer=n, kind=0)
+                return _MAPS[key]
             raise FileNotFoundError(f"{path}: layer {n} is not in {folder}")
         size = layer_size(n)
         found = os.path.getsize(path)
@@ -141,6 +148,105 @@ def table(folder, n):
             raise ValueError(f"{path}: {found} bytes, but layer {n} has {size} positions")
         _MAPS[key] = np.memmap(path, dtype=np.int8, mode="r")
     return _MAPS[key]
+
+
+MAGIC = b"AWARIZST"
+HEADER = struct.Struct("<8sIB3x16sIIQiIQQ")
+KINDS = {0: "scores", 1: "lower", 2: "upper"}
+
+
+class CompressedTable:
+    """A table compressed by `awari compress`: zstd blocks behind a block
+    index (the format is documented in the crate's `codec` module). Entries
+    are signed bytes; t[g] decompresses the block holding entry g (the last
+    few blocks are kept)."""
+
+    def __init__(self, path, layer=None, kind=None):
+        try:
+            import zstandard
+        except ImportError as e:
+            raise ImportError(
+                f"{path}: reading compressed tables needs the zstandard package "
+                "(pip install zstandard); or run 'awari decompress'"
+            ) from e
+        self.path = path
+        with open(path, "rb") as f:
+            data = f.read()
+        self.data = data
+        bad = lambda why: ValueError(f"{path}: not a compressed awari table ({why}); the file is damaged")
+        if len(data) < HEADER.size:
+            raise bad("shorter than its header")
+        (magic, version, table, rules, n, block, entries, level, dsize,
+         raw_xxh3, meta_xxh3) = HEADER.unpack_from(data, 0)
+        if magic != MAGIC:
+            raise bad("bad magic")
+        if version not in (1, 2):
+            raise bad(f"format version {version}")
+        if table not in KINDS or (kind is not None and table != kind):
+            raise bad(f"it holds table {table}")
+        if layer is not None and n != layer:
+            raise bad(f"it holds layer {n}, not {layer}")
+        if n > MAX_SEEDS or n == 47 or entries != layer_size(n):
+            raise bad(f"{entries} entries for layer {n}")
+        if not 1 <= block <= 64 << 20:
+            raise bad(f"block size {block}")
+        if (version == 1) != (dsize == 0) or dsize > 1 << 20:
+            raise bad(f"dictionary of {dsize} bytes in version {version}")
+        self.layer, self.kind, self.block_size, self.entries = n, KINDS[table], block, entries
+        self.raw_xxh3 = f"{raw_xxh3:016x}"
+        k = -(-entries // block)
+        end_index = HEADER.size + 8 * (k + 1)
+        if len(data) < end_index + dsize:
+            raise bad("truncated block index")
+        self.offsets = struct.unpack_from(f"<{k + 1}Q", data, HEADER.size)
+        if self.offsets[0] != end_index + dsize or self.offsets[-1] != len(data) or any(
+            a > b for a, b in zip(self.offsets, self.offsets[1:])
+        ):
+            raise bad("block index out of order")
+        try:
+            import xxhash
+            h = xxhash.xxh3_64()
+            h.update(data[:64])
+            h.update(data[HEADER.size:end_index + dsize])
+            if h.intdigest() != meta_xxh3:
+                raise bad("header checksum")
+        except ImportError:
+            pass  # the frames' own checksums still guard every block
+        dctx = {}
+        if dsize:
+            dctx["dict_data"] = zstandard.ZstdCompressionDict(data[end_index:end_index + dsize])
+        self._dctx = zstandard.ZstdDecompressor(**dctx)
+        self._cache = {}
+
+    def __len__(self):
+        return self.entries
+
+    def block(self, i):
+        """Block i, decompressed (one signed byte per entry)."""
+        if i in self._cache:
+            return self._cache[i]
+        want = min(self.block_size, self.entries - i * self.block_size)
+        frame = self.data[self.offsets[i]:self.offsets[i + 1]]
+        try:
+            out = self._dctx.decompress(frame, max_output_size=want)
+        except Exception as e:  # zstandard.ZstdError: a damaged block
+            raise ValueError(f"{self.path}: block {i} is damaged ({e})") from None
+        if len(out) != want:
+            raise ValueError(f"{self.path}: block {i} holds {len(out)} entries, not {want}")
+        if len(self._cache) >= 8:
+            self._cache.pop(next(iter(self._cache)))
+        self._cache[i] = np.frombuffer(out, dtype=np.int8)
+        return self._cache[i]
+
+    def blocks(self):
+        """Every block in order."""
+        for i in range(len(self.offsets) - 1):
+            yield self.block(i)
+
+    def __getitem__(self, g):
+        if not 0 <= g < self.entries:
+            raise IndexError(f"entry {g} of a table of {self.entries}")
+        return self.block(g // self.block_size)[g % self.block_size]
 
 
 def score(folder, pits):
@@ -186,9 +292,13 @@ def verify_table(folder, n):
     want = entry["scores"]["xxh3"]
     h = xxhash.xxh3_64()
     t = table(folder, n)
-    step = 1 << 24
-    for start in range(0, len(t), step):
-        h.update(t[start:start + step].tobytes())
+    if isinstance(t, CompressedTable):
+        for b in t.blocks():
+            h.update(b.tobytes())
+    else:
+        step = 1 << 24
+        for start in range(0, len(t), step):
+            h.update(t[start:start + step].tobytes())
     found = h.hexdigest()
     if found != want:
         raise ValueError(

@@ -82,10 +82,10 @@ def random_board(rng, n):
 def layers_in(folder):
     found = []
     for name in os.listdir(folder):
-        m = re.fullmatch(r"scores\.(\d+)", name)
+        m = re.fullmatch(r"scores\.(\d+)(\.zst)?", name)
         if m and int(m.group(1)) <= aw.MAX_SEEDS:
             found.append(int(m.group(1)))
-    return sorted(found)
+    return sorted(set(found))
 
 
 def main():

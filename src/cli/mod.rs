@@ -5,8 +5,10 @@ mod bench;
 mod board;
 mod build;
 mod compress;
+mod play;
 mod query;
 mod recover;
+mod stats;
 mod verify;
 
 use awari_egdb::pack::PackError;
@@ -51,6 +53,12 @@ enum Command {
     Compress(compress::CompressArgs),
     /// Write back the raw tables from their compressed files.
     Decompress(compress::DecompressArgs),
+    /// Per-layer figures: won/drawn/lost shares, score histogram, pinned
+    /// share, build figures; --plot draws them.
+    Stats(stats::StatsArgs),
+    /// Play a game against perfect play from the database (or between two
+    /// people, or two computers).
+    Play(play::PlayArgs),
     /// Rebuild a deleted or damaged manifest.json from the tables, trusting
     /// a layer only if it equals known-good checksums or passes the Bellman
     /// check.
@@ -216,6 +224,8 @@ pub fn run() -> i32 {
         Command::Compress(a) => compress::run_compress(a),
         Command::Decompress(a) => compress::run_decompress(a),
         Command::Recover(a) => recover::run(a),
+        Command::Play(a) => play::run(a),
+        Command::Stats(a) => stats::run(a),
     };
     match result {
         Ok(()) => 0,

@@ -1,0 +1,231 @@
+//! `awari stats`: per layer the positions, won/drawn/lost shares, the score
+//! histogram, the pinned share and the build figures; `--plot` draws them.
+
+use super::verify::parse_layers;
+use super::Failure;
+use awari_egdb::build::human;
+use awari_egdb::probe::Database;
+use awari_egdb::stats::{self, LayerStats, StatsError};
+use clap::Args;
+use plotters::prelude::*;
+use std::ops::RangeInclusive;
+use std::path::{Path, PathBuf};
+
+#[derive(Args)]
+#[command(after_help = super::EXIT_CODES)]
+pub struct StatsArgs {
+    /// Folder of tables: ours or a VU dataset folder.
+    #[arg(long, value_name = "DIR")]
+    db: PathBuf,
+    /// Layers, e.g. 0..=24 (default: every layer in the folder).
+    #[arg(long, value_name = "A..=B", value_parser = parse_layers)]
+    layers: Option<RangeInclusive<u32>>,
+    /// Print one JSON object.
+    #[arg(long)]
+    json: bool,
+    /// Draw the shares by layer and each layer's score distribution into
+    /// FILE (PNG or SVG, by its extension).
+    #[arg(long, value_name = "FILE")]
+    plot: Option<PathBuf>,
+}
+
+impl super::Classify for StatsError {
+    fn damage(&self) -> bool {
+        self.is_damage()
+    }
+}
+
+fn pct(s: &LayerStats, c: u64) -> String {
+    format!("{:.1}%", 100.0 * s.share(c))
+}
+
+pub fn run(a: StatsArgs) -> Result<(), Failure> {
+    let db = Database::open(&a.db)?;
+    let range = a.layers.unwrap_or(0..=48);
+    let layers: Vec<u32> = db
+        .layers()
+        .into_iter()
+        .filter(|n| range.contains(n))
+        .collect();
+    if layers.is_empty() {
+        return Err(Failure::usage(format!(
+            "{}: no layer in {}..={}",
+            a.db.display(),
+            range.start(),
+            range.end()
+        )));
+    }
+    let all: Vec<LayerStats> = layers
+        .iter()
+        .map(|&n| stats::layer_stats(&db, n))
+        .collect::<Result<_, _>>()?;
+    if let Some(path) = &a.plot {
+        plot(path, &all)?;
+    }
+    if a.json {
+        println!(
+            "{}",
+            serde_json::json!({ "folder": if db.is_vu() { "vu" } else { "ours" }, "layers": all })
+        );
+        return Ok(());
+    }
+    println!(
+        "layer      positions     won   drawn    lost       pinned  build s     M pos/s  peak RSS"
+    );
+    for s in &all {
+        let (secs, rate, rss) = match &s.build {
+            Some(b) => (
+                format!("{:.1}", b.wall_seconds),
+                format!("{:.2}", b.positions_per_second / 1e6),
+                human(b.peak_rss_bytes),
+            ),
+            None => ("-".into(), "-".into(), "-".into()),
+        };
+        println!(
+            "{:>5}  {:>13}  {:>6}  {:>6}  {:>6}  {:>11}  {:>7}  {:>10}  {}",
+            s.seeds,
+            s.positions,
+            pct(s, s.won),
+            pct(s, s.drawn),
+            pct(s, s.lost),
+            s.pinned.map_or("-".into(), |p| pct(s, p)),
+            secs,
+            rate,
+            rss
+        );
+    }
+    if let Some(p) = &a.plot {
+        println!("plot written to {}", p.display());
+    }
+    Ok(())
+}
+
+/// The shares by layer (top) and each layer's score distribution as a heat
+/// map (bottom).
+fn plot(path: &Path, all: &[LayerStats]) -> Result<(), Failure> {
+    let ext = path
+        .extension()
+        .and_then(|e| e.to_str())
+        .map(str::to_ascii_lowercase);
+    let size = (1000, 900);
+    register_font()?;
+    let r = match ext.as_deref() {
+        Some("png") => draw(BitMapBackend::new(path, size).into_drawing_area(), all),
+        Some("svg") => draw(SVGBackend::new(path, size).into_drawing_area(), all),
+        _ => {
+            return Err(Failure::usage(format!(
+                "{}: --plot writes .png or .svg files",
+                path.display()
+            )))
+        }
+    };
+    r.map_err(|e| Failure::usage(format!("{}: {e}", path.display())))
+}
+
+/// Text is laid out with DejaVu Sans, compiled in (no system fonts needed).
+fn register_font() -> Result<(), Failure> {
+    plotters::style::register_font("sans-serif", FontStyle::Normal, dejavu::sans::regular())
+        .map_err(|_| Failure::usage("the built-in font cannot be loaded"))
+}
+
+type DrawResult = Result<(), Box<dyn std::error::Error>>;
+
+/// The count of one series in a layer, if known.
+type Count = fn(&LayerStats) -> Option<u64>;
+
+fn draw<DB: DrawingBackend>(
+    root: DrawingArea<DB, plotters::coord::Shift>,
+    all: &[LayerStats],
+) -> DrawResult
+where
+    DB::ErrorType: 'static,
+{
+    root.fill(&WHITE)?;
+    let (top, bottom) = root.split_vertically(420);
+    let first = all.first().map_or(0, |s| s.seeds);
+    let last = all.last().map_or(0, |s| s.seeds);
+    let xs = first as f64 - 0.5..last as f64 + 0.5;
+
+    let mut shares = ChartBuilder::on(&top)
+        .caption("Share of positions by layer", ("sans-serif", 22))
+        .margin(12)
+        .x_label_area_size(36)
+        .y_label_area_size(50)
+        .build_cartesian_2d(xs.clone(), 0.0..1.0)?;
+    shares
+        .configure_mesh()
+        .x_label_formatter(&|x| format!("{x:.0}"))
+        .x_desc("seeds on the board (layer)")
+        .y_desc("share")
+        .draw()?;
+    let series: [(&str, RGBColor, Count); 4] = [
+        ("won (score > 0)", RGBColor(44, 160, 44), |s| Some(s.won)),
+        ("drawn (score 0)", RGBColor(120, 120, 120), |s| {
+            Some(s.drawn)
+        }),
+        ("lost (score < 0)", RGBColor(214, 39, 40), |s| Some(s.lost)),
+        ("pinned", RGBColor(31, 119, 180), |s| s.pinned),
+    ];
+    for (name, color, get) in series {
+        let points: Vec<(f64, f64)> = all
+            .iter()
+            .filter_map(|s| get(s).map(|c| (s.seeds as f64, s.share(c))))
+            .collect();
+        if points.is_empty() {
+            continue;
+        }
+        shares
+            .draw_series(LineSeries::new(points.clone(), color.stroke_width(2)))?
+            .label(name)
+            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], color));
+        shares.draw_series(points.iter().map(|&p| Circle::new(p, 3, color.filled())))?;
+    }
+    shares
+        .configure_series_labels()
+        .background_style(WHITE.mix(0.8))
+        .border_style(BLACK)
+        .position(SeriesLabelPosition::UpperRight)
+        .draw()?;
+
+    let top_score = last as i32;
+    let mut heat = ChartBuilder::on(&bottom)
+        .caption(
+            "Score distribution of each layer (darker: more positions)",
+            ("sans-serif", 22),
+        )
+        .margin(12)
+        .x_label_area_size(36)
+        .y_label_area_size(50)
+        .build_cartesian_2d(xs, -(top_score as f64) - 0.5..top_score as f64 + 0.5)?;
+    heat.configure_mesh()
+        .disable_mesh()
+        .x_label_formatter(&|x| format!("{x:.0}"))
+        .y_label_formatter(&|y| format!("{y:+.0}"))
+        .x_desc("seeds on the board (layer)")
+        .y_desc("score for the side to move")
+        .draw()?;
+    for s in all {
+        let n = s.seeds as i32;
+        let peak = s.histogram.iter().copied().max().unwrap_or(1).max(1) as f64;
+        heat.draw_series(
+            s.histogram
+                .iter()
+                .enumerate()
+                .filter(|(_, &c)| c > 0)
+                .map(|(i, &c)| {
+                    let score = i as i32 - n;
+                    // Square root, so that rare scores still show.
+                    let v = (c as f64 / peak).sqrt();
+                    let shade = (255.0 * (1.0 - v)) as u8;
+                    let x = s.seeds as f64;
+                    let y = score as f64;
+                    Rectangle::new(
+                        [(x - 0.45, y - 0.5), (x + 0.45, y + 0.5)],
+                        RGBColor(shade, shade, 255).filled(),
+                    )
+                }),
+        )?;
+    }
+    root.present()?;
+    Ok(())
+}

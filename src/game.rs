@@ -1,0 +1,623 @@
+//! A game of awari between two sides, as `awari play` runs it: the board as
+//! players see it, moves by pit label, retraction, the game record, the
+//! ends of a game by the awari rules, and a computer player that plays from
+//! the database (or searches a few plies where the database has no answer).
+//!
+//! # The board
+//!
+//! South sits at the bottom, North at the top. The twelve pits are kept in
+//! sowing order from South's left: South's pits `A`..`F` (0..5, left to
+//! right on screen), then North's pits `a`..`f` (6..11, labelled from
+//! North's left, so right to left on screen). Sowing runs counter-clockwise:
+//! `A`..`F`, then `a`..`f`, then `A` again. A database position is the same
+//! board seen from the side to move ([`Board::position`]).
+//!
+//! # The ends of a game
+//!
+//! Checked after every move, in this order:
+//! 1. a side has captured 25 seeds or more: it wins;
+//! 2. both sides have captured 24: a draw;
+//! 3. the position (board and side to move) occurred before in the game:
+//!    play would go on forever, and the seeds left are split evenly;
+//! 4. the side to move has no seeds: the other side takes the seeds left.
+//!
+//! A game started from a position with fewer than 48 seeds counts the
+//! seeds already off the board as captured: by default split evenly between
+//! the sides (South takes an odd one), or as given.
+//!
+//! # The record
+//!
+//! A game record is text: `#` starts a comment; the first line is `start`,
+//! the twelve pit counts `A`..`F` then `a`..`f`, and optionally `captured S
+//! N`; South moves first; then one move label per line.
+//!
+//! # The computer player
+//!
+//! Where the database holds the layers a move leads to, every move's worth
+//! is exact and the computer plays a best move; among equals, **the lowest
+//! label** (`A` before `B`, `a` before `b`), so games are reproducible.
+//! Elsewhere it searches [`Choice::depth`] plies by alpha-beta, over every
+//! legal move, scoring positions the database holds exactly and others as
+//! worth nothing more (only captures made within the search count); such a
+//! choice is marked not exact.
+
+use crate::probe::{Database, ProbeError};
+use crate::rules::{Position, PITS};
+
+/// One of the two players.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Side {
+    /// Bottom row, pits `A`..`F`; moves first.
+    South,
+    /// Top row, pits `a`..`f`.
+    North,
+}
+
+impl Side {
+    /// The other side.
+    pub fn other(self) -> Side {
+        match self {
+            Side::South => Side::North,
+            Side::North => Side::South,
+        }
+    }
+    /// `South` or `North`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Side::South => "South",
+            Side::North => "North",
+        }
+    }
+    fn index(self) -> usize {
+        match self {
+            Side::South => 0,
+            Side::North => 1,
+        }
+    }
+    /// The label of this side's pit `pit` (0..5, from its own left).
+    pub fn label(self, pit: usize) -> char {
+        let base = match self {
+            Side::South => b'A',
+            Side::North => b'a',
+        };
+        (base + pit as u8) as char
+    }
+}
+
+/// Why a move, a record or a start position is refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum GameError {
+    /// Not a pit label.
+    #[error("'{0}' is not a move: a move is a pit label, A..F for South or a..f for North")]
+    NotALabel(String),
+    /// A pit of the side not to move.
+    #[error("{label} is a pit of {owner}, but {to_move} is to move")]
+    NotYourPit {
+        /// The label given.
+        label: char,
+        /// Whose pit it is.
+        owner: &'static str,
+        /// Who is to move.
+        to_move: &'static str,
+    },
+    /// The pit holds no seeds.
+    #[error("pit {0} is empty")]
+    Empty(char),
+    /// The move would leave the opponent without seeds while another move
+    /// would not.
+    #[error("{0} would leave the opponent without seeds while another move does not: illegal")]
+    Illegal(char),
+    /// The game is over.
+    #[error("the game is over")]
+    Over,
+    /// Nothing to retract.
+    #[error("no move to take back")]
+    NothingToUndo,
+    /// A bad start position.
+    #[error("{0}")]
+    Start(String),
+    /// A record that cannot be read.
+    #[error("line {line}: {reason}")]
+    Record {
+        /// 1-based line number.
+        line: usize,
+        /// What is wrong.
+        reason: String,
+    },
+}
+
+/// The board, the side to move and the seeds each side has captured.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Board {
+    /// `A`..`F` (South), then `a`..`f` (North).
+    pub pits: [u8; PITS],
+    /// Who moves next.
+    pub to_move: Side,
+    /// Seeds captured by South and by North.
+    pub captured: [u32; 2],
+}
+
+impl Board {
+    /// A board with South to move; the seeds not on the board count as
+    /// captured: `captured` (South, North), or split evenly (South takes an
+    /// odd one).
+    pub fn new(pits: [u8; PITS], captured: Option<[u32; 2]>) -> Result<Board, GameError> {
+        let n: u32 = pits.iter().map(|&p| p as u32).sum();
+        if n > 48 {
+            return Err(GameError::Start(format!(
+                "{n} seeds on the board; awari has 48"
+            )));
+        }
+        let captured = captured.unwrap_or({
+            let off = 48 - n;
+            [off - off / 2, off / 2]
+        });
+        if n + captured[0] + captured[1] != 48 {
+            return Err(GameError::Start(format!(
+                "{n} seeds on the board and {} captured make {}, not 48",
+                captured[0] + captured[1],
+                n + captured[0] + captured[1]
+            )));
+        }
+        Ok(Board {
+            pits,
+            to_move: Side::South,
+            captured,
+        })
+    }
+
+    /// The opening position: four seeds in every pit, South to move.
+    pub fn opening() -> Board {
+        Board {
+            pits: [4; PITS],
+            to_move: Side::South,
+            captured: [0, 0],
+        }
+    }
+
+    /// Seeds on the board.
+    pub fn seeds(&self) -> u32 {
+        self.pits.iter().map(|&p| p as u32).sum()
+    }
+
+    /// Seeds captured by `side`.
+    pub fn captured_by(&self, side: Side) -> u32 {
+        self.captured[side.index()]
+    }
+
+    /// The board seen from the side to move, as the database indexes it.
+    pub fn position(&self) -> Position {
+        let p = Position(self.pits);
+        match self.to_move {
+            Side::South => p,
+            Side::North => p.mirror(),
+        }
+    }
+
+    /// The side to move's pit for a label, checked against the board.
+    pub fn pit_of(&self, label: &str) -> Result<usize, GameError> {
+        let mut chars = label.chars();
+        let (Some(c), None) = (chars.next(), chars.next()) else {
+            return Err(GameError::NotALabel(label.to_string()));
+        };
+        let (owner, pit) = match c {
+            'A'..='F' => (Side::South, c as usize - 'A' as usize),
+            'a'..='f' => (Side::North, c as usize - 'a' as usize),
+            _ => return Err(GameError::NotALabel(label.to_string())),
+        };
+        if owner != self.to_move {
+            return Err(GameError::NotYourPit {
+                label: c,
+                owner: owner.name(),
+                to_move: self.to_move.name(),
+            });
+        }
+        let p = self.position();
+        match p.moves().from_pit(pit) {
+            None => Err(GameError::Empty(c)),
+            Some(m) if !m.legal => Err(GameError::Illegal(c)),
+            Some(_) => Ok(pit),
+        }
+    }
+
+    /// The board after the side to move plays its pit `pit` (a legal move),
+    /// and the seeds it captured.
+    pub fn play(&self, pit: usize) -> (Board, u8) {
+        let m = *self
+            .position()
+            .moves()
+            .from_pit(pit)
+            .expect("a legal move was checked");
+        let next = self.to_move.other();
+        // The child is seen from the next mover: back to South's view.
+        let pits = match next {
+            Side::South => m.child.0,
+            Side::North => m.child.mirror().0,
+        };
+        let mut captured = self.captured;
+        captured[self.to_move.index()] += m.captured as u32;
+        (
+            Board {
+                pits,
+                to_move: next,
+                captured,
+            },
+            m.captured,
+        )
+    }
+
+    /// The board drawn for players: North's row on top (`f`..`a`), South's
+    /// below (`A`..`F`), with the captured seeds and the side to move.
+    pub fn diagram(&self) -> String {
+        let row = |r: &mut String, pits: &[u8]| {
+            for p in pits {
+                r.push_str(&format!("{p:>3}"));
+            }
+        };
+        let mut s = String::new();
+        s.push_str("     f  e  d  c  b  a\n  ");
+        let north: Vec<u8> = self.pits[6..].iter().rev().copied().collect();
+        row(&mut s, &north);
+        s.push_str(&format!(
+            "    North: captured {}\n  ",
+            self.captured_by(Side::North)
+        ));
+        row(&mut s, &self.pits[..6]);
+        s.push_str(&format!(
+            "    South: captured {}\n     A  B  C  D  E  F\n",
+            self.captured_by(Side::South)
+        ));
+        s.push_str(&format!("{} to move\n", self.to_move.name()));
+        s
+    }
+}
+
+/// How a game ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum End {
+    /// A side captured 25 or more.
+    Won(Side),
+    /// Both sides captured 24.
+    Draw,
+    /// The position occurred before: the seeds left are split evenly.
+    Repetition,
+    /// The side to move has no seeds: the other side takes the seeds left.
+    NoSeeds(Side),
+}
+
+impl End {
+    /// A sentence for players.
+    pub fn describe(&self) -> String {
+        match self {
+            End::Won(s) => format!("{} has captured more than half of the seeds", s.name()),
+            End::Draw => "both sides have captured 24 seeds".into(),
+            End::Repetition => {
+                "the position repeats: play would go on forever, so the seeds left are split evenly"
+                    .into()
+            }
+            End::NoSeeds(s) => format!(
+                "{} has no seeds to move: {} takes the seeds left",
+                s.name(),
+                s.other().name()
+            ),
+        }
+    }
+}
+
+/// A game: the start, the moves played, and every board since the start.
+#[derive(Clone, Debug)]
+pub struct Game {
+    boards: Vec<Board>,
+    labels: Vec<char>,
+}
+
+impl Game {
+    /// A new game from `start` (South to move).
+    pub fn new(start: Board) -> Game {
+        Game {
+            boards: vec![start],
+            labels: Vec::new(),
+        }
+    }
+
+    /// The board now.
+    pub fn board(&self) -> &Board {
+        self.boards.last().expect("a game has a start")
+    }
+
+    /// The start.
+    pub fn start(&self) -> &Board {
+        &self.boards[0]
+    }
+
+    /// The moves played, as labels.
+    pub fn moves(&self) -> &[char] {
+        &self.labels
+    }
+
+    /// How the game ended, if it did.
+    pub fn end(&self) -> Option<End> {
+        let b = self.board();
+        for side in [Side::South, Side::North] {
+            if b.captured_by(side) >= 25 {
+                return Some(End::Won(side));
+            }
+        }
+        if b.captured == [24, 24] {
+            return Some(End::Draw);
+        }
+        if self.boards[..self.boards.len() - 1]
+            .iter()
+            .any(|o| o.pits == b.pits && o.to_move == b.to_move)
+        {
+            return Some(End::Repetition);
+        }
+        if b.position().mover_seeds() == 0 {
+            return Some(End::NoSeeds(b.to_move));
+        }
+        None
+    }
+
+    /// The final score of each side (South, North) once the game ended, in
+    /// half seeds (a repetition splits an odd number of seeds evenly).
+    pub fn final_half_seeds(&self) -> Option<[u32; 2]> {
+        let b = self.board();
+        let [s, n] = b.captured;
+        let left = b.seeds();
+        Some(match self.end()? {
+            End::Won(_) | End::Draw => [2 * s, 2 * n],
+            End::Repetition => [2 * s + left, 2 * n + left],
+            End::NoSeeds(Side::South) => [2 * s, 2 * (n + left)],
+            End::NoSeeds(Side::North) => [2 * (s + left), 2 * n],
+        })
+    }
+
+    /// Plays the move with this label.
+    pub fn play(&mut self, label: &str) -> Result<u8, GameError> {
+        if self.end().is_some() {
+            return Err(GameError::Over);
+        }
+        let b = *self.board();
+        let pit = b.pit_of(label)?;
+        let (next, captured) = b.play(pit);
+        self.labels.push(b.to_move.label(pit));
+        self.boards.push(next);
+        Ok(captured)
+    }
+
+    /// Takes the last move back.
+    pub fn undo(&mut self) -> Result<char, GameError> {
+        let label = self.labels.pop().ok_or(GameError::NothingToUndo)?;
+        self.boards.pop();
+        Ok(label)
+    }
+
+    /// The game record (see the module's documentation).
+    pub fn record(&self) -> String {
+        let s = self.start();
+        let pits: Vec<String> = s.pits.iter().map(|p| p.to_string()).collect();
+        let mut out = format!(
+            "# awari game record: the start (pits A..F, then a..f; South moves first), then one move per line\nstart {} captured {} {}\n",
+            pits.join(" "),
+            s.captured[0],
+            s.captured[1]
+        );
+        for l in &self.labels {
+            out.push(*l);
+            out.push('\n');
+        }
+        out
+    }
+
+    /// Reads a game record and replays its moves.
+    pub fn from_record(text: &str) -> Result<Game, GameError> {
+        let mut game: Option<Game> = None;
+        for (i, line) in text.lines().enumerate() {
+            let line = line.split('#').next().unwrap_or_default().trim();
+            if line.is_empty() {
+                continue;
+            }
+            let bad = |reason: String| GameError::Record {
+                line: i + 1,
+                reason,
+            };
+            match &mut game {
+                None => {
+                    let words: Vec<&str> = line.split_whitespace().collect();
+                    if words.first() != Some(&"start") || !(words.len() == 13 || words.len() == 16)
+                    {
+                        return Err(bad(
+                            "the first line must be 'start' and 12 pit counts, optionally \
+                             followed by 'captured S N'"
+                                .into(),
+                        ));
+                    }
+                    let mut pits = [0u8; PITS];
+                    for (k, w) in words[1..13].iter().enumerate() {
+                        pits[k] = w
+                            .parse()
+                            .ok()
+                            .filter(|&v: &u8| v <= 48)
+                            .ok_or_else(|| bad(format!("'{w}' is not a pit count")))?;
+                    }
+                    let captured = if words.len() == 16 {
+                        if words[13] != "captured" {
+                            return Err(bad(format!("'{}': expected 'captured'", words[13])));
+                        }
+                        let num = |w: &str| {
+                            w.parse::<u32>()
+                                .map_err(|_| bad(format!("'{w}' is not a number of seeds")))
+                        };
+                        Some([num(words[14])?, num(words[15])?])
+                    } else {
+                        None
+                    };
+                    let start = Board::new(pits, captured).map_err(|e| bad(e.to_string()))?;
+                    game = Some(Game::new(start));
+                }
+                Some(g) => {
+                    g.play(line).map_err(|e| bad(e.to_string()))?;
+                }
+            }
+        }
+        game.ok_or(GameError::Record {
+            line: 1,
+            reason: "no 'start' line".into(),
+        })
+    }
+}
+
+/// A legal move of the side to move and what it is worth to it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct MoveWorth {
+    /// The pit label.
+    pub label: char,
+    /// Seeds it captures.
+    pub captures: u8,
+    /// Its worth with perfect play afterwards (seeds the mover will capture
+    /// from here on, this move's included, minus the opponent's), when the
+    /// database holds the layer the move leads to.
+    pub worth: Option<i8>,
+    /// The layer the move leads to, when the database lacks it.
+    pub missing_layer: Option<u32>,
+}
+
+/// The legal moves of the side to move, with their worth from the database
+/// where it holds the layers they lead to.
+pub fn move_worths(db: &Database, board: &Board) -> Result<Vec<MoveWorth>, ProbeError> {
+    let p = board.position();
+    let n = p.seeds();
+    let mut out = Vec::new();
+    for m in p.moves().legal() {
+        let left = n - m.captured as u32;
+        let (worth, missing_layer) = if m.child.mover_seeds() == 0 {
+            (Some((m.captured as u32 + left) as i8), None)
+        } else {
+            match db.score(&m.child) {
+                Ok(s) => (Some((m.captured as i32 - s as i32) as i8), None),
+                Err(ProbeError::MissingLayer { layer, .. }) => (None, Some(layer)),
+                Err(e) => return Err(e),
+            }
+        };
+        out.push(MoveWorth {
+            label: board.to_move.label(m.pit as usize),
+            captures: m.captured,
+            worth,
+            missing_layer,
+        });
+    }
+    Ok(out)
+}
+
+/// The labels of the best moves, when every move's worth is known.
+pub fn best_labels(worths: &[MoveWorth]) -> Option<Vec<char>> {
+    if worths.iter().any(|w| w.worth.is_none()) {
+        return None;
+    }
+    let best = worths.iter().filter_map(|w| w.worth).max()?;
+    Some(
+        worths
+            .iter()
+            .filter(|w| w.worth == Some(best))
+            .map(|w| w.label)
+            .collect(),
+    )
+}
+
+/// The computer's move.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Choice {
+    /// The label played.
+    pub label: char,
+    /// Its worth: exact from the database, or the search's estimate.
+    pub worth: i32,
+    /// Whether the worth is exact.
+    pub exact: bool,
+    /// Plies searched (0 when exact).
+    pub depth: u32,
+}
+
+/// The computer's move in `game`: a best move from the database when it
+/// knows every move's worth, else the best move of a `depth`-ply alpha-beta
+/// search; among equals the lowest label. `None` when the game is over.
+pub fn choose(db: &Database, game: &Game, depth: u32) -> Result<Option<Choice>, ProbeError> {
+    if game.end().is_some() {
+        return Ok(None);
+    }
+    let board = game.board();
+    let worths = move_worths(db, board)?;
+    if let Some(best) = best_labels(&worths) {
+        let label = best[0];
+        let worth = worths
+            .iter()
+            .find(|w| w.label == label)
+            .and_then(|w| w.worth)
+            .expect("known");
+        return Ok(Some(Choice {
+            label,
+            worth: worth as i32,
+            exact: true,
+            depth: 0,
+        }));
+    }
+    let depth = depth.max(1);
+    let p = board.position();
+    let mut best: Option<(i32, char)> = None;
+    for m in p.moves().legal() {
+        let v = m.captured as i32 - negamax(db, &m.child, depth - 1, -64, 64)?;
+        let label = board.to_move.label(m.pit as usize);
+        if best.map_or(true, |(b, _)| v > b) {
+            best = Some((v, label));
+        }
+    }
+    Ok(best.map(|(worth, label)| Choice {
+        label,
+        worth,
+        exact: false,
+        depth,
+    }))
+}
+
+/// The value of `p` for its mover: exact where the database holds it, else
+/// searched `depth` plies deep by alpha-beta within `(alpha, beta)`, with
+/// unexplored futures worth 0.
+fn negamax(
+    db: &Database,
+    p: &Position,
+    depth: u32,
+    mut alpha: i32,
+    beta: i32,
+) -> Result<i32, ProbeError> {
+    let n = p.seeds() as i32;
+    if p.mover_seeds() == 0 {
+        return Ok(-n);
+    }
+    if p.is_indexable() {
+        match db.score(p) {
+            Ok(s) => return Ok(s as i32),
+            Err(ProbeError::MissingLayer { .. }) => {}
+            Err(e) => return Err(e),
+        }
+    }
+    if depth == 0 {
+        return Ok(0);
+    }
+    let mut best = i32::MIN;
+    for m in p.moves().legal() {
+        let c = m.captured as i32;
+        let v = if m.child.mover_seeds() == 0 {
+            n
+        } else {
+            c - negamax(db, &m.child, depth - 1, c - beta, c - alpha)?
+        };
+        best = best.max(v);
+        alpha = alpha.max(v);
+        if alpha >= beta {
+            break;
+        }
+    }
+    Ok(best)
+}

@@ -1,0 +1,237 @@
+//! `awari play` run as a script (one command per line on standard input):
+//! moves, `undo`, `save`, `load`, `hint`, computer replies from the
+//! database, and the end of a game by each rule.
+
+mod common;
+
+use common::{awari, scratch, vu_copy};
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+/// Layers 0..=16 (scores only), for the VU README position's 16 seeds.
+fn db16() -> &'static Path {
+    static DIR: OnceLock<PathBuf> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let dir = scratch("awari-play-db-");
+        let opts = awari_egdb::build::BuildOptions {
+            max_seeds: 16,
+            out: dir.clone(),
+            envelope: false,
+            memory_limit: None,
+            reset_peak_rss: false,
+        };
+        awari_egdb::build::build(&opts, &awari_egdb::solve::Silent).expect("build 0..=16");
+        dir
+    })
+}
+
+/// Runs `awari play --db DB ARGS` with `script` on standard input; returns
+/// stdout, after checking the exit status and that no escape codes appear.
+fn play(db: &Path, args: &[&str], script: &str) -> String {
+    let mut all = vec!["play", "--db", db.to_str().unwrap()];
+    all.extend(args);
+    let out = awari(&all, Some(script));
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        out.status.success(),
+        "{all:?}: {:?}\n{stdout}\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(!stdout.contains('\x1b'), "escape codes: {stdout:?}");
+    stdout
+}
+
+const VU_README: [&str; 12] = ["1", "1", "1", "1", "1", "2", "4", "2", "3", "0", "0", "0"];
+
+fn from(pits: &[&str]) -> Vec<String> {
+    let mut v = vec!["--from".to_string()];
+    v.extend(pits.iter().map(|s| s.to_string()));
+    v
+}
+
+#[test]
+fn a_scripted_game_with_undo_save_load_and_computer_replies() {
+    let dir = scratch("awari-play-files-");
+    let rec1 = dir.join("empty.txt");
+    let rec2 = dir.join("two.txt");
+    let script = format!(
+        "F\nundo\nundo\nsave {}\nF\nsave {}\nload {}\nhint\nquit\n",
+        rec1.display(),
+        rec2.display(),
+        rec2.display()
+    );
+    let args = from(&VU_README);
+    let a: Vec<&str> = args.iter().map(String::as_str).collect();
+    let out = play(db16(), &a, &script);
+    // The start as players see it: North's row on top, right to left.
+    assert!(
+        out.starts_with(
+            "     f  e  d  c  b  a\n    0  0  0  3  2  4    North: captured 16\n    1  1  1  1  1  2    South: captured 16\n     A  B  C  D  E  F\nSouth to move\n"
+        ),
+        "{out}"
+    );
+    // The database's worth of every move, and the best one (as `awari query`
+    // gives it for this position: score +0, best pit 5).
+    assert!(
+        out.contains("A -1  B -1  C -2  D -2  E -2  F +0\nbest: F\n"),
+        "{out}"
+    );
+    assert!(out.contains("South plays F, captures 3\n"), "{out}");
+    assert!(
+        out.contains("    1  1  1  1  1  0    South: captured 19\n"),
+        "{out}"
+    );
+    // The computer answers with its best move, exactly.
+    assert!(out.contains("North plays c (worth +3, exact)\n"), "{out}");
+    assert!(
+        out.contains("took back c\n") && out.contains("took back F\n"),
+        "{out}"
+    );
+    assert_eq!(
+        out.matches("North plays c (worth +3, exact)").count(),
+        2,
+        "{out}"
+    );
+    let start = "start 1 1 1 1 1 2 4 2 3 0 0 0 captured 16 16\n";
+    let r1 = std::fs::read_to_string(&rec1).unwrap();
+    assert!(r1.ends_with(start) && r1.starts_with('#'), "{r1}");
+    let r2 = std::fs::read_to_string(&rec2).unwrap();
+    assert!(r2.ends_with(&format!("{start}F\nc\n")), "{r2}");
+    assert!(out.contains("loaded 2 move(s)"), "{out}");
+    // After the load South is to move; the hint is a best move.
+    assert!(out.contains("hint: A (worth -3, exact)"), "{out}");
+
+    // --game replays a record.
+    let out = play(
+        db16(),
+        &["--game", rec2.to_str().unwrap(), "--computer", "none"],
+        "quit\n",
+    );
+    assert!(
+        out.contains("    1  1  1  0  0  5    North: captured 16\n"),
+        "{out}"
+    );
+    assert!(out.contains("South to move\n"), "{out}");
+}
+
+#[test]
+fn illegal_and_mistyped_moves_are_refused_and_the_game_goes_on() {
+    let args = from(&VU_README);
+    let mut a: Vec<&str> = args.iter().map(String::as_str).collect();
+    a.extend(["--computer", "none"]);
+    let mut all = vec!["play", "--db", db16().to_str().unwrap()];
+    all.extend(&a);
+    let out = awari(&all, Some("f\nZ\nundo\nB\nquit\n"));
+    assert!(out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("f is a pit of North, but South is to move"),
+        "{err}"
+    );
+    assert!(err.contains("'Z' is not a move"), "{err}");
+    assert!(err.contains("no move to take back"), "{err}");
+    let out = String::from_utf8_lossy(&out.stdout);
+    assert!(out.contains("South plays B\n"), "{out}");
+}
+
+/// A game of two people from `pits` (with `extra` arguments) playing `moves`.
+fn game(pits: &[&str], extra: &[&str], moves: &str) -> String {
+    let args = from(pits);
+    let mut a: Vec<&str> = args.iter().map(String::as_str).collect();
+    a.extend(["--computer", "none"]);
+    a.extend(extra);
+    play(db16(), &a, moves)
+}
+
+#[test]
+fn a_game_ends_by_each_rule() {
+    // A side reaching 25: South captures 2 with 23 already (the 45 seeds
+    // off the board are split 23/22).
+    let out = game(
+        &["0", "0", "0", "0", "0", "1", "1", "0", "0", "0", "0", "1"],
+        &[],
+        "F\n",
+    );
+    assert!(
+        out.contains("game over: South has captured more than half of the seeds"),
+        "{out}"
+    );
+    assert!(out.contains("final score: South 25, North 22"), "{out}");
+    // 24 each.
+    let out = game(
+        &["0", "0", "0", "0", "0", "1", "1", "0", "0", "0", "0", "0"],
+        &["--captured", "22,24"],
+        "F\n",
+    );
+    assert!(
+        out.contains("game over: both sides have captured 24 seeds"),
+        "{out}"
+    );
+    assert!(out.contains("final score: South 24, North 24"), "{out}");
+    // A mover without seeds: South's only move leaves North empty, so it is
+    // legal; then North cannot move and South takes the seed left.
+    let out = game(
+        &["1", "0", "0", "0", "0", "0", "0", "0", "0", "0", "0", "0"],
+        &[],
+        "A\n",
+    );
+    assert!(
+        out.contains("game over: North has no seeds to move: South takes the seeds left"),
+        "{out}"
+    );
+    assert!(out.contains("final score: South 25, North 23"), "{out}");
+    // A repetition: each side walks its seed around the board.
+    let out = game(
+        &["1", "0", "0", "0", "0", "0", "1", "0", "0", "0", "0", "0"],
+        &[],
+        "A\na\nB\nb\nC\nc\nD\nd\nE\ne\nF\nf\n",
+    );
+    assert!(out.contains("game over: the position repeats"), "{out}");
+    assert!(out.contains("final score: South 24, North 24"), "{out}");
+    // After the end, moves are refused.
+    let args = from(&["1", "0", "0", "0", "0", "0", "0", "0", "0", "0", "0", "0"]);
+    let mut all = vec![
+        "play",
+        "--db",
+        db16().to_str().unwrap(),
+        "--computer",
+        "none",
+    ];
+    all.extend(args.iter().map(String::as_str));
+    let o = awari(&all, Some("A\nB\n"));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("the game is over"));
+}
+
+#[test]
+fn two_computers_finish_a_game_and_search_where_layers_are_missing() {
+    // From the VU README position: every answer is exact.
+    let args = from(&VU_README);
+    let mut a: Vec<&str> = args.iter().map(String::as_str).collect();
+    a.extend(["--computer", "both"]);
+    let out = play(db16(), &a, "");
+    assert!(out.contains("game over:"), "{out}");
+    assert!(!out.contains("not exact"), "{out}");
+    // The same game twice: the tie rule makes it reproducible.
+    assert_eq!(out, play(db16(), &a, ""));
+    // From the opening (48 seeds, far above the layers built) the first
+    // moves are searched and said to be inexact.
+    let out = play(db16(), &["--computer", "both", "--depth", "3"], "");
+    assert!(
+        out.contains("South plays") && out.contains("(searched 3 plies"),
+        "{out}"
+    );
+    assert!(out.contains("(layer 48 not built)"), "{out}");
+    assert!(out.contains("game over:"), "{out}");
+}
+
+#[test]
+fn play_works_on_a_vu_folder() {
+    let vu = vu_copy("awari-play-vu-");
+    let args = from(&["0", "0", "0", "0", "0", "1", "1", "0", "0", "0", "0", "1"]);
+    let mut a: Vec<&str> = args.iter().map(String::as_str).collect();
+    a.extend(["--computer", "north"]);
+    let out = play(&vu, &a, "hint\nF\n");
+    assert!(out.contains("hint: F (worth +3, exact)"), "{out}");
+    assert!(out.contains("final score: South 25, North 22"), "{out}");
+}

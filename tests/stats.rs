@@ -1,0 +1,98 @@
+//! `awari stats`: figures per layer from the manifest or from the tables,
+//! and plots that are real PNG and SVG files.
+
+mod common;
+
+use common::{awari_status, db_dir, scratch, vu_copy};
+
+fn s(p: &std::path::Path) -> &str {
+    p.to_str().unwrap()
+}
+
+#[test]
+fn stats_json_gives_pinned_counts_and_shares() {
+    let (out, _) = awari_status(
+        &["stats", "--db", s(db_dir()), "--layers", "0..=12", "--json"],
+        0,
+    );
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let layers = v["layers"].as_array().unwrap();
+    assert_eq!(layers.len(), 13);
+    let l8 = &layers[8];
+    assert_eq!(l8["seeds"], 8);
+    assert_eq!(l8["positions"], 75_504);
+    assert_eq!(l8["pinned"], 46_116);
+    for l in layers {
+        let n = l["seeds"].as_u64().unwrap();
+        let h: Vec<u64> = serde_json::from_value(l["histogram"].clone()).unwrap();
+        assert_eq!(h.len() as u64, 2 * n + 1);
+        let (won, drawn, lost) = (
+            l["won"].as_u64().unwrap(),
+            l["drawn"].as_u64().unwrap(),
+            l["lost"].as_u64().unwrap(),
+        );
+        assert_eq!(won + drawn + lost, l["positions"].as_u64().unwrap());
+        assert_eq!(drawn, h[n as usize]);
+        assert!(l["build"]["wall_seconds"].as_f64().is_some(), "{l}");
+    }
+    // A VU folder: the histogram counted from the tables is the manifest's.
+    let vu = vu_copy("awari-stats-vu-");
+    let (vout, _) = awari_status(&["stats", "--db", s(&vu), "--json"], 0);
+    let w: serde_json::Value = serde_json::from_str(&vout).unwrap();
+    assert_eq!(w["folder"], "vu");
+    for (a, b) in w["layers"].as_array().unwrap().iter().zip(layers) {
+        assert_eq!(a["histogram"], b["histogram"]);
+        assert!(a["pinned"].is_null());
+    }
+    // The text table.
+    let (text, _) = awari_status(&["stats", "--db", s(db_dir()), "--layers", "8"], 0);
+    assert!(text.contains("75504") && text.contains("61.1%"), "{text}");
+}
+
+#[test]
+fn plots_are_valid_files_that_grow_with_the_layers_drawn() {
+    let dir = scratch("awari-stats-plot-");
+    let mut sizes = Vec::new();
+    for (layers, name) in [("0..=6", "small.svg"), ("0..=12", "big.svg")] {
+        let path = dir.join(name);
+        awari_status(
+            &[
+                "stats",
+                "--db",
+                s(db_dir()),
+                "--layers",
+                layers,
+                "--plot",
+                s(&path),
+            ],
+            0,
+        );
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(text.starts_with("<svg") && text.trim_end().ends_with("</svg>"));
+        assert!(text.contains("Share of positions by layer"));
+        sizes.push(text.len());
+    }
+    assert!(sizes[1] > sizes[0], "{sizes:?}");
+    let png = dir.join("plot.png");
+    awari_status(&["stats", "--db", s(db_dir()), "--plot", s(&png)], 0);
+    let b = std::fs::read(&png).unwrap();
+    assert_eq!(&b[..8], b"\x89PNG\r\n\x1a\n");
+    assert_eq!(&b[12..16], b"IHDR");
+    let (w, h) = (
+        u32::from_be_bytes(b[16..20].try_into().unwrap()),
+        u32::from_be_bytes(b[20..24].try_into().unwrap()),
+    );
+    assert_eq!((w, h), (1000, 900));
+    assert!(b.len() > 20_000, "{} bytes", b.len());
+    let (_, err) = awari_status(
+        &[
+            "stats",
+            "--db",
+            s(db_dir()),
+            "--plot",
+            s(&dir.join("plot.gif")),
+        ],
+        2,
+    );
+    assert!(err.contains(".png or .svg"), "{err}");
+}
