@@ -14,7 +14,7 @@
 //! | `before-rename` | a file's temporary copy is written and synced, not yet renamed | the file name (`lower.10`) |
 //! | `after-rename` | a file was renamed into place (its folder synced) | the file name |
 //! | `before-manifest` | every table of a built layer is in place; the manifest does not list it yet | the layer (`10`) |
-//! | `mid-compress` | half of a compressed file's blocks are compressed, its temporary file partly written | the file name (`scores.10.zst`) |
+//! | `mid-compress` | half of a compressed file's blocks are compressed; its temporary file exists (it may still be empty: writes are buffered) | the file name (`scores.10.zst`) |
 
 use std::sync::OnceLock;
 

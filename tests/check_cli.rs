@@ -4,13 +4,8 @@
 
 mod common;
 
-use common::{awari_status, full_copy, vu_copy};
+use common::{awari_status, full_copy, s, vu_copy};
 use std::fs;
-use std::path::Path;
-
-fn s(p: &Path) -> &str {
-    p.to_str().expect("utf-8 path")
-}
 
 #[test]
 fn check_names_the_kind_of_folder_and_what_it_verified() {

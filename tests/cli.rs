@@ -1,65 +1,15 @@
 //! Tests of the `awari index`, `awari position` and `awari bench` subcommands, run as the
 //! built binary.
 
-use std::process::{Command, Output};
+mod common;
 
-fn awari(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_awari"))
-        .args(args)
-        .output()
-        .expect("run the awari binary")
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
-}
-
-/// Runs a command that must succeed and returns its stdout.
-fn ok(args: &[&str]) -> String {
-    let out = awari(args);
-    let stderr = text(&out.stderr);
-    assert!(
-        out.status.success(),
-        "awari {args:?} failed with {:?}; stderr: {stderr}",
-        out.status
-    );
-    assert!(!stderr.contains("panicked"), "awari {args:?}: {stderr}");
-    text(&out.stdout)
-}
+use common::{awari, ok, text, usage_error};
 
 /// Runs a command that must succeed with `--json` and parses its stdout.
 fn ok_json(args: &[&str]) -> serde_json::Value {
     let stdout = ok(args);
     serde_json::from_str(stdout.trim())
         .unwrap_or_else(|e| panic!("awari {args:?}: stdout is not one JSON value ({e}): {stdout}"))
-}
-
-/// Runs a command that must be refused as bad input: status 2, one line on
-/// stderr starting with "awari:", no panic. Returns that line.
-fn usage_error(args: &[&str]) -> String {
-    let out = awari(args);
-    let stderr = text(&out.stderr);
-    assert!(
-        !stderr.contains("panicked"),
-        "awari {args:?} panicked: {stderr}"
-    );
-    assert_eq!(
-        out.status.code(),
-        Some(2),
-        "awari {args:?}: want exit status 2, got {:?}; stderr: {stderr}",
-        out.status
-    );
-    let lines: Vec<&str> = stderr.lines().collect();
-    assert_eq!(
-        lines.len(),
-        1,
-        "awari {args:?}: want exactly one line on stderr, got {stderr:?}"
-    );
-    assert!(
-        lines[0].starts_with("awari:"),
-        "awari {args:?}: stderr line must start with 'awari:': {stderr:?}"
-    );
-    lines[0].to_string()
 }
 
 /// The value following the word `key` in plain-text output, e.g. "seeds 16".
@@ -306,11 +256,74 @@ fn bench_prints_per_layer_figures_and_the_memory_rate() {
     let out = ok(&["bench", "--rmw-only", "--max-seeds", "12", "--threads", "2"]);
     assert!(out.contains("the state of layer 12"), "{out}");
     assert!(out.contains("2 thread(s):"), "{out}");
-    // Layer 40's state would not fit in this machine's memory.
-    let line = usage_error(&["bench", "--rmw-only", "--max-seeds", "40"]);
-    assert!(line.contains("layer 40 needs"), "{line}");
     let line = usage_error(&["bench", "--max-seeds", "8", "--dir", "/"]);
     assert!(line.contains("exists"), "{line}");
+}
+
+/// Layer 40 refused for its memory by `--memory-limit`, the same on any
+/// machine (the limit is not the machine's memory). The folder's manifest
+/// lists layers 0..=39 (13..=39 only on paper: the limit is checked before
+/// anything is read or written), so layer 40 is the first to build.
+#[test]
+fn layer_40_is_refused_by_the_memory_limit_on_any_machine() {
+    use awari_egdb::build::human;
+    use awari_egdb::table::Manifest;
+    let dir = common::full_copy("awari-cli-layer40-");
+    let mut m = Manifest::load(&dir).unwrap().unwrap();
+    let top = m.layer(common::MAX).expect("the top layer").clone();
+    for n in common::MAX + 1..=39 {
+        let size = awari_egdb::index::layer_size(n);
+        let mut e = top.clone();
+        e.seeds = n;
+        e.positions = size;
+        e.score_histogram = vec![0; 2 * n as usize + 1];
+        for (stem, f) in [
+            ("scores", Some(&mut e.scores)),
+            ("lower", e.lower.as_mut()),
+            ("upper", e.upper.as_mut()),
+        ] {
+            let f = f.expect("an envelope folder");
+            f.name = format!("{stem}.{n}");
+            f.bytes = size;
+        }
+        m.put(e);
+    }
+    m.store(&dir).unwrap();
+    let before = std::fs::read(dir.join("manifest.json")).unwrap();
+    let names = |d: &std::path::Path| {
+        let mut v: Vec<String> = std::fs::read_dir(d)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|n| n != "build.lock")
+            .collect();
+        v.sort();
+        v
+    };
+    let files = names(&dir);
+    let needed = awari_egdb::solve::memory_estimate(40, true);
+    let limit: u64 = 64 << 30;
+    assert!(needed > limit, "layer 40 needs {needed} bytes?");
+    let line = usage_error(&[
+        "build",
+        "--max-seeds",
+        "40",
+        "--out",
+        common::s(&dir),
+        "--memory-limit",
+        "64GiB",
+        "--quiet",
+    ]);
+    for part in [
+        "layer 40 needs",
+        &human(needed),
+        &human(limit),
+        "the memory limit",
+        "--max-seeds 39",
+    ] {
+        assert!(line.contains(part), "{part:?} missing from {line:?}");
+    }
+    assert_eq!(std::fs::read(dir.join("manifest.json")).unwrap(), before);
+    assert_eq!(names(&dir), files, "the refused build wrote files");
 }
 
 // ---------------------------------------------------------------------------
@@ -365,7 +378,10 @@ fn progress_units_add_up_to_the_layers_work_exactly() {
 fn build_without_a_terminal_prints_real_progress() {
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("db");
-    let o = awari(&["build", "--max-seeds", "12", "--out", out.to_str().unwrap()]);
+    let o = awari(
+        &["build", "--max-seeds", "12", "--out", out.to_str().unwrap()],
+        None,
+    );
     assert!(o.status.success());
     let stderr = text(&o.stderr);
     let line = stderr

@@ -7,13 +7,13 @@ mod common;
 
 use awari_egdb::index::{self, layer_size};
 use awari_egdb::rules::Position;
-use common::{db_dir, full_copy, scratch, vu_copy, MAX};
+use common::{awari_in, db_dir, full_copy, scratch, text, vu_copy, MAX};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use serde_json::Value;
-use std::io::Write;
+use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::Output;
 use std::sync::OnceLock;
 
 /// The keys the issue asks for.
@@ -24,42 +24,17 @@ const KEYS: [&str; 9] = [
 const EXTRA_KEYS: [&str; 2] = ["pits", "pv_end"];
 
 /// `awari query` with `args`, `AWARI_PATH` unset unless given, and `input`
-/// on standard input.
+/// on standard input, run where no `./db` can be found by accident.
 fn run(args: &[&str], awari_path: Option<&Path>, input: Option<&str>) -> Output {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_awari"));
-    cmd.arg("query").args(args).env_remove("AWARI_PATH");
-    if let Some(p) = awari_path {
-        cmd.env("AWARI_PATH", p);
-    }
-    // Run where no ./db can be found by accident.
     static CWD: OnceLock<PathBuf> = OnceLock::new();
-    cmd.current_dir(CWD.get_or_init(|| scratch("awari-query-cwd-")));
-    cmd.stdin(if input.is_some() {
-        Stdio::piped()
-    } else {
-        Stdio::null()
-    });
-    cmd.stdout(Stdio::piped()).stderr(Stdio::piped());
-    let mut child = cmd.spawn().expect("run the awari binary");
-    if let Some(text) = input {
-        child
-            .stdin
-            .take()
-            .unwrap()
-            .write_all(text.as_bytes())
-            .expect("write stdin");
-    }
-    let out = child.wait_with_output().expect("wait for awari");
-    let stderr = text(&out.stderr);
-    assert!(
-        !stderr.contains("panicked"),
-        "awari query {args:?} panicked: {stderr}"
-    );
-    out
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
+    let cwd = CWD.get_or_init(|| scratch("awari-query-cwd-"));
+    let mut all = vec!["query"];
+    all.extend_from_slice(args);
+    let env: Vec<(&str, &OsStr)> = awari_path
+        .map(|p| ("AWARI_PATH", p.as_os_str()))
+        .into_iter()
+        .collect();
+    awari_in(&all, input, &env, Some(cwd))
 }
 
 fn db_arg() -> String {
@@ -157,15 +132,15 @@ fn check_answer(v: &Value, p: &Position, dir: &Path, envelope: bool) {
             "unexpected key {k}: {v}"
         );
     }
-    if let Some(pits) = obj.get("pits") {
-        let pits: Vec<u8> = pits
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|x| int(x) as u8)
-            .collect();
-        assert_eq!(pits, p.0);
-    }
+    // The implementation's extra keys are always printed: the board too.
+    let pits: Vec<u8> = obj
+        .get("pits")
+        .and_then(Value::as_array)
+        .unwrap_or_else(|| panic!("no pits array: {v}"))
+        .iter()
+        .map(|x| int(x) as u8)
+        .collect();
+    assert_eq!(pits, p.0);
     assert_eq!(int(&v["seeds"]), p.seeds() as i64);
     assert_eq!(int(&v["index"]) as u64, index::rank(p));
     let score = int(&v["score"]);
@@ -273,6 +248,9 @@ fn json_has_the_issue_keys_with_the_right_types_and_values() {
 fn pv_is_at_most_n_steps() {
     let db = db_arg();
     let mut saw_full = false;
+    // How the lines end, and how many stop before their limit.
+    let mut ends = std::collections::BTreeMap::<String, usize>::new();
+    let mut short = 0;
     for p in random_positions(8, 25) {
         for n in [0usize, 1, 5] {
             let v = query_json(&db, &p, &["--pv", &n.to_string()]);
@@ -282,7 +260,11 @@ fn pv_is_at_most_n_steps() {
                 .unwrap_or_else(|| panic!("pv array: {v}"));
             assert!(pv.len() <= n, "{} steps > {n}: {v}", pv.len());
             saw_full |= n == 5 && pv.len() == 5;
-            for (i, s) in pv.iter().enumerate() {
+            // Each step is a legal move of the position before it, with
+            // that move's captures, and leads to the next step's position.
+            let mut at = p;
+            let mut seen = vec![];
+            for s in pv {
                 let pits: Vec<u8> = s["pits"]
                     .as_array()
                     .unwrap()
@@ -290,23 +272,47 @@ fn pv_is_at_most_n_steps() {
                     .map(|x| int(x) as u8)
                     .collect();
                 let pos = Position::indexable(pits.try_into().unwrap()).unwrap();
+                assert_eq!(pos, at, "{v}");
                 assert_eq!(int(&s["score"]), file_score(db_dir(), &pos), "{v}");
-                assert!((0..6).contains(&int(&s["pit"])));
-                assert!(int(&s["captures"]) >= 0);
-                if i == 0 {
-                    assert_eq!(pos, p);
-                }
+                let pit = int(&s["pit"]);
+                assert!((0..6).contains(&pit));
+                let m = *pos
+                    .moves()
+                    .from_pit(pit as usize)
+                    .unwrap_or_else(|| panic!("pit {pit} of [{pos}] is empty: {v}"));
+                assert!(m.legal, "pit {pit} of [{pos}] is illegal: {v}");
+                let captures = int(&s["captures"]);
+                assert_eq!(captures, m.captured as i64, "{v}");
+                assert_eq!(m.child.seeds() as i64, pos.seeds() as i64 - captures, "{v}");
+                seen.push(pos);
+                at = m.child;
             }
-            if let Some(end) = v.get("pv_end") {
-                let end = end.as_str().expect("pv_end string");
-                assert!(["game_over", "repetition", "limit"].contains(&end), "{v}");
-                if pv.len() < n {
-                    assert_ne!(end, "limit", "{v}");
-                }
+            // The line says why it stops, and that is why it stops: the game
+            // is over, a position repeats, or else the limit is reached.
+            let end = v["pv_end"]
+                .as_str()
+                .unwrap_or_else(|| panic!("pv_end string: {v}"));
+            let want = if at.mover_seeds() == 0 {
+                "game_over"
+            } else if seen.contains(&at) {
+                "repetition"
+            } else {
+                assert_eq!(pv.len(), n, "a line stopped early without a reason: {v}");
+                "limit"
+            };
+            assert_eq!(end, want, "{v}");
+            if pv.len() < n {
+                assert_ne!(end, "limit", "{v}");
+                short += 1;
             }
+            *ends.entry(end.to_string()).or_default() += 1;
         }
     }
     assert!(saw_full, "some line has 5 moves");
+    eprintln!("principal variations: ends {ends:?}, {short} before their limit");
+    assert!(short > 0, "no line ended before its limit: {ends:?}");
+    assert!(ends.contains_key("limit"), "{ends:?}");
+    assert!(ends.contains_key("game_over"), "{ends:?}");
 }
 
 #[test]

@@ -6,13 +6,9 @@
 mod common;
 
 use awari_egdb::table::Manifest;
-use common::{awari_status, full_copy, KNOWN_GOOD};
+use common::{awari_status, full_copy, s, KNOWN_GOOD};
 use std::fs;
 use std::path::Path;
-
-fn s(p: &Path) -> &str {
-    p.to_str().expect("utf-8 path")
-}
 
 const P5: [&str; 12] = ["2", "0", "1", "0", "0", "0", "0", "0", "2", "0", "0", "0"];
 

@@ -4,13 +4,14 @@
 //! they reach, and `awari verify` against oracle folders made from our own
 //! tables, with planted disagreements.
 
+use crate::common::{awari, s, scratch, text, KNOWN_GOOD};
 use awari_egdb::build::{self, BuildOptions};
 use awari_egdb::format::checksum;
 use awari_egdb::solve::Silent;
 use awari_egdb::table::Manifest;
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 use std::sync::OnceLock;
 use std::time::Instant;
 
@@ -23,7 +24,7 @@ const MAX: u32 = 16;
 fn db() -> &'static Path {
     static DB: OnceLock<PathBuf> = OnceLock::new();
     DB.get_or_init(|| {
-        let dir = crate::common::scratch("awari-xt-oracle-").join("db");
+        let dir = scratch("awari-xt-oracle-").join("db");
         let t0 = Instant::now();
         let opts = BuildOptions {
             max_seeds: MAX,
@@ -43,9 +44,6 @@ fn db() -> &'static Path {
     })
 }
 
-/// The published list of known-good checksums.
-const KNOWN_GOOD: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/data/known-good.csv");
-
 #[test]
 fn every_table_built_from_scratch_equals_the_known_good_checksums() {
     let known = awari_egdb::verify::read_known_good(Path::new(KNOWN_GOOD)).unwrap();
@@ -64,7 +62,10 @@ fn every_table_built_from_scratch_equals_the_known_good_checksums() {
         );
     }
     // And by the command a user runs.
-    let o = awari(&["verify", "--db", s(db()), "--checksums", KNOWN_GOOD]);
+    let o = awari(
+        &["verify", "--db", s(db()), "--checksums", KNOWN_GOOD],
+        None,
+    );
     assert!(o.status.success(), "{}{}", out(&o), err(&o));
     let text = out(&o);
     assert!(
@@ -80,7 +81,7 @@ fn every_table_built_from_scratch_equals_the_known_good_checksums() {
 
 /// A copy of the suite's folder (files only) in a new temporary folder.
 fn db_copy() -> PathBuf {
-    let dir = crate::common::scratch("awari-xt-oracle-copy-");
+    let dir = scratch("awari-xt-oracle-copy-");
     for e in fs::read_dir(db()).unwrap() {
         let e = e.unwrap();
         if e.file_type().unwrap().is_file() && e.file_name() != "build.lock" {
@@ -103,7 +104,10 @@ fn verify_checksums_finds_a_planted_byte_even_when_the_manifest_agrees_with_it()
     let l = m.layers.iter_mut().find(|l| l.seeds == 13).unwrap();
     l.lower.as_mut().unwrap().xxh3 = checksum(&t);
     m.store(&dir).unwrap();
-    let o = awari(&["verify", "--db", s(&dir), "--checksums", KNOWN_GOOD]);
+    let o = awari(
+        &["verify", "--db", s(&dir), "--checksums", KNOWN_GOOD],
+        None,
+    );
     assert_eq!(o.status.code(), Some(1), "{}{}", out(&o), err(&o));
     assert!(
         err(&o).contains("1 table(s) differ") && err(&o).contains("lower.13"),
@@ -117,39 +121,48 @@ fn verify_checksums_finds_a_planted_byte_even_when_the_manifest_agrees_with_it()
         out(&o)
     );
     // --layers restricts the comparison.
-    let o = awari(&[
-        "verify",
-        "--db",
-        s(&dir),
-        "--checksums",
-        KNOWN_GOOD,
-        "--layers",
-        "0..=12",
-    ]);
+    let o = awari(
+        &[
+            "verify",
+            "--db",
+            s(&dir),
+            "--checksums",
+            KNOWN_GOOD,
+            "--layers",
+            "0..=12",
+        ],
+        None,
+    );
     assert!(o.status.success(), "{}{}", out(&o), err(&o));
     // Kept only compressed, the table is read back from its blocks and
     // still found.
-    let c = awari(&[
-        "compress",
-        "--db",
-        s(&dir),
-        "--layers",
-        "13",
-        "--level",
-        "1",
-        "--remove-raw",
-        "--quiet",
-    ]);
+    let c = awari(
+        &[
+            "compress",
+            "--db",
+            s(&dir),
+            "--layers",
+            "13",
+            "--level",
+            "1",
+            "--remove-raw",
+            "--quiet",
+        ],
+        None,
+    );
     assert!(c.status.success(), "{}", err(&c));
     assert!(!dir.join("lower.13").exists());
-    let o = awari(&[
-        "verify",
-        "--db",
-        s(&dir),
-        "--checksums",
-        KNOWN_GOOD,
-        "--json",
-    ]);
+    let o = awari(
+        &[
+            "verify",
+            "--db",
+            s(&dir),
+            "--checksums",
+            KNOWN_GOOD,
+            "--json",
+        ],
+        None,
+    );
     assert_eq!(o.status.code(), Some(1), "{}{}", out(&o), err(&o));
     let v: serde_json::Value = serde_json::from_str(&out(&o)).unwrap();
     assert_eq!(v["failed"], 1);
@@ -164,7 +177,10 @@ fn verify_checksums_finds_a_planted_byte_even_when_the_manifest_agrees_with_it()
     assert_eq!(bad[0]["file"], "lower.13.zst");
     // A missing table the manifest lists is a failure too, not a skip.
     fs::remove_file(dir.join("upper.13.zst")).unwrap();
-    let o = awari(&["verify", "--db", s(&dir), "--checksums", KNOWN_GOOD]);
+    let o = awari(
+        &["verify", "--db", s(&dir), "--checksums", KNOWN_GOOD],
+        None,
+    );
     assert_eq!(o.status.code(), Some(1), "{}{}", out(&o), err(&o));
     assert!(out(&o).contains("upper.13: missing"), "{}", out(&o));
 }
@@ -190,35 +206,24 @@ fn verify_checksums_refuses_a_bad_list_with_status_2() {
         ("layer,kind\n", "header"),
     ] {
         fs::write(&list, text).unwrap();
-        let o = awari(&["verify", "--db", s(&dir), "--checksums", s(&list)]);
+        let o = awari(&["verify", "--db", s(&dir), "--checksums", s(&list)], None);
         assert_eq!(o.status.code(), Some(2), "{text:?}: {}", err(&o));
         assert!(err(&o).contains(want), "{text:?}: {}", err(&o));
         assert_eq!(err(&o).lines().count(), 1, "{}", err(&o));
     }
 }
 
-fn awari(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_awari"))
-        .args(args)
-        .output()
-        .expect("run awari")
-}
-
 fn out(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
+    text(&o.stdout)
 }
 
 fn err(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
-fn s(p: &Path) -> &str {
-    p.to_str().expect("utf-8 path")
+    text(&o.stderr)
 }
 
 /// An oracle folder holding copies of our `scores.n` for `layers`.
 fn oracle_copy(name: &str, layers: impl Iterator<Item = u32>) -> PathBuf {
-    let dir = crate::common::scratch(&format!("awari-{name}-"));
+    let dir = scratch(&format!("awari-{name}-"));
     for n in layers {
         let f = format!("scores.{n}");
         fs::copy(db().join(&f), dir.join(&f)).unwrap();
@@ -242,7 +247,7 @@ fn pinned_indices(n: u32, pinned: bool) -> Vec<u64> {
 
 #[test]
 fn check_passes_on_every_layer() {
-    let o = awari(&["check", "--db", s(db())]);
+    let o = awari(&["check", "--db", s(db())], None);
     assert!(o.status.success(), "{}{}", out(&o), err(&o));
     assert!(
         out(&o).contains(&format!("passes on {} layer(s)", MAX + 1)),
@@ -274,14 +279,14 @@ fn check_finds_a_planted_error_and_a_checksum_failure() {
         .scores
         .xxh3 = checksum(&t);
     m.store(&dir).unwrap();
-    let o = awari(&["check", "--db", s(&dir), "--layers", "9..=10"]);
+    let o = awari(&["check", "--db", s(&dir), "--layers", "9..=10"], None);
     assert_eq!(o.status.code(), Some(1), "{}{}", out(&o), err(&o));
     assert!(out(&o).contains(&format!("index {g} ")), "{}", out(&o));
 
     // Now leave the checksum stale: the check must fail on it.
     t[g] = (t[g] as i8).wrapping_add(1) as u8;
     fs::write(dir.join("scores.9"), &t).unwrap();
-    let o = awari(&["check", "--db", s(&dir), "--layers", "9"]);
+    let o = awari(&["check", "--db", s(&dir), "--layers", "9"], None);
     assert_eq!(o.status.code(), Some(1), "{}{}", out(&o), err(&o));
     assert!(err(&o).contains("checksum"), "{}", err(&o));
     assert!(!err(&o).contains("panicked"));
@@ -290,7 +295,7 @@ fn check_finds_a_planted_error_and_a_checksum_failure() {
 #[test]
 fn every_vu_fact_up_to_16_seeds_agrees() {
     let facts = concat!(env!("CARGO_MANIFEST_DIR"), "/data/vu-move-facts.csv");
-    let o = awari(&["verify", "--db", s(db()), "--facts", facts]);
+    let o = awari(&["verify", "--db", s(db()), "--facts", facts], None);
     assert!(o.status.success(), "{}{}", out(&o), err(&o));
     let text = out(&o);
     // 12 facts have at most 16 seeds (data/vu-move-facts.csv); the rest
@@ -304,7 +309,10 @@ fn every_vu_fact_up_to_16_seeds_agrees() {
 #[test]
 fn verify_against_our_own_tables_agrees_everywhere() {
     let oracle = oracle_copy("xt-oracle-same", 0..=MAX);
-    let o = awari(&["verify", "--db", s(db()), "--oracle", s(&oracle), "--json"]);
+    let o = awari(
+        &["verify", "--db", s(db()), "--oracle", s(&oracle), "--json"],
+        None,
+    );
     assert!(o.status.success(), "{}{}", out(&o), err(&o));
     let v: serde_json::Value = serde_json::from_str(&out(&o)).unwrap();
     let m = Manifest::load(db()).unwrap().unwrap();
@@ -329,15 +337,18 @@ fn verify_names_a_planted_pinned_disagreement() {
     let ours = t[g as usize] as i8;
     t[g as usize] = (ours + 1) as u8;
     fs::write(oracle.join(format!("scores.{n}")), &t).unwrap();
-    let o = awari(&[
-        "verify",
-        "--db",
-        s(db()),
-        "--oracle",
-        s(&oracle),
-        "--layers",
-        "12..=14",
-    ]);
+    let o = awari(
+        &[
+            "verify",
+            "--db",
+            s(db()),
+            "--oracle",
+            s(&oracle),
+            "--layers",
+            "12..=14",
+        ],
+        None,
+    );
     assert_eq!(o.status.code(), Some(1), "{}{}", out(&o), err(&o));
     let board = awari_egdb::index::unrank(n, g).unwrap().to_string();
     let text = out(&o);
@@ -360,16 +371,19 @@ fn verify_counts_a_planted_unpinned_disagreement_and_passes() {
     let mut t = table(&oracle, &format!("scores.{n}"));
     t[g] = (t[g] as i8).wrapping_sub(1) as u8;
     fs::write(oracle.join(format!("scores.{n}")), &t).unwrap();
-    let o = awari(&[
-        "verify",
-        "--db",
-        s(db()),
-        "--oracle",
-        s(&oracle),
-        "--layers",
-        "13",
-        "--json",
-    ]);
+    let o = awari(
+        &[
+            "verify",
+            "--db",
+            s(db()),
+            "--oracle",
+            s(&oracle),
+            "--layers",
+            "13",
+            "--json",
+        ],
+        None,
+    );
     assert!(o.status.success(), "{}{}", out(&o), err(&o));
     let v: serde_json::Value = serde_json::from_str(&out(&o)).unwrap();
     let l = &v["layers"][0];
@@ -384,15 +398,18 @@ fn verify_reports_missing_and_wrong_size_oracle_layers() {
     fs::remove_file(oracle.join("scores.11")).unwrap();
     let t = table(&oracle, "scores.12");
     fs::write(oracle.join("scores.12"), &t[..t.len() - 7]).unwrap();
-    let o = awari(&[
-        "verify",
-        "--db",
-        s(db()),
-        "--oracle",
-        s(&oracle),
-        "--layers",
-        "10..=12",
-    ]);
+    let o = awari(
+        &[
+            "verify",
+            "--db",
+            s(db()),
+            "--oracle",
+            s(&oracle),
+            "--layers",
+            "10..=12",
+        ],
+        None,
+    );
     assert!(o.status.success(), "{}{}", out(&o), err(&o));
     let text = out(&o);
     assert!(text.contains("11  skipped"), "{text}");
@@ -402,15 +419,18 @@ fn verify_reports_missing_and_wrong_size_oracle_layers() {
     );
     assert!(text.contains("1 layer(s) compared, 2 skipped"), "{text}");
     // Nothing to compare at all is an error, not a pass.
-    let o = awari(&[
-        "verify",
-        "--db",
-        s(db()),
-        "--oracle",
-        s(&oracle),
-        "--layers",
-        "11",
-    ]);
+    let o = awari(
+        &[
+            "verify",
+            "--db",
+            s(db()),
+            "--oracle",
+            s(&oracle),
+            "--layers",
+            "11",
+        ],
+        None,
+    );
     assert_eq!(o.status.code(), Some(2), "{}", out(&o));
     assert!(!err(&o).contains("panicked"));
 }
@@ -425,15 +445,18 @@ fn verify_prints_counts_one_line_for_unbuilt_layers_and_refuses_vague_input() {
         t[g as usize] = (t[g as usize] as i8).wrapping_sub(1) as u8;
     }
     fs::write(oracle.join(format!("scores.{n}")), &t).unwrap();
-    let o = awari(&[
-        "verify",
-        "--db",
-        s(db()),
-        "--oracle",
-        s(&oracle),
-        "--layers",
-        "12..=40",
-    ]);
+    let o = awari(
+        &[
+            "verify",
+            "--db",
+            s(db()),
+            "--oracle",
+            s(&oracle),
+            "--layers",
+            "12..=40",
+        ],
+        None,
+    );
     assert!(o.status.success(), "{}{}", out(&o), err(&o));
     let text = out(&o);
     // Counts, not a rounded percentage: 4 unpinned positions disagree.
@@ -450,20 +473,23 @@ fn verify_prints_counts_one_line_for_unbuilt_layers_and_refuses_vague_input() {
 
     // A range must say whether it includes its end.
     for vague in ["3..5", "3-5"] {
-        let o = awari(&[
-            "verify",
-            "--db",
-            s(db()),
-            "--oracle",
-            s(&oracle),
-            "--layers",
-            vague,
-        ]);
+        let o = awari(
+            &[
+                "verify",
+                "--db",
+                s(db()),
+                "--oracle",
+                s(&oracle),
+                "--layers",
+                vague,
+            ],
+            None,
+        );
         assert_eq!(o.status.code(), Some(2));
         assert!(err(&o).contains("A..=B"), "{}", err(&o));
     }
     // Without something to verify against, all three choices are named.
-    let o = awari(&["verify", "--db", s(db())]);
+    let o = awari(&["verify", "--db", s(db())], None);
     assert_eq!(o.status.code(), Some(2));
     let e = err(&o);
     assert!(
@@ -472,14 +498,17 @@ fn verify_prints_counts_one_line_for_unbuilt_layers_and_refuses_vague_input() {
     );
     assert!(!e.contains("required"), "{e}");
     // Two of them at once are refused.
-    let o = awari(&[
-        "verify",
-        "--db",
-        s(db()),
-        "--facts",
-        "x",
-        "--checksums",
-        "y",
-    ]);
+    let o = awari(
+        &[
+            "verify",
+            "--db",
+            s(db()),
+            "--facts",
+            "x",
+            "--checksums",
+            "y",
+        ],
+        None,
+    );
     assert_eq!(o.status.code(), Some(2));
 }

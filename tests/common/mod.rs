@@ -1,11 +1,16 @@
-//! Shared by the probe, query and Python-tool tests: one folder of layers
-//! 0..=12 (with the envelope) built once per test binary, and scratch folders
-//! that are removed when the test binary exits.
+//! Shared by the integration tests and `xt`: one folder of layers 0..=12
+//! (with the envelope) built once per test binary, scratch folders that are
+//! removed when the test binary exits, and the runners of the `awari`
+//! binary ([`awari`], [`awari_in`], [`awari_status`], [`ok`],
+//! [`usage_error`]).
 
 #![allow(dead_code)]
 
+pub mod compress;
+
 use awari_egdb::build::{self, BuildOptions};
 use awari_egdb::solve::Silent;
+use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, OnceLock};
 use std::time::Instant;
@@ -91,14 +96,40 @@ pub fn full_copy(prefix: &str) -> PathBuf {
     dst
 }
 
+/// The `awari` binary as a command, without `AWARI_PATH`: for a test that
+/// needs the child itself (to kill it); the others use [`awari`].
+pub fn awari_command() -> std::process::Command {
+    let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_awari"));
+    cmd.env_remove("AWARI_PATH");
+    cmd
+}
+
 /// Runs the `awari` binary with `args` (and `stdin` as its standard input,
 /// if any), without `AWARI_PATH`; fails the test if it panicked.
 pub fn awari(args: &[&str], stdin: Option<&str>) -> std::process::Output {
+    awari_in(args, stdin, &[], None)
+}
+
+/// [`awari`] with extra environment variables `env` (set after
+/// `AWARI_PATH` is removed, so it can be given here) and, if given, `cwd`
+/// as the working folder.
+pub fn awari_in(
+    args: &[&str],
+    stdin: Option<&str>,
+    env: &[(&str, &OsStr)],
+    cwd: Option<&Path>,
+) -> std::process::Output {
     use std::io::Write;
-    use std::process::{Command, Stdio};
-    let mut child = Command::new(env!("CARGO_BIN_EXE_awari"))
-        .args(args)
-        .env_remove("AWARI_PATH")
+    use std::process::Stdio;
+    let mut cmd = awari_command();
+    cmd.args(args);
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    if let Some(dir) = cwd {
+        cmd.current_dir(dir);
+    }
+    let mut child = cmd
         .stdin(if stdin.is_some() {
             Stdio::piped()
         } else {
@@ -139,3 +170,50 @@ pub fn awari_status(args: &[&str], code: i32) -> (String, String) {
 
 /// The repository's list of known-good checksums.
 pub const KNOWN_GOOD: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/data/known-good.csv");
+
+/// Bytes (a command's output) as text.
+pub fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+/// A path as a command-line argument.
+pub fn s(p: &Path) -> &str {
+    p.to_str().expect("UTF-8 path")
+}
+
+/// Runs `awari args`, which must succeed; returns its stdout.
+pub fn ok(args: &[&str]) -> String {
+    let out = awari(args, None);
+    assert!(
+        out.status.success(),
+        "awari {args:?} failed with {:?}; stderr: {}",
+        out.status,
+        text(&out.stderr)
+    );
+    text(&out.stdout)
+}
+
+/// Runs `awari args`, which must be refused as bad input: status 2,
+/// exactly one line on stderr starting with `awari:`, no panic. Returns
+/// that line.
+pub fn usage_error(args: &[&str]) -> String {
+    let out = awari(args, None);
+    let stderr = text(&out.stderr);
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "awari {args:?}: want exit status 2, got {:?}; stderr: {stderr}",
+        out.status
+    );
+    let lines: Vec<&str> = stderr.lines().collect();
+    assert_eq!(
+        lines.len(),
+        1,
+        "awari {args:?}: want exactly one line on stderr, got {stderr:?}"
+    );
+    assert!(
+        lines[0].starts_with("awari:"),
+        "awari {args:?}: stderr line must start with 'awari:': {stderr:?}"
+    );
+    lines[0].to_owned()
+}

@@ -1,0 +1,455 @@
+//! Builds and compressions that die: killed (SIGKILL) at random moments,
+//! and aborted at each named fault point (`AWARI_FAULT`, `src/fault.rs`).
+//! Whatever the manifest lists is complete at every moment, and a rerun
+//! ends with the same bytes as an uninterrupted build.
+
+use crate::builder::*;
+use crate::common::{awari, awari_command, awari_in, ok, s, scratch, text, KNOWN_GOOD};
+
+use awari_egdb::fault;
+use awari_egdb::solve::Silent;
+use awari_egdb::table::Manifest;
+
+use std::collections::BTreeSet;
+use std::ffi::OsStr;
+use std::fs;
+use std::os::unix::process::ExitStatusExt;
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+
+enum Moment {
+    /// Kill after this long.
+    After(Duration),
+    /// Kill this long after the manifest lists the layer (or at the time
+    /// limit, counted from the start).
+    AfterLayer(u32, Duration, Duration),
+    /// Kill as soon as a table is being written (a new or changed `.tmp`
+    /// file), or after the given time.
+    Writing(Duration),
+}
+
+#[test]
+fn killed_build_resumes_to_same_bytes() {
+    let t0 = Instant::now();
+    let tmp = tempdir();
+    let dir = tmp.path().join("db");
+    let max = DB_MAX.to_string();
+    let args = ["build", "--max-seeds", &max, "--out", s(&dir), "--quiet"];
+    let spawn = || {
+        awari_command()
+            .args(args)
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawn awari build")
+    };
+    let moments = [
+        Moment::After(Duration::from_millis(300)),
+        Moment::Writing(Duration::from_secs(8)),
+        Moment::After(Duration::from_secs(1)),
+        Moment::After(Duration::from_millis(2500)),
+        // In the middle of the largest layer.
+        Moment::AfterLayer(DB_MAX - 1, Duration::from_secs(1), Duration::from_secs(20)),
+    ];
+    let mut killed = 0;
+    for (i, moment) in moments.iter().enumerate() {
+        let before = tmp_files(&dir);
+        let mut child = spawn();
+        let start = Instant::now();
+        let mut layer_seen: Option<Instant> = None;
+        let finished = loop {
+            if child.try_wait().expect("poll child").is_some() {
+                break true;
+            }
+            let due = match moment {
+                Moment::After(d) => start.elapsed() >= *d,
+                Moment::Writing(d) => {
+                    start.elapsed() >= *d || {
+                        let now = tmp_files(&dir);
+                        now.iter().any(|f| !before.contains(f))
+                    }
+                }
+                Moment::AfterLayer(n, wait, limit) => {
+                    if layer_seen.is_none() {
+                        let listed = Manifest::load(&dir)
+                            .ok()
+                            .flatten()
+                            .is_some_and(|m| m.layer(*n).is_some());
+                        if listed {
+                            layer_seen = Some(Instant::now());
+                        } else {
+                            std::thread::sleep(Duration::from_millis(10));
+                        }
+                    }
+                    start.elapsed() >= *limit || layer_seen.is_some_and(|t| t.elapsed() >= *wait)
+                }
+            };
+            if due {
+                break false;
+            }
+            std::thread::sleep(Duration::from_micros(200));
+        };
+        if !finished {
+            child.kill().expect("kill the build");
+            killed += 1;
+        }
+        let at = start.elapsed();
+        let out = child.wait_with_output().expect("reap the build");
+        let stderr = text(&out.stderr);
+        assert!(!stderr.contains("panicked"), "run {i}: {stderr}");
+        if finished {
+            assert!(out.status.success(), "run {i}: {:?} {stderr}", out.status);
+        }
+        assert!(stderr.is_empty(), "run {i}: stderr {stderr}");
+        // At any moment, whatever the manifest lists is complete and correct.
+        let listed = listed_files_verify(&dir);
+        eprintln!(
+            "builder: kill run {i}: {} at {at:.2?}; manifest lists layers {:?}; temporary files {:?}",
+            if finished { "finished" } else { "killed" },
+            listed,
+            tmp_files(&dir)
+        );
+    }
+    assert!(
+        killed >= 4,
+        "only {killed} runs were killed before finishing"
+    );
+
+    // The last run finishes.
+    let mut child = spawn();
+    let start = Instant::now();
+    while child.try_wait().expect("poll child").is_none() {
+        if start.elapsed() > Duration::from_secs(120) {
+            let _ = child.kill();
+            panic!("the final build did not finish in 120 s");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let out = child.wait_with_output().expect("reap the build");
+    let stderr = text(&out.stderr);
+    assert!(out.status.success(), "final run: {:?} {stderr}", out.status);
+    assert!(stderr.is_empty(), "final run: {stderr}");
+    eprintln!(
+        "builder: kill test: final run {:.2?}, whole test {:.2?}",
+        start.elapsed(),
+        t0.elapsed()
+    );
+
+    // Same files, same checksums as the uninterrupted build.
+    let d = db();
+    listed_files_verify(&dir);
+    let all = files(&dir);
+    let names: BTreeSet<String> = all.keys().cloned().collect();
+    let mut want = expected_names(DB_MAX, true);
+    want.insert("manifest.json".into());
+    assert_eq!(names, want, "files after the interrupted build");
+    for n in layers(DB_MAX) {
+        for (k, kind) in KINDS.iter().enumerate() {
+            let name = kind.file_name(n);
+            if let Some(diff) =
+                first_difference(n, kind.stem(), &all[&name], &d.tables[k][n as usize])
+            {
+                panic!("interrupted vs uninterrupted build: {diff}");
+            }
+        }
+    }
+    let m = manifest(&dir);
+    assert_eq!(checksums(&m), checksums(&d.manifest), "manifest checksums");
+    check_manifest(&dir, &m, DB_MAX, true);
+}
+
+/// A build killed right after its first table is renamed into place must
+/// resume (the builder claims the folder with an empty manifest first).
+#[test]
+fn killed_before_first_manifest_resumes() {
+    for trial in 0..20 {
+        let tmp = tempdir();
+        let dir = tmp.path().join("db");
+        let mut child = awari_command()
+            .args(["build", "--max-seeds", "5", "--out", s(&dir), "--quiet"])
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        while !dir.join("scores.0").exists() && child.try_wait().unwrap().is_none() {}
+        let _ = child.kill();
+        let _ = child.wait();
+        let had_manifest = dir.join("manifest.json").exists();
+        let out = awari(
+            &["build", "--max-seeds", "5", "--out", s(&dir), "--quiet"],
+            None,
+        );
+        assert!(
+            out.status.success(),
+            "trial {trial}: killed with scores.0 written, manifest {had_manifest}; \
+             the restart fails: {}",
+            text(&out.stderr)
+        );
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Named fault points (`AWARI_FAULT`): each run dies by the abort at exactly
+// the point asked for; the folder is then safe (whatever the manifest lists
+// is complete; temporary files may be left), and a rerun without the fault
+// ends with the known-good tables.
+
+/// Layers the fault tests build.
+const FAULT_MAX: u32 = 11;
+
+/// `awari build` of layers 0..=FAULT_MAX into `dir`, quietly.
+fn build_args(dir: &Path) -> [&str; 6] {
+    ["build", "--max-seeds", "11", "--out", s(dir), "--quiet"]
+}
+
+/// Runs `awari args` with `AWARI_FAULT=fault`, in `cwd` (where a core file
+/// would go), and checks that it was killed by the abort (SIGABRT) at
+/// exactly the point `hit` (`POINT:WHAT`), which stderr names.
+fn abort_at(args: &[&str], fault: &str, hit: &str, cwd: &Path) {
+    let out = awari_in(args, None, &[(fault::VAR, OsStr::new(fault))], Some(cwd));
+    let stderr = text(&out.stderr);
+    let what = format!("AWARI_FAULT={fault} awari {args:?}");
+    assert!(!out.status.success(), "{what}: finished; stderr: {stderr}");
+    assert_eq!(
+        out.status.signal(),
+        Some(libc::SIGABRT),
+        "{what}: {:?}; stderr: {stderr}",
+        out.status
+    );
+    assert_eq!(
+        stderr,
+        format!("awari: fault injected at {hit}\n"),
+        "{what}: stderr"
+    );
+}
+
+/// Whatever the manifest of `dir` lists is complete: every raw table it
+/// lists has its size and checksum (or, if it is gone, a compressed copy is
+/// listed), and every compressed file it lists has the size and checksum
+/// recorded. Returns the layers listed.
+fn assert_listed_complete(dir: &Path) -> Vec<u32> {
+    let Some(m) = Manifest::load(dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display())) else {
+        return Vec::new();
+    };
+    for e in &m.layers {
+        for (_, f) in e.files() {
+            let path = dir.join(&f.name);
+            match fs::read(&path) {
+                Ok(bytes) => {
+                    assert_eq!(bytes.len() as u64, f.bytes, "{}: size", path.display());
+                    assert_eq!(xxh3(&bytes), f.xxh3, "{}: checksum", path.display());
+                }
+                Err(_) => assert!(
+                    m.compressed(&f.name).is_some(),
+                    "{} is listed, but neither it nor a compressed copy is there",
+                    path.display()
+                ),
+            }
+        }
+    }
+    for c in &m.compressed {
+        let path = dir.join(&c.name);
+        let bytes = fs::read(&path)
+            .unwrap_or_else(|e| panic!("{}: listed in the manifest: {e}", path.display()));
+        assert_eq!(bytes.len() as u64, c.bytes, "{}: size", path.display());
+        assert_eq!(xxh3(&bytes), c.xxh3, "{}: checksum", path.display());
+    }
+    m.layers.iter().map(|e| e.seeds).collect()
+}
+
+/// The tables of `dir` (raw, or read back from their compressed copies)
+/// equal `data/known-good.csv` for every layer 0..=FAULT_MAX.
+fn assert_known_good(dir: &Path) {
+    let out = ok(&[
+        "verify",
+        "--db",
+        s(dir),
+        "--checksums",
+        KNOWN_GOOD,
+        "--json",
+    ]);
+    let v: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+    assert_eq!(v["equal"], 3 * (FAULT_MAX + 1), "{out}");
+    assert_eq!(v["failed"], 0, "{out}");
+    assert_eq!(v["ok"], true, "{out}");
+}
+
+/// A build into a new folder dies at `fault`; the folder is safe and lists
+/// exactly `listed`; `then` checks the files the point is about; a rerun
+/// without the fault resumes and ends with the known-good tables.
+fn build_dies_at(fault: &str, hit: &str, listed: &[u32], then: impl FnOnce(&Path)) {
+    let tmp = tempdir();
+    let dir = tmp.path().join("db");
+    abort_at(&build_args(&dir), fault, hit, tmp.path());
+    let found = assert_listed_complete(&dir);
+    assert_eq!(found, listed, "AWARI_FAULT={fault}: layers listed");
+    eprintln!(
+        "builder: AWARI_FAULT={fault}: layers {found:?} listed, temporary files {:?}",
+        tmp_files(&dir)
+    );
+    then(&dir);
+    ok(&build_args(&dir));
+    assert_eq!(assert_listed_complete(&dir), layers(FAULT_MAX));
+    check_manifest(&dir, &manifest(&dir), FAULT_MAX, true);
+    assert_known_good(&dir);
+    assert!(
+        tmp_files(&dir).is_empty(),
+        "temporary files after the rerun: {:?}",
+        tmp_files(&dir)
+    );
+}
+
+#[test]
+fn fault_before_a_table_is_renamed_leaves_its_layer_unlisted() {
+    build_dies_at(
+        "before-rename:upper.9",
+        "before-rename:upper.9",
+        &layers(8),
+        |dir| {
+            assert!(!dir.join("upper.9").exists());
+            assert!(dir.join("upper.9.tmp").exists(), "{:?}", tmp_files(dir));
+        },
+    );
+}
+
+#[test]
+fn fault_after_a_table_is_renamed_leaves_its_layer_unlisted() {
+    build_dies_at(
+        "after-rename:lower.10",
+        "after-rename:lower.10",
+        &layers(9),
+        |dir| {
+            assert!(dir.join("lower.10").exists());
+            assert!(!dir.join("lower.10.tmp").exists());
+        },
+    );
+}
+
+#[test]
+fn fault_before_the_manifest_lists_a_built_layer() {
+    build_dies_at(
+        "before-manifest:10",
+        "before-manifest:10",
+        &layers(9),
+        |dir| {
+            for kind in KINDS {
+                assert!(
+                    dir.join(kind.file_name(10)).exists(),
+                    "{}",
+                    kind.file_name(10)
+                );
+            }
+        },
+    );
+}
+
+#[test]
+fn fault_point_without_a_name_fires_at_its_first_use() {
+    // `AWARI_FAULT=POINT` stops where the point is first reached: layer 0.
+    build_dies_at("before-manifest", "before-manifest:0", &[], |dir| {
+        assert!(dir.join("scores.0").exists());
+    });
+}
+
+#[test]
+fn fault_at_the_first_manifest_write() {
+    // The builder claims a new folder with an empty manifest before any
+    // table: killed before and after that rename.
+    build_dies_at(
+        "before-rename:manifest.json",
+        "before-rename:manifest.json",
+        &[],
+        |dir| {
+            assert!(!dir.join("manifest.json").exists());
+            assert!(dir.join("manifest.json.tmp").exists());
+        },
+    );
+    build_dies_at(
+        "after-rename:manifest.json",
+        "after-rename:manifest.json",
+        &[],
+        |dir| {
+            assert!(dir.join("manifest.json").exists());
+            assert!(!dir.join("scores.0").exists());
+        },
+    );
+}
+
+/// Layers 0..=FAULT_MAX built once through the library, to compress.
+fn fault_raw_folder() -> &'static Path {
+    static DIR: OnceLock<PathBuf> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let dir = scratch("awari-xt-fault-raw-");
+        build_ok(&opts(&dir, FAULT_MAX, true), &Silent);
+        dir
+    })
+}
+
+#[test]
+fn fault_mid_compress_leaves_the_file_unlisted_and_the_raw_tables() {
+    let dir = scratch("awari-xt-fault-compress-");
+    for (name, bytes) in files(fault_raw_folder()) {
+        fs::write(dir.join(name), bytes).unwrap();
+    }
+    let args = [
+        "compress",
+        "--db",
+        s(&dir),
+        "--layers",
+        "9..=11",
+        "--level",
+        "1",
+        "--remove-raw",
+        "--quiet",
+    ];
+    abort_at(
+        &args,
+        "mid-compress:scores.10.zst",
+        "mid-compress:scores.10.zst",
+        &dir,
+    );
+    assert_eq!(assert_listed_complete(&dir), layers(FAULT_MAX));
+    let m = manifest(&dir);
+    assert!(m.compressed("scores.10").is_none(), "{:?}", m.compressed);
+    assert!(!dir.join("scores.10.zst").exists());
+    assert!(
+        dir.join("scores.10.zst.tmp").exists(),
+        "{:?}",
+        tmp_files(&dir)
+    );
+    for kind in KINDS {
+        assert!(
+            dir.join(kind.file_name(10)).exists(),
+            "raw tables of layer 10 kept"
+        );
+        assert!(
+            dir.join(kind.file_name(11)).exists(),
+            "raw tables of layer 11 kept"
+        );
+    }
+    // Layer 9 was done before: compressed, listed and its raw tables gone.
+    let done: BTreeSet<&str> = m.compressed.iter().map(|c| c.raw.as_str()).collect();
+    assert_eq!(done, BTreeSet::from(["scores.9", "lower.9", "upper.9"]));
+    eprintln!(
+        "builder: AWARI_FAULT=mid-compress:scores.10.zst: compressed {done:?}, temporary files {:?}",
+        tmp_files(&dir)
+    );
+    // The folder is usable as it is, and the rerun finishes the job.
+    assert_known_good(&dir);
+    ok(&args);
+    assert_eq!(assert_listed_complete(&dir), layers(FAULT_MAX));
+    let m = manifest(&dir);
+    assert_eq!(m.compressed.len(), 9);
+    for n in 9..=FAULT_MAX {
+        for kind in KINDS {
+            assert!(
+                !dir.join(kind.file_name(n)).exists(),
+                "{}",
+                kind.file_name(n)
+            );
+        }
+    }
+    assert_known_good(&dir);
+    assert!(tmp_files(&dir).is_empty(), "{:?}", tmp_files(&dir));
+}
