@@ -7,7 +7,7 @@
 
 mod common;
 
-use awari_egdb::build::{self, BuildOptions};
+use awari_egdb::build;
 use awari_egdb::codec::{self, Settings};
 use awari_egdb::format::Kind;
 use awari_egdb::index::{layer_size, unrank};
@@ -440,13 +440,7 @@ impl build::BuildObserver for Notes {
 #[test]
 fn build_on_a_compressed_folder_keeps_it_and_writes_back_only_what_it_reads() {
     let dir = scratch("awari-compress-build-");
-    let mut opts = BuildOptions {
-        max_seeds: 6,
-        out: dir.clone(),
-        envelope: true,
-        memory_limit: None,
-        reset_peak_rss: false,
-    };
+    let mut opts = common::options(&dir, 6, true);
     build::build(&opts, &Silent).unwrap();
     let mut copts = compress_opts(true);
     copts.remove_raw = true;

@@ -13,13 +13,7 @@ fn db16() -> &'static Path {
     static DIR: OnceLock<PathBuf> = OnceLock::new();
     DIR.get_or_init(|| {
         let dir = scratch("awari-play-db-");
-        let opts = awari_egdb::build::BuildOptions {
-            max_seeds: 16,
-            out: dir.clone(),
-            envelope: false,
-            memory_limit: None,
-            reset_peak_rss: false,
-        };
+        let opts = common::options(&dir, 16, false);
         awari_egdb::build::build(&opts, &awari_egdb::solve::Silent).expect("build 0..=16");
         dir
     })

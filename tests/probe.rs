@@ -614,13 +614,7 @@ fn from_tables_with_a_short_buffer_is_an_error_not_a_panic() {
 #[test]
 fn folder_built_without_envelope_has_checksums_but_no_envelope() {
     let dir = scratch("awari-probe-noenv-");
-    let opts = awari_egdb::build::BuildOptions {
-        max_seeds: 6,
-        out: dir.clone(),
-        envelope: false,
-        memory_limit: None,
-        reset_peak_rss: false,
-    };
+    let opts = common::options(&dir, 6, false);
     awari_egdb::build::build(&opts, &awari_egdb::solve::Silent).unwrap();
     let db = Database::open(&dir).unwrap();
     assert!(!db.is_vu());

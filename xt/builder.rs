@@ -24,15 +24,7 @@ pub(crate) const DB_MAX: u32 = 15;
 
 pub(crate) const KINDS: [Kind; 3] = [Kind::Score, Kind::Lower, Kind::Upper];
 
-pub(crate) fn opts(out: &Path, max_seeds: u32, envelope: bool) -> BuildOptions {
-    BuildOptions {
-        max_seeds,
-        out: out.to_path_buf(),
-        envelope,
-        memory_limit: None,
-        reset_peak_rss: false,
-    }
-}
+pub(crate) use crate::common::options as opts;
 
 pub(crate) fn tempdir() -> tempfile::TempDir {
     tempfile::Builder::new()

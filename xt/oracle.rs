@@ -5,7 +5,7 @@
 //! tables, with planted disagreements.
 
 use crate::common::{awari, s, scratch, text, KNOWN_GOOD};
-use awari_egdb::build::{self, BuildOptions};
+use awari_egdb::build;
 use awari_egdb::format::checksum;
 use awari_egdb::solve::Silent;
 use awari_egdb::table::Manifest;
@@ -26,13 +26,7 @@ fn db() -> &'static Path {
     DB.get_or_init(|| {
         let dir = scratch("awari-xt-oracle-").join("db");
         let t0 = Instant::now();
-        let opts = BuildOptions {
-            max_seeds: MAX,
-            out: dir.clone(),
-            envelope: true,
-            memory_limit: None,
-            reset_peak_rss: false,
-        };
+        let opts = crate::common::options(&dir, MAX, true);
         let r = build::build(&opts, &Silent).expect("build 0..=16");
         assert!(r.reused.is_empty(), "a fresh folder reuses nothing");
         assert_eq!(r.built, build::layers_up_to(MAX));

@@ -41,20 +41,7 @@ fn pct(s: &LayerStats, c: u64) -> String {
 
 pub fn run(a: StatsArgs) -> Result<(), Failure> {
     let db = Database::open(&a.db)?;
-    let range = a.layers.unwrap_or(0..=48);
-    let layers: Vec<u32> = db
-        .layers()
-        .into_iter()
-        .filter(|n| range.contains(n))
-        .collect();
-    if layers.is_empty() {
-        return Err(Failure::usage(format!(
-            "{}: no layer in {}..={}",
-            a.db.display(),
-            range.start(),
-            range.end()
-        )));
-    }
+    let layers = super::verify::layers_in(&db, &a.db, a.layers)?;
     let all: Vec<LayerStats> = layers
         .iter()
         .map(|&n| stats::layer_stats(&db, n))

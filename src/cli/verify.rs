@@ -374,9 +374,13 @@ fn run_facts(
     Ok(())
 }
 
-pub fn run_check(a: CheckArgs) -> Result<(), Failure> {
-    let db = Database::open(&a.db)?;
-    let range = a.layers.unwrap_or(0..=48);
+/// The layers of `db` in `range` (all when `None`); none is bad input.
+pub fn layers_in(
+    db: &Database,
+    dir: &std::path::Path,
+    range: Option<RangeInclusive<u32>>,
+) -> Result<Vec<u32>, Failure> {
+    let range = range.unwrap_or(0..=48);
     let layers: Vec<u32> = db
         .layers()
         .into_iter()
@@ -385,11 +389,17 @@ pub fn run_check(a: CheckArgs) -> Result<(), Failure> {
     if layers.is_empty() {
         return Err(Failure::usage(format!(
             "{}: no built layer in {}..={}",
-            a.db.display(),
+            dir.display(),
             range.start(),
             range.end()
         )));
     }
+    Ok(layers)
+}
+
+pub fn run_check(a: CheckArgs) -> Result<(), Failure> {
+    let db = Database::open(&a.db)?;
+    let layers = layers_in(&db, &a.db, a.layers)?;
     // The check of layer n reads every layer below it: verify the checksums
     // of all of them first (a VU folder has none to verify).
     let top = *layers.last().expect("not empty");

@@ -3,7 +3,7 @@
 //! binary, its compressed copy, and small helpers.
 
 use super::scratch;
-use awari_egdb::build::{self, BuildOptions};
+use awari_egdb::build;
 use awari_egdb::codec::{CompressError, CompressedTable, Settings};
 use awari_egdb::format::Kind;
 use awari_egdb::pack::{self, Action, CompressOptions, Quiet};
@@ -28,13 +28,7 @@ pub fn raw_dir() -> &'static Path {
     static DIR: OnceLock<PathBuf> = OnceLock::new();
     DIR.get_or_init(|| {
         let dir = scratch("awari-compress-raw-");
-        let opts = BuildOptions {
-            max_seeds: MAX,
-            out: dir.clone(),
-            envelope: true,
-            memory_limit: None,
-            reset_peak_rss: false,
-        };
+        let opts = super::options(&dir, MAX, true);
         build::build(&opts, &Silent).unwrap_or_else(|e| panic!("build: {e}"));
         dir
     })

@@ -18,6 +18,18 @@ use std::time::Instant;
 /// Layers of the shared test folder.
 pub const MAX: u32 = 12;
 
+/// The options of a build of layers `0..=max` into `dir` (no memory limit;
+/// the process's peak-RSS counter is left alone).
+pub fn options(dir: &Path, max: u32, envelope: bool) -> BuildOptions {
+    BuildOptions {
+        max_seeds: max,
+        out: dir.to_path_buf(),
+        envelope,
+        memory_limit: None,
+        reset_peak_rss: false,
+    }
+}
+
 /// Folders to remove at exit.
 static SCRATCH: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
 
@@ -52,13 +64,7 @@ pub fn db_dir() -> &'static Path {
     DIR.get_or_init(|| {
         let dir = scratch("awari-probe-db-");
         let t0 = Instant::now();
-        let opts = BuildOptions {
-            max_seeds: MAX,
-            out: dir.clone(),
-            envelope: true,
-            memory_limit: None,
-            reset_peak_rss: false,
-        };
+        let opts = options(&dir, MAX, true);
         let r = build::build(&opts, &Silent).unwrap_or_else(|e| panic!("build {opts:?}: {e}"));
         assert_eq!(
             r.built,
