@@ -590,37 +590,7 @@ impl Sweep<'_> {
                     let end = (first + CHUNK).min(size);
                     let subs = (first..end).step_by(SUB as usize);
                     for lo in subs.filter(|&lo| self.masks.has((lo / SUB) as usize, t)) {
-                        for g in lo..(lo + SUB).min(end) {
-                            let i = g as usize * self.stride;
-                            let w = self.st[i + self.win].load(Relaxed);
-                            if w < SETTLED
-                                && dec(w) >= t
-                                && self.st[i + self.win]
-                                    .compare_exchange(w, SETTLED | enc(t), Relaxed, Relaxed)
-                                    .is_ok()
-                            {
-                                work.stack.push(Item {
-                                    pos: unrank_unchecked(self.n, g),
-                                    lose: false,
-                                });
-                            }
-                            let l = self.st[i + self.lose].load(Relaxed);
-                            if l < SETTLED
-                                && dec(l) <= -t
-                                && (self.st[i + CNT].load(Relaxed) >> self.shift) & 7 == 0
-                                && self.st[i + self.lose]
-                                    .compare_exchange(l, SETTLED | enc(-t), Relaxed, Relaxed)
-                                    .is_ok()
-                            {
-                                work.stack.push(Item {
-                                    pos: unrank_unchecked(self.n, g),
-                                    lose: true,
-                                });
-                            }
-                            if work.stack.len() >= BATCH {
-                                count += self.drain(work, t);
-                            }
-                        }
+                        count += self.scan(work, lo, (lo + SUB).min(end), t);
                     }
                     count += self.drain(work, t);
                     if count > 0 {
@@ -634,6 +604,49 @@ impl Sweep<'_> {
         // rule) complete the sweep's share of the work.
         obs.advance((size * self.per_position).saturating_sub(total));
         total
+    }
+
+    /// Settles the positions `lo..hi` that reach threshold `t` by their
+    /// exits (or, on the `<= -t` side, wait for it with every internal child
+    /// known), propagating a batch at a time; returns the settlements made.
+    #[inline]
+    fn scan(&self, work: &mut Work, lo: u64, hi: u64, t: i32) -> u64 {
+        let mut count = 0;
+        // Unsettled bytes (below SETTLED) at or above `win_min` reach `t`;
+        // those at or below `lose_max` reach `-t`.
+        let (win_min, lose_max) = (enc(t), enc(-t));
+        let (win, lose, shift) = (self.win, self.lose, self.shift);
+        let block = &self.st[lo as usize * self.stride..hi as usize * self.stride];
+        for (g, s) in (lo..).zip(block.chunks_exact(self.stride)) {
+            let w = s[win].load(Relaxed);
+            if w < SETTLED
+                && w >= win_min
+                && s[win]
+                    .compare_exchange(w, SETTLED | enc(t), Relaxed, Relaxed)
+                    .is_ok()
+            {
+                work.stack.push(Item {
+                    pos: unrank_unchecked(self.n, g),
+                    lose: false,
+                });
+            }
+            let l = s[lose].load(Relaxed);
+            if l <= lose_max
+                && (s[CNT].load(Relaxed) >> shift) & 7 == 0
+                && s[lose]
+                    .compare_exchange(l, SETTLED | enc(-t), Relaxed, Relaxed)
+                    .is_ok()
+            {
+                work.stack.push(Item {
+                    pos: unrank_unchecked(self.n, g),
+                    lose: true,
+                });
+            }
+            if work.stack.len() >= BATCH {
+                count += self.drain(work, t);
+            }
+        }
+        count
     }
 
     /// Propagates the settlements on the stack at threshold `t` to closure,
