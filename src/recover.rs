@@ -135,15 +135,11 @@ impl RecoverReport {
     }
 }
 
-/// The raw tables of a layer found on disk.
-struct Found {
-    seeds: u32,
-    score: Mapped,
-    envelope: Option<(Mapped, Mapped)>,
-}
+/// The raw tables of layer `n` found on disk, mapped; what is wrong with
+/// them; or `None` if it has none.
+type Found = Option<Result<LayerTables<Mapped>, String>>;
 
-/// What is wrong with the raw tables of layer `n`, or `None` if it has none.
-fn find_layer(dir: &Path, n: u32) -> Result<Option<Result<Found, String>>, RecoverError> {
+fn find_layer(dir: &Path, n: u32) -> Result<Found, RecoverError> {
     let size = layer_size(n);
     let path = |k: Kind| dir.join(k.file_name(n));
     let [s, lo, hi] = [Kind::Score, Kind::Lower, Kind::Upper].map(|k| path(k).exists());
@@ -187,11 +183,7 @@ fn find_layer(dir: &Path, n: u32) -> Result<Option<Result<Found, String>>, Recov
     } else {
         None
     };
-    Ok(Some(Ok(Found {
-        seeds: n,
-        score,
-        envelope,
-    })))
+    Ok(Some(Ok(LayerTables { score, envelope })))
 }
 
 /// Rebuilds the manifest of our folder `dir` from its tables (see the
@@ -211,11 +203,19 @@ pub fn recover(dir: &Path, known: Option<&[KnownTable]>) -> Result<RecoverReport
         Err(e) => return Err(RecoverError::OtherRules(e)),
     };
 
-    let mut found: Vec<Found> = Vec::new();
+    // Every table found goes into one database: checksums, histograms and
+    // the Bellman checks read it from there; a layer is checked only once
+    // every layer below it is trusted.
+    let mut found: Vec<u32> = Vec::new();
+    let mut slots: Vec<Option<LayerTables<Mapped>>> = Vec::new();
     for n in (0..=MAX_SEEDS).filter(|&n| n != 47) {
         match find_layer(dir, n)? {
             None => {}
-            Some(Ok(f)) => found.push(f),
+            Some(Ok(tables)) => {
+                found.push(n);
+                slots.resize_with(n as usize + 1, || None);
+                slots[n as usize] = Some(tables);
+            }
             Some(Err(reason)) => report.layers.push(LayerOutcome {
                 seeds: n,
                 trust: None,
@@ -226,42 +226,23 @@ pub fn recover(dir: &Path, known: Option<&[KnownTable]>) -> Result<RecoverReport
     if found.is_empty() {
         return Err(RecoverError::NoTables(dir.to_path_buf()));
     }
+    let db = Database::from_tables(slots)?;
+    let kinds = [Kind::Score, Kind::Lower, Kind::Upper];
+    let tables = |n: u32| -> Result<[Option<&[u8]>; 3], ProbeError> {
+        Ok([
+            db.table(n, Kind::Score)?,
+            db.table(n, Kind::Lower)?,
+            db.table(n, Kind::Upper)?,
+        ])
+    };
     // Checksums of every table found, computed in parallel.
     let sums: Vec<[Option<String>; 3]> = found
         .par_iter()
-        .map(|f| {
-            let e = f.envelope.as_ref();
-            [
-                Some(checksum(&f.score)),
-                e.map(|e| checksum(&e.0)),
-                e.map(|e| checksum(&e.1)),
-            ]
-        })
-        .collect();
-    let kinds = [Kind::Score, Kind::Lower, Kind::Upper];
+        .map(|&n| Ok(tables(n)?.map(|t| t.map(checksum))))
+        .collect::<Result<_, ProbeError>>()?;
     let mut entries = Vec::new();
     let mut trusted = std::collections::BTreeSet::new();
-    // A database over every table found, for the Bellman checks; a layer is
-    // checked only once every layer below it is trusted.
-    let db = {
-        let mut slots: Vec<Option<LayerTables<Mapped>>> = Vec::new();
-        for f in &found {
-            let n = f.seeds as usize;
-            slots.resize_with(slots.len().max(n + 1), || None);
-            let reopen =
-                |k: Kind| Mapped::open(&dir.join(k.file_name(f.seeds)), f.score.len() as u64);
-            slots[n] = Some(LayerTables {
-                score: reopen(Kind::Score)?,
-                envelope: match f.envelope {
-                    Some(_) => Some((reopen(Kind::Lower)?, reopen(Kind::Upper)?)),
-                    None => None,
-                },
-            });
-        }
-        Database::from_tables(slots)?
-    };
-    for (f, sums) in found.iter().zip(&sums) {
-        let n = f.seeds;
+    for (&n, sums) in found.iter().zip(&sums) {
         let listed: Vec<&KnownTable> = known
             .unwrap_or_default()
             .iter()
@@ -306,8 +287,16 @@ pub fn recover(dir: &Path, known: Option<&[KnownTable]>) -> Result<RecoverReport
             }
         }
         if let Some(t) = trust {
-            trusted.insert(n);
-            entries.push(entry(f, sums, t));
+            match entry(n, tables(n)?, sums, t) {
+                Ok(e) => {
+                    trusted.insert(n);
+                    entries.push(e);
+                }
+                Err(why) => {
+                    trust = None;
+                    reason = Some(why);
+                }
+            }
         }
         report.layers.push(LayerOutcome {
             seeds: n,
@@ -360,9 +349,14 @@ pub fn recover(dir: &Path, known: Option<&[KnownTable]>) -> Result<RecoverReport
     Ok(report)
 }
 
-/// The manifest entry of a recovered layer.
-fn entry(f: &Found, sums: &[Option<String>; 3], trust: Trust) -> LayerEntry {
-    let n = f.seeds;
+/// The manifest entry of a recovered layer, from its tables (score, lower,
+/// upper) and their checksums; an error if a score lies outside `-n..=n`.
+fn entry(
+    n: u32,
+    tables: [Option<&[u8]>; 3],
+    sums: &[Option<String>; 3],
+    trust: Trust,
+) -> Result<LayerEntry, String> {
     let size = layer_size(n);
     let file = |k: Kind, sum: &Option<String>| {
         sum.as_ref().map(|s| FileEntry {
@@ -371,36 +365,19 @@ fn entry(f: &Found, sums: &[Option<String>; 3], trust: Trust) -> LayerEntry {
             xxh3: s.clone(),
         })
     };
-    let w = 2 * n as usize + 1;
-    let histogram = f
-        .score
-        .par_chunks(1 << 20)
-        .map(|c| {
-            let mut h = vec![0u64; w];
-            for &b in c {
-                // A trusted table holds values in -n..=n; anything else is
-                // left out rather than trusted to index.
-                let i = b as i8 as i32 + n as i32;
-                if let Some(x) = usize::try_from(i).ok().and_then(|i| h.get_mut(i)) {
-                    *x += 1;
-                }
-            }
-            h
-        })
-        .reduce(
-            || vec![0u64; w],
-            |mut a, b| {
-                a.iter_mut().zip(b).for_each(|(x, y)| *x += y);
-                a
-            },
-        );
-    let pinned = f.envelope.as_ref().map(|(lo, hi)| {
-        lo.par_chunks(1 << 20)
-            .zip(hi.par_chunks(1 << 20))
-            .map(|(a, b)| a.iter().zip(b).filter(|(x, y)| x == y).count() as u64)
-            .sum()
-    });
-    LayerEntry {
+    let score = tables[0].expect("a score table");
+    let histogram = crate::stats::histogram(n, score)
+        .ok_or_else(|| format!("scores.{n} holds values outside -{n}..={n}"))?;
+    let pinned = match (tables[1], tables[2]) {
+        (Some(lo), Some(hi)) => Some(
+            lo.par_chunks(1 << 20)
+                .zip(hi.par_chunks(1 << 20))
+                .map(|(a, b)| a.iter().zip(b).filter(|(x, y)| x == y).count() as u64)
+                .sum(),
+        ),
+        _ => None,
+    };
+    Ok(LayerEntry {
         seeds: n,
         positions: size,
         scores: file(Kind::Score, &sums[0]).expect("a score table"),
@@ -419,5 +396,5 @@ fn entry(f: &Found, sums: &[Option<String>; 3], trust: Trust) -> LayerEntry {
         pinned,
         score_histogram: histogram,
         recovered: Some(trust.describe().into()),
-    }
+    })
 }

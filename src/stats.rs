@@ -71,9 +71,9 @@ impl LayerStats {
     }
 }
 
-/// Counts the scores of a table of layer `n`; `None` if a value lies
-/// outside `-n..=n`.
-fn count(n: u32, table: &[u8]) -> Option<Vec<u64>> {
+/// Counts the scores of a table of layer `n` (positions per score, from
+/// `-n` to `n`); `None` if a value lies outside `-n..=n`.
+pub(crate) fn histogram(n: u32, table: &[u8]) -> Option<Vec<u64>> {
     let w = 2 * n as usize + 1;
     table
         .par_chunks(1 << 20)
@@ -139,6 +139,6 @@ pub fn layer_stats(db: &Database, n: u32) -> Result<LayerStats, StatsError> {
     })?;
     // A VU scores.48 may hold one more byte (the initial position).
     let table = &table[..table.len().min(layer_size(n) as usize)];
-    let h = count(n, table).ok_or(StatsError::OutOfRange(n))?;
+    let h = histogram(n, table).ok_or(StatsError::OutOfRange(n))?;
     Ok(LayerStats::from_histogram(n, h))
 }

@@ -5,7 +5,7 @@
 use super::board::parse_board;
 use super::Failure;
 use awari_egdb::game::{self, Board, Game, Side};
-use awari_egdb::probe::{Database, AWARI_PATH};
+use awari_egdb::probe::Database;
 use clap::{Args, ValueEnum};
 use std::io::{BufRead, IsTerminal, Write};
 use std::path::PathBuf;
@@ -55,14 +55,6 @@ pub struct PlayArgs {
     /// Plies the computer searches where the database has no answer.
     #[arg(long, value_name = "N", default_value_t = 6)]
     depth: u32,
-}
-
-fn open(db: Option<PathBuf>) -> Result<Database, Failure> {
-    let dir = db.unwrap_or_else(|| match std::env::var_os(AWARI_PATH) {
-        Some(p) if !p.is_empty() => PathBuf::from(p),
-        _ => PathBuf::from("./db"),
-    });
-    Ok(Database::open(&dir)?)
 }
 
 fn read_game(path: &PathBuf) -> Result<Game, String> {
@@ -179,7 +171,7 @@ fn computer_move(db: &Database, g: &mut Game, depth: u32) -> Result<(), Failure>
 const HELP: &str = "commands: a pit label (A..F South, a..f North) | undo | go | hint | save FILE | load FILE | help | quit";
 
 pub fn run(a: PlayArgs) -> Result<(), Failure> {
-    let db = open(a.db.clone())?;
+    let db = super::query::open(a.db.clone(), false)?;
     let mut g = start(&a)?;
     let interactive = std::io::stdin().is_terminal();
     let stdin = std::io::stdin();

@@ -190,7 +190,8 @@ fn print_text(p: &Position, a: &Answer, moves: &[MoveInfo; 6]) {
     }
 }
 
-fn open(db: Option<PathBuf>, verify: bool) -> Result<Database, Failure> {
+/// The database of `--db DIR`, else `$AWARI_PATH`, else `./db`.
+pub fn open(db: Option<PathBuf>, verify: bool) -> Result<Database, Failure> {
     let dir = match db {
         Some(d) => d,
         None => match std::env::var_os(AWARI_PATH) {
