@@ -475,6 +475,7 @@ fn build_layer(
         n,
         &below,
         opts.envelope,
+        Some(dir),
         obs,
         &mut |solved: &solve::Solved| {
             obs.phase("write");

@@ -95,10 +95,12 @@
 //! flag and a 7-bit value; before settling the value is the best exit) plus
 //! one byte of two 3-bit counters of internal moves: 3 bytes with the
 //! envelope (whose bytes are written out and reused for the score), 2
-//! without ([`working_bytes`]). The exits are computed twice with the
-//! envelope, once per sweep, and each pass that computes them works in
-//! batches, prefetching the lower layers' entries of a batch's captures
-//! before reading any of them.
+//! without ([`working_bytes`]). The exits are computed once, in one pass
+//! that works in batches, prefetching the lower layers' entries of a
+//! batch's captures before reading any of them. With the envelope the
+//! state has no room for the score's exits during the envelope sweep, so
+//! they wait in an unnamed scratch file, one byte per position, written and
+//! read back in index order.
 //!
 //! Thresholds run from `n` down. For each block of positions a bit mask
 //! records the thresholds at which a scan of the block can settle something
@@ -191,6 +193,15 @@ pub enum SolveError {
     /// The working arrays could not be allocated.
     #[error("cannot allocate the working arrays: {0}")]
     Alloc(#[from] std::io::Error),
+    /// The scratch file of the score's exits could not be created, written
+    /// or read.
+    #[error("scratch file in {}: {source}", .dir.display())]
+    Scratch {
+        /// The folder of the scratch file.
+        dir: std::path::PathBuf,
+        /// What went wrong.
+        source: std::io::Error,
+    },
     /// A layer below is missing, of the wrong size, or lacks the envelope
     /// the solve needs.
     #[error("layer {layer} below: {reason}")]
@@ -250,8 +261,9 @@ pub trait Observer: Sync {
 }
 
 /// Units of work of solving layer `n`, as [`Observer::advance`] counts them:
-/// one per position for each pass that computes exits (two with the
-/// envelope, one without), and one per possible settlement in each sweep
+/// for the pass that computes exits, two per position with the envelope (it
+/// computes the envelope's exits and the score's) and one without; one per
+/// possible settlement in each sweep
 /// (two per position in the envelope sweep, `lower` and `upper`; one in the
 /// score sweep). Each sweep reports its settlements as they happen and, at
 /// its end, the settlements that did not happen (positions whose value is
@@ -455,14 +467,11 @@ fn plan(n: u32, g: u64, p: &Position, below: &[Below], envelope: bool) -> Plan {
         } else if m.captured > 0 {
             let cg = rank(&m.child);
             let t = &below[(n - m.captured as u32) as usize];
-            // Only the tables this pass reads.
-            let tables = if envelope {
-                [t.lower, t.upper]
-            } else {
-                [Some(t.score), None]
-            };
-            for table in tables.into_iter().flatten() {
-                prefetch(&table[cg as usize]);
+            prefetch(&t.score[cg as usize]);
+            if envelope {
+                for table in [t.lower, t.upper].into_iter().flatten() {
+                    prefetch(&table[cg as usize]);
+                }
             }
             plan.captures[plan.ncaptures as usize] = (m.captured, cg);
             plan.ncaptures += 1;
@@ -473,8 +482,8 @@ fn plan(n: u32, g: u64, p: &Position, below: &[Below], envelope: bool) -> Plan {
     plan
 }
 
-/// Second half: the best exits, for the envelope's bounds (`envelope`) or
-/// for the score.
+/// Second half: the best exits for the score, and for the envelope's bounds
+/// with `envelope`.
 #[inline]
 fn finish(n: u32, plan: &Plan, below: &[Below], envelope: bool) -> Exits {
     let mut e = plan.known;
@@ -482,6 +491,7 @@ fn finish(n: u32, plan: &Plan, below: &[Below], envelope: bool) -> Exits {
         let t = &below[(n - c as u32) as usize];
         let c = c as i32;
         let g = g as usize;
+        e.score = e.score.max(c - t.score[g] as i8 as i32);
         if envelope {
             // Present: checked by `check_below` before the solve.
             let (Some(lo), Some(hi)) = (t.lower, t.upper) else {
@@ -491,8 +501,6 @@ fn finish(n: u32, plan: &Plan, below: &[Below], envelope: bool) -> Exits {
             // against us, which is the child's upper bound.
             e.lower = e.lower.max(c - hi[g] as i8 as i32);
             e.upper = e.upper.max(c - lo[g] as i8 as i32);
-        } else {
-            e.score = e.score.max(c - t.score[g] as i8 as i32);
         }
     }
     e
@@ -726,13 +734,54 @@ fn decode(state: &mut [u8], stride: usize, offsets: &[(usize, i8)]) {
 }
 
 /// Which exits a pass over the layer stores.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Pass {
-    /// Counters, `lower` exits in `A`, `upper` exits in `B`.
-    Envelope,
-    /// The score exits in `A`, and the counters unless the envelope pass
-    /// stored them already.
-    Score { counters: bool },
+#[derive(Clone, Copy)]
+enum Pass<'a> {
+    /// Computes every exit once: the counters, `lower` exits in `A` and
+    /// `upper` exits in `B`; the score's exits go to the scratch file for
+    /// the score sweep.
+    Envelope(&'a Scratch),
+    /// The score's exits in `A`, read back from the scratch file (the
+    /// envelope pass stored the counters).
+    ScoreFromScratch(&'a Scratch),
+    /// Computes the score's exits and the counters (no envelope).
+    Score,
+}
+
+/// The score's exits while the envelope sweep runs: one byte per position
+/// in an unnamed temporary file (it disappears with the process), written
+/// and read back in chunks in index order. The state has no room for them,
+/// and computing them again would mean a second pass of move generation and
+/// lower-layer lookups.
+struct Scratch {
+    file: std::fs::File,
+    dir: std::path::PathBuf,
+}
+
+impl Scratch {
+    fn new(dir: &std::path::Path) -> Result<Self, SolveError> {
+        let file = tempfile::tempfile_in(dir).map_err(|source| SolveError::Scratch {
+            dir: dir.to_path_buf(),
+            source,
+        })?;
+        Ok(Scratch {
+            file,
+            dir: dir.to_path_buf(),
+        })
+    }
+    fn err(&self, source: std::io::Error) -> SolveError {
+        SolveError::Scratch {
+            dir: self.dir.clone(),
+            source,
+        }
+    }
+    fn write(&self, at: u64, buf: &[u8]) -> Result<(), SolveError> {
+        use std::os::unix::fs::FileExt;
+        self.file.write_all_at(buf, at).map_err(|e| self.err(e))
+    }
+    fn read(&self, at: u64, buf: &mut [u8]) -> Result<(), SolveError> {
+        use std::os::unix::fs::FileExt;
+        self.file.read_exact_at(buf, at).map_err(|e| self.err(e))
+    }
 }
 
 /// Computes every position's exits (and counters) for one sweep, and the
@@ -744,65 +793,80 @@ fn init(
     stride: usize,
     pass: Pass,
     obs: &dyn Observer,
-) -> Masks {
+) -> Result<Masks, SolveError> {
     let size = (st.len() / stride) as u64;
     let chunks = size.div_ceil(CHUNK);
     let ni = n as i32;
-    let last = if pass == Pass::Envelope { 1 - ni } else { 1 };
+    let envelope = matches!(pass, Pass::Envelope(_));
+    let last = if envelope { 1 - ni } else { 1 };
     let masks = Masks::new(size.div_ceil(SUB));
-    (0..chunks).into_par_iter().for_each(|c| {
+    (0..chunks).into_par_iter().try_for_each(|c| {
         let start = c * CHUNK;
-        let iter = crate::index::LayerIter::range(n, start, start + CHUNK);
-        let len = iter.len() as u64;
+        let len = CHUNK.min(size - start);
         const K: usize = (CHUNK / SUB) as usize;
         let mut bits = [0u128; K];
-        let mut plans: Vec<Plan> = Vec::with_capacity(BATCH);
-        let mut iter = iter.peekable();
-        while iter.peek().is_some() {
-            plans.clear();
-            plans.extend(
-                iter.by_ref()
-                    .take(BATCH)
-                    .map(|(g, p)| plan(n, g, &p, below, pass == Pass::Envelope)),
-            );
-            for pl in &plans {
-                let e = finish(n, pl, below, pass == Pass::Envelope);
-                let i = pl.g as usize * stride;
-                let k = ((pl.g - start) / SUB) as usize;
-                let counters = e.internal | (e.internal << 3);
-                // The `>= t` side waits for its exit; with no internal move
-                // the `<= -t` side waits for minus its exit.
-                let (win, lose) = match pass {
-                    Pass::Envelope => {
-                        st[i + CNT].store(counters, Relaxed);
+        // A position's sweep values: the `>= t` side waits for its exit;
+        // with no internal move the `<= -t` side waits for minus its exit.
+        let mut mark = |g: u64, win: i32, lose: i32, internal: u8| {
+            let k = ((g - start) / SUB) as usize;
+            bits[k] |= bit(win, n, last);
+            if internal == 0 {
+                bits[k] |= bit(-lose, n, last);
+            }
+        };
+        if let Pass::ScoreFromScratch(scratch) = pass {
+            let mut buf = vec![0u8; len as usize];
+            scratch.read(start, &mut buf)?;
+            for (g, &b) in (start..).zip(&buf) {
+                let i = g as usize * stride;
+                st[i + A].store(b, Relaxed);
+                let internal = st[i + CNT].load(Relaxed) >> 3 & 7;
+                mark(g, dec(b), dec(b), internal);
+            }
+        } else {
+            let mut scores = Vec::with_capacity(if envelope { len as usize } else { 0 });
+            let mut plans: Vec<Plan> = Vec::with_capacity(BATCH);
+            let mut iter = crate::index::LayerIter::range(n, start, start + len).peekable();
+            while iter.peek().is_some() {
+                plans.clear();
+                plans.extend(
+                    iter.by_ref()
+                        .take(BATCH)
+                        .map(|(g, p)| plan(n, g, &p, below, envelope)),
+                );
+                for pl in &plans {
+                    let e = finish(n, pl, below, envelope);
+                    let i = pl.g as usize * stride;
+                    st[i + CNT].store(e.internal | (e.internal << 3), Relaxed);
+                    if envelope {
                         st[i + A].store(enc(e.lower), Relaxed);
                         st[i + B].store(enc(e.upper), Relaxed);
-                        (e.lower, e.upper)
-                    }
-                    Pass::Score { counters: store } => {
-                        if store {
-                            st[i + CNT].store(counters, Relaxed);
-                        }
+                        scores.push(enc(e.score));
+                        mark(pl.g, e.lower, e.upper, e.internal);
+                    } else {
                         st[i + A].store(enc(e.score), Relaxed);
-                        (e.score, e.score)
+                        mark(pl.g, e.score, e.score, e.internal);
                     }
-                };
-                bits[k] |= bit(win, n, last);
-                if e.internal == 0 {
-                    bits[k] |= bit(-lose, n, last);
                 }
             }
+            if let Pass::Envelope(scratch) = pass {
+                scratch.write(start, &scores)?;
+            }
+            obs.advance(len * if envelope { 2 } else { 1 });
         }
         for (k, &b) in bits.iter().enumerate().take(len.div_ceil(SUB) as usize) {
             masks.store((start / SUB) as usize + k, b);
         }
-        obs.advance(len);
-    });
-    masks
+        Ok::<(), SolveError>(())
+    })?;
+    Ok(masks)
 }
 
 /// Solves layer `n` (not 47) given every layer below it. With `envelope`,
-/// `below` must carry the lower layers' envelopes too.
+/// `below` must carry the lower layers' envelopes too, and the score's exits
+/// wait in an unnamed scratch file in `scratch` (the system's temporary
+/// folder when `None`) during the envelope sweep: one byte per position,
+/// written and read back in index order.
 ///
 /// The tables are handed to `ready` as they are finished: first the envelope
 /// (when built), then the score, which reuses the envelope's memory, so the
@@ -811,10 +875,17 @@ pub fn solve_layer<E: From<SolveError>>(
     n: u32,
     below: &[Below],
     envelope: bool,
+    scratch: Option<&std::path::Path>,
     obs: &dyn Observer,
     ready: &mut dyn FnMut(&Solved) -> Result<(), E>,
 ) -> Result<SolveStats, E> {
     check_below(n, below, envelope)?;
+    let scratch = if envelope {
+        let dir = scratch.map_or_else(std::env::temp_dir, |d| d.to_path_buf());
+        Some(Scratch::new(&dir)?)
+    } else {
+        None
+    };
     let size = layer_size(n) as usize;
     let stride = if envelope { 3 } else { 2 };
     let ni = n as i32;
@@ -826,10 +897,11 @@ pub fn solve_layer<E: From<SolveError>>(
         phase: Phase::Working,
     };
 
-    if envelope {
+    if let Some(scratch) = &scratch {
         obs.phase("exits");
         let t0 = Instant::now();
-        let masks = init(n, below, solved.state.atomic(), stride, Pass::Envelope, obs);
+        let st = solved.state.atomic();
+        let masks = init(n, below, st, stride, Pass::Envelope(scratch), obs)?;
         stats.init_seconds += t0.elapsed().as_secs_f64();
         obs.phase("envelope");
         let t0 = Instant::now();
@@ -858,10 +930,11 @@ pub fn solve_layer<E: From<SolveError>>(
 
     obs.phase("exits");
     let t0 = Instant::now();
-    let pass = Pass::Score {
-        counters: !envelope,
+    let pass = match &scratch {
+        Some(scratch) => Pass::ScoreFromScratch(scratch),
+        None => Pass::Score,
     };
-    let masks = init(n, below, solved.state.atomic(), stride, pass, obs);
+    let masks = init(n, below, solved.state.atomic(), stride, pass, obs)?;
     stats.init_seconds += t0.elapsed().as_secs_f64();
     obs.phase("score");
     let t0 = Instant::now();
@@ -903,7 +976,7 @@ pub fn solve_in_memory(max: u32, envelope: bool) -> Result<Vec<[Vec<u8>; 3]>, So
             })
             .collect();
         let mut tables: [Vec<u8>; 3] = Default::default();
-        solve_layer(n, &below, envelope, &Silent, &mut |s: &Solved| {
+        solve_layer(n, &below, envelope, None, &Silent, &mut |s: &Solved| {
             for (k, kind) in [Kind::Score, Kind::Lower, Kind::Upper]
                 .into_iter()
                 .enumerate()

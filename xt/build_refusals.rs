@@ -220,3 +220,38 @@ fn locked_folder_is_refused() {
     drop(lock);
     build_ok(&opts(dir, 3, true), &Silent);
 }
+
+/// The score's exits wait in a scratch file during the envelope sweep: a
+/// folder where it cannot be created is an error naming the folder, not a
+/// panic or a wrong table.
+#[test]
+fn missing_scratch_folder_is_an_error() {
+    use awari_egdb::solve::{solve_in_memory, solve_layer, Below, SolveError, Solved};
+    let lower = solve_in_memory(3, true).expect("layers 0..=3");
+    let below: Vec<Below> = lower
+        .iter()
+        .map(|t| Below {
+            score: &t[0],
+            lower: Some(&t[1]),
+            upper: Some(&t[2]),
+        })
+        .collect();
+    let dir = std::env::temp_dir().join("awari-no-such-folder/for-scratch");
+    let mut called = false;
+    let r = solve_layer(4, &below, true, Some(&dir), &Silent, &mut |_: &Solved| {
+        called = true;
+        Ok::<(), SolveError>(())
+    });
+    match r {
+        Err(e @ SolveError::Scratch { .. }) => {
+            assert!(e.to_string().contains("for-scratch"), "{e}");
+        }
+        other => panic!("expected a scratch error, got {:?}", other.map(|_| ())),
+    }
+    assert!(!called, "no table handed out");
+    // Without the envelope no scratch file is needed.
+    let r = solve_layer(4, &below, false, Some(&dir), &Silent, &mut |_: &Solved| {
+        Ok::<(), SolveError>(())
+    });
+    assert!(r.is_ok());
+}
