@@ -2,7 +2,7 @@
 //! huge pages and cache prefetch hints.
 
 use memmap2::MmapMut;
-use std::sync::atomic::AtomicU8;
+use std::sync::atomic::{AtomicU64, AtomicU8};
 
 /// A zero-filled anonymous mapping, advised onto huge pages: the solver's
 /// arrays are accessed at random, and huge pages spare most TLB misses.
@@ -36,6 +36,19 @@ impl Buffer {
         // exclusive borrow of the buffer keeps every other access out for the
         // lifetime of the returned slice.
         unsafe { &*(s as *mut [u8] as *const [AtomicU8]) }
+    }
+    /// The bytes as 64-bit words, for code that reads eight bytes at once
+    /// while other threads update them (every access to the words must then
+    /// be a word access: atomics of different sizes must not race). The
+    /// length must be a multiple of 8.
+    pub(crate) fn atomic_words(&mut self) -> &[AtomicU64] {
+        assert_eq!(self.len % 8, 0, "a buffer of whole words");
+        let s = self.as_mut_slice();
+        // SAFETY: the mapping is page-aligned and its length a multiple of
+        // 8, so it is a slice of u64 words with the size and alignment of
+        // AtomicU64; the exclusive borrow keeps every other access out for
+        // the lifetime of the returned slice.
+        unsafe { std::slice::from_raw_parts(s.as_mut_ptr() as *const AtomicU64, s.len() / 8) }
     }
 }
 

@@ -315,6 +315,8 @@ enum Phase {
 /// the envelope (`lower`, `upper`), after the score sweep the score.
 pub struct Solved {
     n: u32,
+    /// Positions; the state is padded to whole groups of 8.
+    len: usize,
     state: Buffer,
     stride: usize,
     phase: Phase,
@@ -327,7 +329,7 @@ impl Solved {
     }
     /// Positions in the layer.
     pub fn len(&self) -> usize {
-        self.state.len() / self.stride
+        self.len
     }
     /// Whether the layer is empty (never: layer 0 has one position).
     pub fn is_empty(&self) -> bool {
@@ -365,7 +367,7 @@ impl Solved {
         let o = self.offset(Kind::Score).expect("score not available now");
         let n = self.n as i32;
         let w = 2 * n as usize + 1;
-        self.state
+        self.state[..self.len * self.stride]
             .par_chunks(CHUNK as usize * self.stride)
             .map(|c| {
                 let mut h = vec![0u64; w];
@@ -386,7 +388,7 @@ impl Solved {
     /// envelope is available.
     pub fn pinned(&self) -> Option<u64> {
         (self.phase == Phase::Envelope).then(|| {
-            self.state
+            self.state[..self.len * self.stride]
                 .par_chunks(CHUNK as usize * self.stride)
                 .map(|c| c.chunks_exact(self.stride).filter(|s| s[A] == s[B]).count() as u64)
                 .sum()
@@ -518,8 +520,13 @@ struct Item {
 /// not yet known to be `>= t`.
 struct Sweep<'a> {
     n: u32,
-    /// Interleaved state, `stride` bytes per position.
-    st: &'a [AtomicU8],
+    /// Positions in the layer.
+    size: u64,
+    /// Interleaved state, `stride` bytes per position, as 64-bit words
+    /// (padded to whole groups of 8 positions): every access is a word
+    /// access, so the scan can read eight positions' bytes at once while
+    /// other threads update single bytes.
+    st: &'a [AtomicU64],
     stride: usize,
     win: usize,
     lose: usize,
@@ -583,10 +590,54 @@ struct Work {
     preds: Vec<(usize, Position, bool)>,
 }
 
+/// `0x80` in each byte of `x` that is zero, `0` elsewhere (exact).
+#[inline(always)]
+fn zero_bytes(x: u64) -> u64 {
+    const LOW7: u64 = 0x7f7f_7f7f_7f7f_7f7f;
+    !(((x & LOW7) + LOW7) | x | LOW7)
+}
+
+/// Positions the scan looks at together: 8 positions are `stride` words.
+const GROUP: u64 = 8;
+
 impl Sweep<'_> {
+    /// Byte `i` of the state.
+    #[inline(always)]
+    fn byte(&self, i: usize) -> u8 {
+        (self.st[i / 8].load(Relaxed) >> (i % 8 * 8)) as u8
+    }
+
+    /// Sets byte `i` from `old` to `new` unless it is no longer `old`
+    /// (another thread settled it first); whether it did.
+    #[inline(always)]
+    fn claim(&self, i: usize, old: u8, new: u8) -> bool {
+        let shift = i % 8 * 8;
+        let word = &self.st[i / 8];
+        let mut cur = word.load(Relaxed);
+        loop {
+            if (cur >> shift) as u8 != old {
+                return false;
+            }
+            let next = (cur & !(0xff << shift)) | (new as u64) << shift;
+            match word.compare_exchange_weak(cur, next, Relaxed, Relaxed) {
+                Ok(_) => return true,
+                Err(now) => cur = now,
+            }
+        }
+    }
+
+    /// Subtracts one from the counter at `self.shift` in byte `i` (it is
+    /// never 0 there, so nothing borrows from the neighbouring bits); the
+    /// byte before.
+    #[inline(always)]
+    fn take_counter(&self, i: usize) -> u8 {
+        let shift = i % 8 * 8;
+        (self.st[i / 8].fetch_sub(1 << (shift as u32 + self.shift), Relaxed) >> shift) as u8
+    }
+
     /// Runs thresholds `n` down to `last`; returns the settlements made.
     fn run(&self, obs: &dyn Observer) -> u64 {
-        let size = (self.st.len() / self.stride) as u64;
+        let size = self.size;
         let chunks = size.div_ceil(CHUNK);
         let total = AtomicU64::new(0);
         for t in (self.last..=self.n as i32).rev() {
@@ -617,42 +668,74 @@ impl Sweep<'_> {
     /// Settles the positions `lo..hi` that reach threshold `t` by their
     /// exits (or, on the `<= -t` side, wait for it with every internal child
     /// known), propagating a batch at a time; returns the settlements made.
+    /// `lo` is a multiple of [`GROUP`].
+    ///
+    /// The thresholds above `t` are done, so an unsettled `>= t` byte that
+    /// reaches `t` holds an exit equal to `t` (a larger one settled at its
+    /// own threshold), and an unsettled `<= -t` byte whose counter is 0 holds
+    /// exactly `-t` (it waited for this threshold). The scan therefore
+    /// compares 8 positions' bytes at once with those two values, and looks
+    /// at single positions only in the groups where one matches.
     #[inline]
     fn scan(&self, work: &mut Work, lo: u64, hi: u64, t: i32) -> u64 {
         let mut count = 0;
-        // Unsettled bytes (below SETTLED) at or above `win_min` reach `t`;
-        // those at or below `lose_max` reach `-t`.
-        let (win_min, lose_max) = (enc(t), enc(-t));
-        let (win, lose, shift) = (self.win, self.lose, self.shift);
-        let block = &self.st[lo as usize * self.stride..hi as usize * self.stride];
-        for (g, s) in (lo..).zip(block.chunks_exact(self.stride)) {
-            let w = s[win].load(Relaxed);
-            if w < SETTLED
-                && w >= win_min
-                && s[win]
-                    .compare_exchange(w, SETTLED | enc(t), Relaxed, Relaxed)
-                    .is_ok()
-            {
-                work.stack.push(Item {
-                    pos: unrank_unchecked(self.n, g),
-                    lose: false,
-                });
+        let (win, lose, shift, stride) = (self.win, self.lose, self.shift, self.stride);
+        // Per word of a group: the target byte in its `>= t` lanes and its
+        // `<= -t` lanes, and 0x01 in the other lanes (never zero after the
+        // exclusive or).
+        let (mut want_win, mut want_lose) = ([0u64; 3], [0u64; 3]);
+        let (mut other_win, mut other_lose) = ([0u64; 3], [0u64; 3]);
+        for j in 0..8 * stride {
+            let (k, b) = (j / 8, j % 8 * 8);
+            let lane = j % stride;
+            if lane == win {
+                want_win[k] |= (enc(t) as u64) << b;
+            } else {
+                other_win[k] |= 1 << b;
             }
-            let l = s[lose].load(Relaxed);
-            if l <= lose_max
-                && (s[CNT].load(Relaxed) >> shift) & 7 == 0
-                && s[lose]
-                    .compare_exchange(l, SETTLED | enc(-t), Relaxed, Relaxed)
-                    .is_ok()
-            {
-                work.stack.push(Item {
-                    pos: unrank_unchecked(self.n, g),
-                    lose: true,
-                });
+            if lane == lose {
+                want_lose[k] |= (enc(-t) as u64) << b;
+            } else {
+                other_lose[k] |= 1 << b;
             }
-            if work.stack.len() >= BATCH {
-                count += self.drain(work, t);
+        }
+        let first_word = lo as usize * stride / 8;
+        let mut g = lo;
+        while g < hi {
+            let w0 = first_word + ((g - lo) as usize / 8) * stride;
+            let mut hit = 0;
+            for k in 0..stride {
+                let w = self.st[w0 + k].load(Relaxed);
+                hit |= zero_bytes((w ^ want_win[k]) | other_win[k])
+                    | zero_bytes((w ^ want_lose[k]) | other_lose[k]);
             }
+            let end = (g + GROUP).min(hi);
+            if hit != 0 {
+                for g in g..end {
+                    let i = g as usize * stride;
+                    let w = self.byte(i + win);
+                    if w == enc(t) && self.claim(i + win, w, SETTLED | enc(t)) {
+                        work.stack.push(Item {
+                            pos: unrank_unchecked(self.n, g),
+                            lose: false,
+                        });
+                    }
+                    let l = self.byte(i + lose);
+                    if l == enc(-t)
+                        && (self.byte(i + CNT) >> shift) & 7 == 0
+                        && self.claim(i + lose, l, SETTLED | enc(-t))
+                    {
+                        work.stack.push(Item {
+                            pos: unrank_unchecked(self.n, g),
+                            lose: true,
+                        });
+                    }
+                }
+                if work.stack.len() >= BATCH {
+                    count += self.drain(work, t);
+                }
+            }
+            g = end;
         }
         count
     }
@@ -669,19 +752,15 @@ impl Sweep<'_> {
             for it in stack.drain(from..) {
                 it.pos.for_each_predecessor(|p| {
                     let i = rank(&p) as usize * self.stride;
-                    prefetch(self.st[i].as_ptr());
+                    prefetch(self.st[i / 8].as_ptr() as *const u8);
                     preds.push((i, p, it.lose));
                 });
             }
             for &(i, p, from_lose) in preds.iter() {
                 if from_lose {
                     // A child is at -t: the predecessor reaches t.
-                    let a = &self.st[i + self.win];
-                    let w = a.load(Relaxed);
-                    if w < SETTLED
-                        && a.compare_exchange(w, SETTLED | enc(t), Relaxed, Relaxed)
-                            .is_ok()
-                    {
+                    let w = self.byte(i + self.win);
+                    if w < SETTLED && self.claim(i + self.win, w, SETTLED | enc(t)) {
                         stack.push(Item {
                             pos: p,
                             lose: false,
@@ -689,12 +768,11 @@ impl Sweep<'_> {
                     }
                 } else {
                     // A child is >= t: one fewer keeps the predecessor above -t.
-                    let old = self.st[i + CNT].fetch_sub(1 << self.shift, Relaxed);
+                    let old = self.take_counter(i + CNT);
                     if (old >> self.shift) & 7 != 1 {
                         continue;
                     }
-                    let a = &self.st[i + self.lose];
-                    let l = a.load(Relaxed);
+                    let l = self.byte(i + self.lose);
                     if l >= SETTLED {
                         continue;
                     }
@@ -703,10 +781,7 @@ impl Sweep<'_> {
                         if -dec(l) >= self.last {
                             self.masks.set(i / self.stride / SUB as usize, -dec(l));
                         }
-                    } else if a
-                        .compare_exchange(l, SETTLED | enc(-t), Relaxed, Relaxed)
-                        .is_ok()
-                    {
+                    } else if self.claim(i + self.lose, l, SETTLED | enc(-t)) {
                         stack.push(Item { pos: p, lose: true });
                     }
                 }
@@ -794,7 +869,7 @@ fn init(
     pass: Pass,
     obs: &dyn Observer,
 ) -> Result<Masks, SolveError> {
-    let size = (st.len() / stride) as u64;
+    let size = layer_size(n);
     let chunks = size.div_ceil(CHUNK);
     let ni = n as i32;
     let envelope = matches!(pass, Pass::Envelope(_));
@@ -890,9 +965,11 @@ pub fn solve_layer<E: From<SolveError>>(
     let stride = if envelope { 3 } else { 2 };
     let ni = n as i32;
     let mut stats = SolveStats::default();
+    let padded = size.next_multiple_of(GROUP as usize);
     let mut solved = Solved {
         n,
-        state: Buffer::zeroed(size * stride).map_err(SolveError::from)?,
+        len: size,
+        state: Buffer::zeroed(padded * stride).map_err(SolveError::from)?,
         stride,
         phase: Phase::Working,
     };
@@ -907,7 +984,8 @@ pub fn solve_layer<E: From<SolveError>>(
         let t0 = Instant::now();
         let sweep = Sweep {
             n,
-            st: solved.state.atomic(),
+            size: size as u64,
+            st: solved.state.atomic_words(),
             stride,
             win: A,
             lose: B,
@@ -919,7 +997,7 @@ pub fn solve_layer<E: From<SolveError>>(
         stats.envelope_settlements = sweep.run(obs);
         stats.envelope_seconds = t0.elapsed().as_secs_f64();
         decode(
-            solved.state.as_mut_slice(),
+            &mut solved.state.as_mut_slice()[..size * stride],
             stride,
             &[(A, -ni as i8), (B, ni as i8)],
         );
@@ -940,7 +1018,8 @@ pub fn solve_layer<E: From<SolveError>>(
     let t0 = Instant::now();
     let sweep = Sweep {
         n,
-        st: solved.state.atomic(),
+        size: size as u64,
+        st: solved.state.atomic_words(),
         stride,
         win: A,
         lose: A,
@@ -951,7 +1030,11 @@ pub fn solve_layer<E: From<SolveError>>(
     };
     stats.score_settlements = sweep.run(obs);
     stats.score_seconds = t0.elapsed().as_secs_f64();
-    decode(solved.state.as_mut_slice(), stride, &[(A, 0)]);
+    decode(
+        &mut solved.state.as_mut_slice()[..size * stride],
+        stride,
+        &[(A, 0)],
+    );
     solved.phase = Phase::Score;
     ready(&solved)?;
     Ok(stats)
