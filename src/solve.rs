@@ -106,11 +106,19 @@
 //! records the thresholds at which a scan of the block can settle something
 //! (an exit equal to the threshold, or a position waiting for it); a scan at
 //! threshold `t` skips the blocks whose bit `t` is clear, and a position that
-//! starts to wait for threshold `-e` sets that bit of its block. Within a
+//! starts to wait for threshold `-e` sets that bit of its block. A scan
+//! compares the bytes of 8 positions at once with the two values that can
+//! settle at `t` (an exit of exactly `t`, a wait for exactly `-t`: larger
+//! ones settled at their own, earlier thresholds) and looks at single
+//! positions only where one matches. Within a
 //! threshold every settlement is propagated depth-first to the predecessors,
 //! claimed with a compare-and-swap; settlements are handled in batches whose
 //! predecessors' state bytes are prefetched before any is touched, so the
-//! cache misses overlap. The set of positions that settle at each threshold
+//! cache misses overlap. While the sweeps run, every access to the state is
+//! an atomic access to the 64-bit word that holds the byte (atomics of
+//! different sizes must not race), so a scan can read a group's words while
+//! other threads update bytes in them. The set of positions that settle at
+//! each threshold
 //! does not depend on the order of the work, so the tables are the same bytes
 //! for any number of threads.
 //!
