@@ -45,13 +45,30 @@ fn killed_build_resumes_to_same_bytes() {
             .spawn()
             .expect("spawn awari build")
     };
+    // Moments tied to the build's progress rather than to the clock, so
+    // that each run still has work left when it is killed, however fast
+    // the solver is: a run that resumes with the layer already listed is
+    // killed that long after it starts (while it verifies the listed
+    // layers or solves the next one).
     let moments = [
         Moment::After(Duration::from_millis(300)),
         Moment::Writing(Duration::from_secs(8)),
-        Moment::After(Duration::from_secs(1)),
-        Moment::After(Duration::from_millis(2500)),
-        // In the middle of the largest layer.
-        Moment::AfterLayer(DB_MAX - 1, Duration::from_secs(1), Duration::from_secs(20)),
+        Moment::AfterLayer(
+            DB_MAX - 3,
+            Duration::from_millis(150),
+            Duration::from_secs(20),
+        ),
+        // In the largest layer (7.6 M positions), early and later.
+        Moment::AfterLayer(
+            DB_MAX - 1,
+            Duration::from_millis(200),
+            Duration::from_secs(20),
+        ),
+        Moment::AfterLayer(
+            DB_MAX - 1,
+            Duration::from_millis(700),
+            Duration::from_secs(20),
+        ),
     ];
     let mut killed = 0;
     for (i, moment) in moments.iter().enumerate() {
