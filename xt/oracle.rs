@@ -216,6 +216,21 @@ fn err(o: &Output) -> String {
 }
 
 /// An oracle folder holding copies of our `scores.n` for `layers`.
+/// `awari verify --db DB --oracle ORACLE --layers LAYERS EXTRA...`.
+fn verify_oracle(oracle: &Path, layers: &str, extra: &[&str]) -> Output {
+    let mut args = vec![
+        "verify",
+        "--db",
+        s(db()),
+        "--oracle",
+        s(oracle),
+        "--layers",
+        layers,
+    ];
+    args.extend_from_slice(extra);
+    awari(&args, None)
+}
+
 fn oracle_copy(name: &str, layers: impl Iterator<Item = u32>) -> PathBuf {
     let dir = scratch(&format!("awari-{name}-"));
     for n in layers {
@@ -331,18 +346,7 @@ fn verify_names_a_planted_pinned_disagreement() {
     let ours = t[g as usize] as i8;
     t[g as usize] = (ours + 1) as u8;
     fs::write(oracle.join(format!("scores.{n}")), &t).unwrap();
-    let o = awari(
-        &[
-            "verify",
-            "--db",
-            s(db()),
-            "--oracle",
-            s(&oracle),
-            "--layers",
-            "12..=14",
-        ],
-        None,
-    );
+    let o = verify_oracle(&oracle, "12..=14", &[]);
     assert_eq!(o.status.code(), Some(1), "{}{}", out(&o), err(&o));
     let board = awari_egdb::index::unrank(n, g).unwrap().to_string();
     let text = out(&o);
@@ -365,19 +369,7 @@ fn verify_counts_a_planted_unpinned_disagreement_and_passes() {
     let mut t = table(&oracle, &format!("scores.{n}"));
     t[g] = (t[g] as i8).wrapping_sub(1) as u8;
     fs::write(oracle.join(format!("scores.{n}")), &t).unwrap();
-    let o = awari(
-        &[
-            "verify",
-            "--db",
-            s(db()),
-            "--oracle",
-            s(&oracle),
-            "--layers",
-            "13",
-            "--json",
-        ],
-        None,
-    );
+    let o = verify_oracle(&oracle, "13", &["--json"]);
     assert!(o.status.success(), "{}{}", out(&o), err(&o));
     let v: serde_json::Value = serde_json::from_str(&out(&o)).unwrap();
     let l = &v["layers"][0];
@@ -392,18 +384,7 @@ fn verify_reports_missing_and_wrong_size_oracle_layers() {
     fs::remove_file(oracle.join("scores.11")).unwrap();
     let t = table(&oracle, "scores.12");
     fs::write(oracle.join("scores.12"), &t[..t.len() - 7]).unwrap();
-    let o = awari(
-        &[
-            "verify",
-            "--db",
-            s(db()),
-            "--oracle",
-            s(&oracle),
-            "--layers",
-            "10..=12",
-        ],
-        None,
-    );
+    let o = verify_oracle(&oracle, "10..=12", &[]);
     assert!(o.status.success(), "{}{}", out(&o), err(&o));
     let text = out(&o);
     assert!(text.contains("11  skipped"), "{text}");
@@ -413,18 +394,7 @@ fn verify_reports_missing_and_wrong_size_oracle_layers() {
     );
     assert!(text.contains("1 layer(s) compared, 2 skipped"), "{text}");
     // Nothing to compare at all is an error, not a pass.
-    let o = awari(
-        &[
-            "verify",
-            "--db",
-            s(db()),
-            "--oracle",
-            s(&oracle),
-            "--layers",
-            "11",
-        ],
-        None,
-    );
+    let o = verify_oracle(&oracle, "11", &[]);
     assert_eq!(o.status.code(), Some(2), "{}", out(&o));
     assert!(!err(&o).contains("panicked"));
 }
@@ -439,18 +409,7 @@ fn verify_prints_counts_one_line_for_unbuilt_layers_and_refuses_vague_input() {
         t[g as usize] = (t[g as usize] as i8).wrapping_sub(1) as u8;
     }
     fs::write(oracle.join(format!("scores.{n}")), &t).unwrap();
-    let o = awari(
-        &[
-            "verify",
-            "--db",
-            s(db()),
-            "--oracle",
-            s(&oracle),
-            "--layers",
-            "12..=40",
-        ],
-        None,
-    );
+    let o = verify_oracle(&oracle, "12..=40", &[]);
     assert!(o.status.success(), "{}{}", out(&o), err(&o));
     let text = out(&o);
     // Counts, not a rounded percentage: 4 unpinned positions disagree.
@@ -467,18 +426,7 @@ fn verify_prints_counts_one_line_for_unbuilt_layers_and_refuses_vague_input() {
 
     // A range must say whether it includes its end.
     for vague in ["3..5", "3-5"] {
-        let o = awari(
-            &[
-                "verify",
-                "--db",
-                s(db()),
-                "--oracle",
-                s(&oracle),
-                "--layers",
-                vague,
-            ],
-            None,
-        );
+        let o = verify_oracle(&oracle, vague, &[]);
         assert_eq!(o.status.code(), Some(2));
         assert!(err(&o).contains("A..=B"), "{}", err(&o));
     }
