@@ -608,6 +608,17 @@ fn zero_bytes(x: u64) -> u64 {
 /// Positions the scan looks at together: 8 positions are `stride` words.
 const GROUP: u64 = 8;
 
+/// Per word of a group of 8 positions (at most 3 words): the byte a scan
+/// looks for in the group's `>= t` lanes and in its `<= -t` lanes, and
+/// 0x01 in the other lanes (never zero after the exclusive or).
+#[derive(Clone, Copy, Default)]
+struct Patterns {
+    want_win: [u64; 3],
+    want_lose: [u64; 3],
+    other_win: [u64; 3],
+    other_lose: [u64; 3],
+}
+
 impl Sweep<'_> {
     /// Byte `i` of the state.
     #[inline(always)]
@@ -643,12 +654,33 @@ impl Sweep<'_> {
         (self.st[i / 8].fetch_sub(1 << (shift as u32 + self.shift), Relaxed) >> shift) as u8
     }
 
+    /// The words a scan at threshold `t` compares a group's words with.
+    fn patterns(&self, t: i32) -> Patterns {
+        let mut p = Patterns::default();
+        for j in 0..GROUP as usize * self.stride {
+            let (k, b) = (j / 8, j % 8 * 8);
+            let lane = j % self.stride;
+            if lane == self.win {
+                p.want_win[k] |= (enc(t) as u64) << b;
+            } else {
+                p.other_win[k] |= 1 << b;
+            }
+            if lane == self.lose {
+                p.want_lose[k] |= (enc(-t) as u64) << b;
+            } else {
+                p.other_lose[k] |= 1 << b;
+            }
+        }
+        p
+    }
+
     /// Runs thresholds `n` down to `last`; returns the settlements made.
     fn run(&self, obs: &dyn Observer) -> u64 {
         let size = self.size;
         let chunks = size.div_ceil(CHUNK);
         let total = AtomicU64::new(0);
         for t in (self.last..=self.n as i32).rev() {
+            let patterns = self.patterns(t);
             (0..chunks)
                 .into_par_iter()
                 .for_each_init(Work::default, |work, c| {
@@ -657,7 +689,7 @@ impl Sweep<'_> {
                     let end = (first + CHUNK).min(size);
                     let subs = (first..end).step_by(SUB as usize);
                     for lo in subs.filter(|&lo| self.masks.has((lo / SUB) as usize, t)) {
-                        count += self.scan(work, lo, (lo + SUB).min(end), t);
+                        count += self.scan(work, lo, (lo + SUB).min(end), t, &patterns);
                     }
                     count += self.drain(work, t);
                     if count > 0 {
@@ -685,28 +717,15 @@ impl Sweep<'_> {
     /// compares 8 positions' bytes at once with those two values, and looks
     /// at single positions only in the groups where one matches.
     #[inline]
-    fn scan(&self, work: &mut Work, lo: u64, hi: u64, t: i32) -> u64 {
+    fn scan(&self, work: &mut Work, lo: u64, hi: u64, t: i32, patterns: &Patterns) -> u64 {
         let mut count = 0;
         let (win, lose, shift, stride) = (self.win, self.lose, self.shift, self.stride);
-        // Per word of a group: the target byte in its `>= t` lanes and its
-        // `<= -t` lanes, and 0x01 in the other lanes (never zero after the
-        // exclusive or).
-        let (mut want_win, mut want_lose) = ([0u64; 3], [0u64; 3]);
-        let (mut other_win, mut other_lose) = ([0u64; 3], [0u64; 3]);
-        for j in 0..8 * stride {
-            let (k, b) = (j / 8, j % 8 * 8);
-            let lane = j % stride;
-            if lane == win {
-                want_win[k] |= (enc(t) as u64) << b;
-            } else {
-                other_win[k] |= 1 << b;
-            }
-            if lane == lose {
-                want_lose[k] |= (enc(-t) as u64) << b;
-            } else {
-                other_lose[k] |= 1 << b;
-            }
-        }
+        let Patterns {
+            want_win,
+            want_lose,
+            other_win,
+            other_lose,
+        } = *patterns;
         let first_word = lo as usize * stride / 8;
         let mut g = lo;
         while g < hi {
