@@ -61,6 +61,9 @@ fn database() -> Database {
             envelope: true,
             memory_limit: None,
             reset_peak_rss: false,
+            solver: Default::default(),
+            scratch: None,
+            compress_finished: None,
         };
         build::build(&opts, &Silent).unwrap_or_else(|e| panic!("building {}: {e}", dir.display()));
         eprintln!("built in {:.0?}", t0.elapsed());

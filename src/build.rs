@@ -38,6 +38,32 @@ pub struct BuildOptions {
     /// it is the caller's choice (the `awari` binary sets it); without it a
     /// layer records the process's peak so far.
     pub reset_peak_rss: bool,
+    /// Which solver builds each layer.
+    pub solver: Solver,
+    /// Folder of the compact solver's lists (unnamed temporary files);
+    /// `None`: the output folder.
+    pub scratch: Option<PathBuf>,
+    /// Compress each layer's tables with these settings once it is built
+    /// and recorded, and remove its raw tables (the next layers read it
+    /// compressed, with the compact solver), so a long build keeps the disk
+    /// small as it goes.
+    pub compress_finished: Option<crate::codec::Settings>,
+}
+
+/// Which solver builds a layer.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Solver {
+    /// The in-memory solver ([`solve::solve_layer`]) when the lower layers
+    /// are raw and its memory fits (3 bytes per position; with a memory
+    /// limit, the mapped lower tables count too), otherwise the compact one.
+    #[default]
+    Auto,
+    /// Always the in-memory solver (lower layers kept only compressed are
+    /// written back raw first).
+    Memory,
+    /// Always the compact solver ([`solve::compact`]): one byte per
+    /// position, lower layers streamed raw or compressed.
+    Compact,
 }
 
 /// Why a build stopped. Finished layers stay on disk and in the manifest.
@@ -82,12 +108,13 @@ pub enum BuildError {
     Solve(#[from] solve::SolveError),
     /// The memory guard refused a layer.
     #[error(
-        "layer {layer} needs {} of working memory (3 bytes per position, threshold masks \
-         and a fixed baseline) but only {} is available{}",
+        "layer {layer} needs {} of memory ({what}) but only {} is available{}",
         human(*needed), human(*available),
         if *from_flag { " (the memory limit)" } else { " on this machine" }
     )]
     Memory {
+        /// What the memory is for.
+        what: &'static str,
         /// The layer refused.
         layer: u32,
         /// Bytes it needs.
@@ -122,8 +149,9 @@ pub trait BuildObserver: Observer {
     fn plan(&self, _layers: &[u32]) {}
     /// A layer was found finished and its checksums verified.
     fn reused(&self, _n: u32) {}
-    /// A layer starts building.
-    fn start(&self, _n: u32, _positions: u64) {}
+    /// A layer starts building; its solve reports `work` units of work
+    /// ([`Observer::advance`]), by the compact solver when `compact`.
+    fn start(&self, _n: u32, _positions: u64, _work: u64, _compact: bool) {}
     /// A layer was built and recorded.
     fn done(&self, _entry: &LayerEntry) {}
     /// Something the user should know; the build goes on.
@@ -282,6 +310,11 @@ pub fn build(opts: &BuildOptions, obs: &dyn BuildObserver) -> Result<BuildReport
         return Err(BuildError::NotAFolder(dir.to_path_buf()));
     }
     let plan = layers_up_to(opts.max_seeds);
+    if let Some(s) = opts.compress_finished {
+        s.check().map_err(|(name, reason)| {
+            crate::pack::PackError::Settings(format!("{name}: {reason}"))
+        })?;
+    }
     // A limit too small for the first layer to build is refused before
     // anything is written.
     if let Some(limit) = opts.memory_limit {
@@ -294,9 +327,13 @@ pub fn build(opts: &BuildOptions, obs: &dyn BuildObserver) -> Result<BuildReport
             .iter()
             .find(|&&n| known.as_ref().map_or(true, |m| m.layer(n).is_none()));
         if let Some(&n) = first {
-            let needed = solve::memory_estimate(n, opts.envelope);
+            let (needed, what) = match opts.solver {
+                Solver::Memory => (solve::memory_estimate(n, opts.envelope), MEMORY_WHAT),
+                _ => (solve::compact::memory_estimate(n), COMPACT_WHAT),
+            };
             if needed > limit {
                 return Err(BuildError::Memory {
+                    what,
                     layer: n,
                     needed,
                     available: limit,
@@ -373,10 +410,11 @@ pub fn build(opts: &BuildOptions, obs: &dyn BuildObserver) -> Result<BuildReport
                 }
             }
         }
-        // Lower layers are read raw: those kept only compressed are
-        // written back first.
+        let choice = choose(dir, &manifest, n, opts, &finished)?;
+        // The in-memory solver reads lower layers raw: those kept only
+        // compressed are written back first.
         for k in 0..n {
-            if k == 47 || finished[k as usize].is_some() {
+            if choice.compact || k == 47 || finished[k as usize].is_some() {
                 continue;
             }
             let e = manifest.layer(k).expect("a reused layer").clone();
@@ -401,11 +439,30 @@ pub fn build(opts: &BuildOptions, obs: &dyn BuildObserver) -> Result<BuildReport
             )?;
             finished[k as usize] = Some(map_layer(dir, k, opts.envelope)?);
         }
-        let entry = build_layer(dir, n, opts, &finished, obs)?;
+        let entry = build_layer(dir, n, opts, &manifest, &finished, choice, obs)?;
         crate::fault::point("before-manifest", &n);
         manifest.put(entry.clone());
         manifest.store(dir)?;
-        finished.push(Some(map_layer(dir, n, opts.envelope)?));
+        if let Some(settings) = opts.compress_finished {
+            obs.note(&format!(
+                "layer {n}: compressing its tables and removing the raw ones"
+            ));
+            let c = crate::pack::CompressOptions {
+                settings,
+                layers: n..=n,
+                remove_raw: true,
+            };
+            crate::pack::compress_layers(
+                dir,
+                &mut manifest,
+                std::slice::from_ref(&entry),
+                &c,
+                &crate::pack::Quiet,
+            )?;
+            finished.push(None);
+        } else {
+            finished.push(Some(map_layer(dir, n, opts.envelope)?));
+        }
         report.built.push(n);
         obs.done(&entry);
     }
@@ -413,34 +470,179 @@ pub fn build(opts: &BuildOptions, obs: &dyn BuildObserver) -> Result<BuildReport
     Ok(report)
 }
 
-fn build_layer(
+/// What the in-memory solver's memory is, for the guard's message.
+const MEMORY_WHAT: &str = "in-memory solver: 3 bytes per position, threshold masks and a \
+     fixed baseline; with a limit, the mapped lower tables too";
+/// What the compact solver's memory is, for the guard's message.
+const COMPACT_WHAT: &str = "compact solver: 1 byte per position, buffers and a fixed \
+     baseline, the least of the solvers";
+
+/// The solver chosen for a layer and its memory estimate.
+#[derive(Clone, Copy, Debug)]
+struct Choice {
+    compact: bool,
+    estimate: u64,
+}
+
+/// Picks the solver of layer `n` (see [`Solver`]) and checks its memory
+/// against the limit, or the memory available.
+fn choose(
+    dir: &Path,
+    manifest: &Manifest,
+    n: u32,
+    opts: &BuildOptions,
+    finished: &[Option<Finished>],
+) -> Result<Choice, BuildError> {
+    let (available, from_flag) = match opts.memory_limit {
+        Some(l) => (l, true),
+        None => (available_memory().unwrap_or(u64::MAX), false),
+    };
+    let lower = (0..n).filter(|&k| k != 47);
+    let all_raw = lower.clone().all(|k| finished[k as usize].is_some());
+    let tables = if opts.envelope { 3 } else { 1 };
+    let mapped: u64 = lower.clone().map(|k| layer_size(k) * tables).sum();
+    let memory = solve::memory_estimate(n, opts.envelope) + if from_flag { mapped } else { 0 };
+    // The compact solver maps one compressed lower table at a time.
+    let streamed = lower
+        .filter(|&k| finished[k as usize].is_none())
+        .filter_map(|k| manifest.layer(k))
+        .flat_map(|e| e.files().map(|(_, f)| f.name.clone()).collect::<Vec<_>>())
+        .filter(|name| !dir.join(name).exists())
+        .filter_map(|name| manifest.compressed(&name).map(|c| c.bytes))
+        .max()
+        .unwrap_or(0);
+    let compact = solve::compact::memory_estimate(n) + streamed;
+    let refuse = |needed, what| {
+        Err(BuildError::Memory {
+            what,
+            layer: n,
+            needed,
+            available,
+            from_flag,
+        })
+    };
+    let pick = |compact, estimate| Ok(Choice { compact, estimate });
+    match opts.solver {
+        Solver::Memory if memory <= available => pick(false, memory),
+        Solver::Memory => refuse(memory, MEMORY_WHAT),
+        Solver::Auto if all_raw && memory <= available => pick(false, memory),
+        _ if compact <= available => pick(true, compact),
+        _ => refuse(compact, COMPACT_WHAT),
+    }
+}
+
+/// The lower layers as the compact solver reads them: raw tables with
+/// `pread` (no mapping, so nothing of them counts as the process's memory),
+/// compressed ones block by block. One table is open at a time.
+struct Streams<'a> {
+    dir: &'a Path,
+    manifest: &'a Manifest,
+    open: std::sync::Mutex<Option<OpenTable>>,
+}
+
+/// The table a [`Streams`] has open: layer, kind and its source.
+type OpenTable = ((u32, Kind), std::sync::Arc<Source>);
+
+enum Source {
+    Raw(fs::File),
+    Compressed(crate::codec::CompressedTable<Mapped>),
+}
+
+impl Streams<'_> {
+    fn source(&self, k: u32, kind: Kind) -> Result<std::sync::Arc<Source>, String> {
+        let mut open = self.open.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some((key, s)) = &*open {
+            if *key == (k, kind) {
+                return Ok(s.clone());
+            }
+        }
+        *open = None;
+        let name = kind.file_name(k);
+        let path = self.dir.join(&name);
+        let source = if path.exists() {
+            let f = fs::File::open(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+            let len = f
+                .metadata()
+                .map_err(|e| format!("{}: {e}", path.display()))?
+                .len();
+            if len != layer_size(k) {
+                return Err(format!(
+                    "{}: {len} bytes, the layer has {} positions",
+                    path.display(),
+                    layer_size(k)
+                ));
+            }
+            Source::Raw(f)
+        } else {
+            let raw = self
+                .manifest
+                .layer(k)
+                .and_then(|e| {
+                    e.files()
+                        .find(|(k2, _)| *k2 == kind)
+                        .map(|(_, f)| f.clone())
+                })
+                .ok_or_else(|| format!("{name} is not in the manifest"))?;
+            let c = self
+                .manifest
+                .compressed(&name)
+                .ok_or_else(|| format!("{name} is missing and has no compressed copy"))?;
+            let (t, _) = crate::pack::open_listed(self.dir, c, kind, &raw, false)
+                .map_err(|e| e.to_string())?;
+            Source::Compressed(t)
+        };
+        let s = std::sync::Arc::new(source);
+        *open = Some(((k, kind), s.clone()));
+        Ok(s)
+    }
+}
+
+impl solve::compact::Lower for Streams<'_> {
+    fn read(
+        &self,
+        layer: u32,
+        kind: Kind,
+        start: u64,
+        out: &mut [u8],
+    ) -> Result<(), solve::SolveError> {
+        use std::os::unix::fs::FileExt;
+        let bad = |reason: String| solve::SolveError::Below { layer, reason };
+        match &*self.source(layer, kind).map_err(bad)? {
+            Source::Raw(f) => f
+                .read_exact_at(out, start)
+                .map_err(|e| bad(format!("{}: {e}", kind.file_name(layer)))),
+            Source::Compressed(t) => t.decompress_range(start, out).map_err(|e| {
+                bad(format!(
+                    "{}: {e}",
+                    crate::codec::file_name(&kind.file_name(layer))
+                ))
+            }),
+        }
+    }
+}
+
+/// What a layer's solve wrote.
+#[derive(Default)]
+struct Written {
+    scores: Option<FileEntry>,
+    lower: Option<FileEntry>,
+    upper: Option<FileEntry>,
+    pinned: Option<u64>,
+    histogram: Vec<u64>,
+    seconds: f64,
+}
+
+/// Solves layer `n` with the in-memory solver on the mapped lower layers
+/// and writes its tables.
+fn solve_in_memory(
     dir: &Path,
     n: u32,
     opts: &BuildOptions,
     finished: &[Option<Finished>],
     obs: &dyn BuildObserver,
-) -> Result<LayerEntry, BuildError> {
+    w: &mut Written,
+) -> Result<solve::SolveStats, BuildError> {
     let positions = layer_size(n);
-    let working = solve::working_bytes(n, opts.envelope);
-    let estimate = solve::memory_estimate(n, opts.envelope);
-    let (available, from_flag) = match opts.memory_limit {
-        Some(l) => (l, true),
-        None => (available_memory().unwrap_or(u64::MAX), false),
-    };
-    if estimate > available {
-        return Err(BuildError::Memory {
-            layer: n,
-            needed: estimate,
-            available,
-            from_flag,
-        });
-    }
-    obs.start(n, positions);
-    if opts.reset_peak_rss {
-        reset_peak_rss();
-    }
-    let sampler = PeakSampler::start();
-    let t0 = Instant::now();
     let empty: &[u8] = &[];
     let below: Vec<Below> = finished
         .iter()
@@ -457,9 +659,6 @@ fn build_layer(
             },
         })
         .collect();
-    let mut write_seconds = 0.0;
-    let (mut scores, mut lower, mut upper) = (None, None, None);
-    let (mut pinned, mut histogram) = (None, Vec::new());
     let write = |kind: Kind, solved: &solve::Solved| -> Result<FileEntry, BuildError> {
         let name = kind.file_name(n);
         let xxh3 = table::write_atomic_with(&dir.join(&name), positions, |start, buf| {
@@ -471,28 +670,116 @@ fn build_layer(
             xxh3,
         })
     };
-    let s = solve::solve_layer(
+    solve::solve_layer(
         n,
         &below,
         opts.envelope,
-        Some(dir),
+        Some(opts.scratch.as_deref().unwrap_or(dir)),
         obs,
         &mut |solved: &solve::Solved| {
             obs.phase("write");
             let tw = Instant::now();
             if solved.has(Kind::Lower) {
-                lower = Some(write(Kind::Lower, solved)?);
-                upper = Some(write(Kind::Upper, solved)?);
-                pinned = solved.pinned();
+                w.lower = Some(write(Kind::Lower, solved)?);
+                w.upper = Some(write(Kind::Upper, solved)?);
+                w.pinned = solved.pinned();
             }
             if solved.has(Kind::Score) {
-                scores = Some(write(Kind::Score, solved)?);
-                histogram = solved.histogram();
+                w.scores = Some(write(Kind::Score, solved)?);
+                w.histogram = solved.histogram();
             }
-            write_seconds += tw.elapsed().as_secs_f64();
+            w.seconds += tw.elapsed().as_secs_f64();
             Ok::<(), BuildError>(())
         },
-    )?;
+    )
+}
+
+fn build_layer(
+    dir: &Path,
+    n: u32,
+    opts: &BuildOptions,
+    manifest: &Manifest,
+    finished: &[Option<Finished>],
+    choice: Choice,
+    obs: &dyn BuildObserver,
+) -> Result<LayerEntry, BuildError> {
+    let positions = layer_size(n);
+    let (working, estimate) = if choice.compact {
+        (solve::compact::working_bytes(n), choice.estimate)
+    } else {
+        (
+            solve::working_bytes(n, opts.envelope),
+            solve::memory_estimate(n, opts.envelope),
+        )
+    };
+    let work = if choice.compact {
+        solve::compact::work_units(n, opts.envelope)
+    } else {
+        solve::work_units(n, opts.envelope)
+    };
+    obs.start(n, positions, work, choice.compact);
+    if opts.reset_peak_rss {
+        reset_peak_rss();
+    }
+    let sampler = PeakSampler::start();
+    let t0 = Instant::now();
+    let mut w = Written::default();
+    let s = if choice.compact {
+        let scratch = opts.scratch.as_deref().unwrap_or(dir);
+        let streams = Streams {
+            dir,
+            manifest,
+            open: Default::default(),
+        };
+        let write = |kind: Kind, solved: &solve::compact::Assembled| {
+            let name = kind.file_name(n);
+            let xxh3 = table::write_atomic_try(&dir.join(&name), positions, |start, buf| {
+                solved
+                    .extract(kind, start as usize, buf)
+                    .map_err(|e| table::PathError {
+                        path: scratch.to_path_buf(),
+                        source: std::io::Error::other(e.to_string()),
+                    })
+            })?;
+            Ok::<_, BuildError>(FileEntry {
+                name,
+                bytes: positions,
+                xxh3,
+            })
+        };
+        solve::compact::solve_layer(
+            n,
+            &streams,
+            opts.envelope,
+            scratch,
+            obs,
+            &mut |solved: &solve::compact::Assembled| {
+                obs.phase("write");
+                let tw = Instant::now();
+                if solved.has(Kind::Lower) {
+                    w.lower = Some(write(Kind::Lower, solved)?);
+                    w.upper = Some(write(Kind::Upper, solved)?);
+                    w.pinned = solved.pinned()?;
+                }
+                if solved.has(Kind::Score) {
+                    w.scores = Some(write(Kind::Score, solved)?);
+                    w.histogram = solved.histogram();
+                }
+                w.seconds += tw.elapsed().as_secs_f64();
+                Ok::<(), BuildError>(())
+            },
+        )?
+    } else {
+        solve_in_memory(dir, n, opts, finished, obs, &mut w)?
+    };
+    let Written {
+        scores,
+        lower,
+        upper,
+        pinned,
+        histogram,
+        seconds: write_seconds,
+    } = w;
     let scores = scores.expect("the solver hands out the score");
 
     let wall = t0.elapsed().as_secs_f64();
@@ -522,5 +809,14 @@ fn build_layer(
         pinned,
         score_histogram: histogram,
         recovered: None,
+        solver: Some(
+            if choice.compact {
+                "compact"
+            } else {
+                "in-memory"
+            }
+            .into(),
+        ),
+        io: s.io.clone(),
     })
 }

@@ -277,12 +277,26 @@ pub fn compress_folder(
     opts: &CompressOptions,
     obs: &dyn PackObserver,
 ) -> Result<PackReport, PackError> {
-    let s = opts.settings;
-    s.check()
+    opts.settings
+        .check()
         .map_err(|(name, reason)| PackError::Settings(format!("{name}: {reason}")))?;
     let (_lock, mut manifest, layers) = open_locked(dir, &opts.layers)?;
+    compress_layers(dir, &mut manifest, &layers, opts, obs)
+}
+
+/// The work of [`compress_folder`] on the entries `layers` of `manifest`,
+/// for a caller that holds the folder's lock (the builder, with
+/// `--compress-finished`); the settings must be checked.
+pub(crate) fn compress_layers(
+    dir: &Path,
+    manifest: &mut Manifest,
+    layers: &[LayerEntry],
+    opts: &CompressOptions,
+    obs: &dyn PackObserver,
+) -> Result<PackReport, PackError> {
+    let s = opts.settings;
     let mut report = PackReport::default();
-    for l in &layers {
+    for l in layers {
         for (kind, f) in l.files() {
             let t0 = Instant::now();
             let name = file_name(&f.name);

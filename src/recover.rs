@@ -396,5 +396,7 @@ fn entry(
         pinned,
         score_histogram: histogram,
         recovered: Some(trust.describe().into()),
+        solver: None,
+        io: None,
     })
 }

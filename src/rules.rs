@@ -331,6 +331,73 @@ impl Position {
         }
     }
 
+    /// Calls `f` with every position `P` that has a legal move capturing
+    /// exactly `captured` seeds whose child is `self` (the predecessors by a
+    /// *capture*; `P` lies `captured` seeds above `self`). Nothing is
+    /// reported when `self`'s mover has no seeds: such a move leaves its
+    /// opponent empty and is worth the same whatever the child's value, so
+    /// the solver takes it from the parent's side. A predecessor may be
+    /// reported more than once.
+    ///
+    /// Taking a capture back: in the board right after the move (before
+    /// mirroring), the captured pits are a run of opponent pits ending at
+    /// the last seed's pit, each now empty and each holding 2 or 3 before the
+    /// capture; the opponent pit before the run (if any) holds neither 2 nor
+    /// 3. Each way to put 2s and 3s back that sums to `captured` is then
+    /// un-sown like an internal move.
+    pub fn for_each_capture_predecessor(&self, captured: u32, mut f: impl FnMut(Position)) {
+        let c = captured as usize;
+        if self.mover_seeds() == 0 || c < 2 {
+            return;
+        }
+        let rb = self.mirror().0;
+        let base = pack(&rb);
+        for last in 6..PITS {
+            // The run last+1-r ..= last, r pits.
+            for r in 1..=last - 5 {
+                let low = last + 1 - r;
+                if rb[low] != 0 {
+                    break;
+                }
+                if c < 2 * r || c > 3 * r {
+                    continue;
+                }
+                if low > 6 && (rb[low - 1] == 2 || rb[low - 1] == 3) {
+                    continue;
+                }
+                let threes = (c - 2 * r) as u32;
+                for mask in 0u32..1 << r {
+                    if mask.count_ones() != threes {
+                        continue;
+                    }
+                    let mut b = base;
+                    for j in 0..r {
+                        b += (2 + (mask >> j & 1) as u128) << (8 * (low + j));
+                    }
+                    let high = b | HIGH_BITS;
+                    for origin in 0..6 {
+                        if rb[origin] != 0 {
+                            continue;
+                        }
+                        // Sowings from `origin` whose last seed lands on `last`.
+                        let mut s = last - origin;
+                        while s <= MAX_SEEDS as usize {
+                            let t = high - SOWN[origin][s];
+                            if t & HIGH_BITS != HIGH_BITS {
+                                break;
+                            }
+                            let p = (t & !HIGH_BITS) + ((s as u128) << (8 * origin));
+                            if has_zero_byte((p >> 48) as u64 | (0x0101 << 48)) {
+                                f(Position(unpack(p)));
+                            }
+                            s += 11;
+                        }
+                    }
+                }
+            }
+        }
+    }
+
     /// The predecessors as a vector (convenience for tests and tools).
     pub fn predecessors(&self) -> Vec<Position> {
         let mut v = Vec::new();

@@ -157,6 +157,8 @@
 //! * A deliberately naive solver for small layers (plain fixpoint iteration
 //!   over all positions, in the test suite) produces the same tables.
 
+pub mod compact;
+
 use crate::format::Kind;
 use crate::index::{layer_size, rank, unrank_unchecked};
 use crate::mem::{prefetch, Buffer};
@@ -166,7 +168,7 @@ use std::sync::atomic::{AtomicU64, AtomicU8, Ordering::Relaxed};
 use std::time::Instant;
 
 /// Value of "no exit": below every real value.
-const NO_EXIT: i32 = -64;
+pub(crate) const NO_EXIT: i32 = -64;
 const SETTLED: u8 = 0x80;
 /// Positions per unit of parallel work.
 const CHUNK: u64 = 1 << 15;
@@ -174,11 +176,11 @@ const CHUNK: u64 = 1 << 15;
 const SUB: u64 = 1 << 12;
 
 #[inline(always)]
-fn enc(v: i32) -> u8 {
+pub(crate) fn enc(v: i32) -> u8 {
     (v + 64) as u8
 }
 #[inline(always)]
-fn dec(b: u8) -> i32 {
+pub(crate) fn dec(b: u8) -> i32 {
     (b & 0x7f) as i32 - 64
 }
 
@@ -297,6 +299,8 @@ pub struct SolveStats {
     pub envelope_seconds: f64,
     /// Seconds in the score sweep.
     pub score_seconds: f64,
+    /// Disk traffic (the compact solver only).
+    pub io: Option<crate::table::IoFigures>,
 }
 
 /// Offsets in a position's state bytes: the counters, then the two value
@@ -586,7 +590,7 @@ fn bit(t: i32, n: u32, last: i32) -> u128 {
 
 /// Settlements handled together: their predecessors' state bytes are
 /// prefetched before any is touched, so the cache misses overlap.
-const BATCH: usize = 32;
+pub(crate) const BATCH: usize = 32;
 
 /// A worker's scratch space for [`Sweep::drain`].
 #[derive(Default)]

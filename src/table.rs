@@ -148,6 +148,27 @@ pub struct LayerEntry {
     /// trusted.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub recovered: Option<String>,
+    /// The solver that built the layer: `in-memory` or `compact` (absent
+    /// in manifests written before there were two).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub solver: Option<String>,
+    /// The compact solver's disk traffic.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub io: Option<IoFigures>,
+}
+
+/// Disk traffic of a layer built by the compact solver.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq, Eq)]
+pub struct IoFigures {
+    /// Bytes of lower-layer tables read (uncompressed bytes: the entries
+    /// streamed).
+    pub lower_read_bytes: u64,
+    /// Bytes written to the scratch folder (lists and per-position facts).
+    pub scratch_written_bytes: u64,
+    /// Bytes read back from the scratch folder.
+    pub scratch_read_bytes: u64,
+    /// Most bytes the scratch files held at once.
+    pub scratch_peak_bytes: u64,
 }
 
 impl LayerEntry {
@@ -432,7 +453,20 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), PathError> {
 pub fn write_atomic_with(
     path: &Path,
     len: u64,
-    fill: impl FnMut(u64, &mut [u8]),
+    mut fill: impl FnMut(u64, &mut [u8]),
+) -> Result<String, PathError> {
+    write_atomic_try(path, len, |start, buf| {
+        fill(start, buf);
+        Ok(())
+    })
+}
+
+/// Like [`write_atomic_with`] for a `fill` that can fail; on failure
+/// nothing is put in place.
+pub fn write_atomic_try(
+    path: &Path,
+    len: u64,
+    fill: impl FnMut(u64, &mut [u8]) -> Result<(), PathError>,
 ) -> Result<String, PathError> {
     match write_atomic_inner(path, len, None, fill) {
         Ok(sum) => Ok(sum),
@@ -461,16 +495,20 @@ pub fn write_atomic_checked(
     path: &Path,
     len: u64,
     expected: &str,
-    fill: impl FnMut(u64, &mut [u8]),
+    mut fill: impl FnMut(u64, &mut [u8]),
 ) -> Result<(), CheckedWriteError> {
-    write_atomic_inner(path, len, Some(expected), fill).map(|_| ())
+    write_atomic_inner(path, len, Some(expected), |start, buf| {
+        fill(start, buf);
+        Ok(())
+    })
+    .map(|_| ())
 }
 
 fn write_atomic_inner(
     path: &Path,
     len: u64,
     expected: Option<&str>,
-    mut fill: impl FnMut(u64, &mut [u8]),
+    mut fill: impl FnMut(u64, &mut [u8]) -> Result<(), PathError>,
 ) -> Result<String, CheckedWriteError> {
     let tmp = temp_path(path);
     let result = (|| {
@@ -480,7 +518,7 @@ fn write_atomic_inner(
         let mut start = 0u64;
         while start < len {
             let k = (len - start).min(buf.len() as u64) as usize;
-            fill(start, &mut buf[..k]);
+            fill(start, &mut buf[..k])?;
             h.update(&buf[..k]);
             f.write_all(&buf[..k]).at(&tmp)?;
             start += k as u64;

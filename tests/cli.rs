@@ -300,8 +300,9 @@ fn layer_40_is_refused_by_the_memory_limit_on_any_machine() {
         v
     };
     let files = names(&dir);
-    let needed = awari_egdb::solve::memory_estimate(40, true);
-    let limit: u64 = 64 << 30;
+    // The least any solver needs: the compact solver's byte per position.
+    let needed = awari_egdb::solve::compact::memory_estimate(40);
+    let limit: u64 = 32 << 30;
     assert!(needed > limit, "layer 40 needs {needed} bytes?");
     let line = usage_error(&[
         "build",
@@ -310,7 +311,7 @@ fn layer_40_is_refused_by_the_memory_limit_on_any_machine() {
         "--out",
         common::s(&dir),
         "--memory-limit",
-        "64GiB",
+        "32GiB",
         "--quiet",
     ]);
     for part in [
@@ -330,9 +331,10 @@ fn layer_40_is_refused_by_the_memory_limit_on_any_machine() {
 // `awari build`: progress without a terminal, and refusals that leave
 // nothing behind.
 
-/// An observer that adds up the units of work of each layer.
+/// An observer that adds up the units of work of each layer: (layer, units
+/// announced, units reported, solver was compact).
 #[derive(Default)]
-struct Units(std::sync::Mutex<Vec<(u32, u64)>>);
+struct Units(std::sync::Mutex<Vec<(u32, u64, u64, bool)>>);
 impl awari_egdb::solve::Observer for Units {
     fn advance(&self, k: u64) {
         self.0
@@ -340,36 +342,38 @@ impl awari_egdb::solve::Observer for Units {
             .unwrap()
             .last_mut()
             .expect("a layer started")
-            .1 += k;
+            .2 += k;
     }
 }
 impl awari_egdb::build::BuildObserver for Units {
-    fn start(&self, n: u32, _positions: u64) {
-        self.0.lock().unwrap().push((n, 0));
+    fn start(&self, n: u32, _positions: u64, work: u64, compact: bool) {
+        self.0.lock().unwrap().push((n, work, 0, compact));
     }
 }
 
 #[test]
 fn progress_units_add_up_to_the_layers_work_exactly() {
-    for envelope in [true, false] {
-        let tmp = tempfile::tempdir().unwrap();
-        let obs = Units::default();
-        let opts = awari_egdb::build::BuildOptions {
-            max_seeds: 11,
-            out: tmp.path().join("db"),
-            envelope,
-            memory_limit: None,
-            reset_peak_rss: false,
-        };
-        awari_egdb::build::build(&opts, &obs).unwrap();
-        let units = obs.0.into_inner().unwrap();
-        assert_eq!(units.len(), 12);
-        for (n, done) in units {
-            assert_eq!(
-                done,
-                awari_egdb::solve::work_units(n, envelope),
-                "layer {n}, envelope {envelope}"
-            );
+    use awari_egdb::build::Solver;
+    for solver in [Solver::Memory, Solver::Compact] {
+        for envelope in [true, false] {
+            let tmp = tempfile::tempdir().unwrap();
+            let obs = Units::default();
+            let mut opts = common::options(&tmp.path().join("db"), 11, envelope);
+            opts.solver = solver;
+            awari_egdb::build::build(&opts, &obs).unwrap();
+            let units = obs.0.into_inner().unwrap();
+            assert_eq!(units.len(), 12);
+            let compact = solver == Solver::Compact;
+            for (n, work, done, was_compact) in units {
+                let want = if compact {
+                    awari_egdb::solve::compact::work_units(n, envelope)
+                } else {
+                    awari_egdb::solve::work_units(n, envelope)
+                };
+                assert_eq!(was_compact, compact);
+                assert_eq!(work, want, "layer {n}, envelope {envelope}, {solver:?}");
+                assert_eq!(done, want, "layer {n}, envelope {envelope}, {solver:?}");
+            }
         }
     }
 }
@@ -426,11 +430,11 @@ fn build_refuses_bad_arguments_and_leaves_nothing_behind() {
     let line = usage_error(&[
         "build",
         "--max-seeds",
-        "14",
+        "20",
         "--out",
         d,
         "--memory-limit",
-        "20MiB",
+        "40MiB",
         "--quiet",
     ]);
     assert!(

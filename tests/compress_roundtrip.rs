@@ -461,17 +461,31 @@ fn build_on_a_compressed_folder_keeps_it_and_writes_back_only_what_it_reads() {
     );
     assert_eq!(zst_files(&dir), before);
     assert!(!dir.join("scores.3").exists());
-    // One layer more: the lower layers are written back raw from their
-    // compressed copies (which stay), then layer 7 is built.
+    // One layer more: the compact solver streams the compressed lower
+    // layers; nothing is written back.
     opts.max_seeds = 7;
     let notes = Notes::default();
     let r = build::build(&opts, &notes).unwrap();
     assert_eq!(r.built, vec![7]);
     let said = notes.0.lock().unwrap().join("\n");
+    assert!(!said.contains("writing its raw tables back"), "{said}");
+    assert!(!dir.join("scores.6").exists());
+    let m = Manifest::load(&dir).unwrap().unwrap();
+    assert_eq!(m.layer(7).unwrap().solver.as_deref(), Some("compact"));
+    assert!(std::fs::read(dir.join("scores.7")).unwrap() == raw_table(Kind::Score, 7));
+    // With the in-memory solver asked for, the lower layers are written
+    // back raw from their compressed copies (which stay), then layer 8 is
+    // built.
+    opts.max_seeds = 8;
+    opts.solver = build::Solver::Memory;
+    let notes = Notes::default();
+    let r = build::build(&opts, &notes).unwrap();
+    assert_eq!(r.built, vec![8]);
+    let said = notes.0.lock().unwrap().join("\n");
     assert!(said.contains("writing its raw tables back"), "{said}");
     let m = Manifest::load(&dir).unwrap().unwrap();
     assert_eq!(m.compressed.len(), 21, "the compressed copies stay listed");
-    for n in 0..=7 {
+    for n in 0..=8 {
         for kind in KINDS {
             assert!(std::fs::read(dir.join(kind.file_name(n))).unwrap() == raw_table(kind, n));
         }

@@ -120,6 +120,7 @@ fn memory_limit_refuses_layer_and_keeps_finished() {
             needed,
             available: 1024,
             from_flag: true,
+            ..
         }) => needed,
         other => panic!("{other:?}"),
     };

@@ -238,7 +238,7 @@ pub(crate) struct Recorder {
 impl Observer for Recorder {}
 
 impl BuildObserver for Recorder {
-    fn start(&self, n: u32, _positions: u64) {
+    fn start(&self, n: u32, _positions: u64, _work: u64, _compact: bool) {
         self.started.lock().unwrap().push(n);
     }
     fn warning(&self, message: &str) {

@@ -12,6 +12,7 @@ mod diskfull;
 mod facts;
 mod naive;
 mod oracle;
+mod out_of_core;
 
 use std::sync::OnceLock;
 use std::time::Instant;

@@ -71,6 +71,9 @@ pub fn run(a: BenchArgs) -> Result<(), Failure> {
         envelope: true,
         memory_limit: None,
         reset_peak_rss: true,
+        solver: Default::default(),
+        scratch: None,
+        compress_finished: None,
     };
     eprintln!(
         "building layers 0..={} in {} on {threads} thread(s)",

@@ -27,16 +27,41 @@ pub struct BuildArgs {
     /// Worker threads (default: all cores).
     #[arg(long, value_name = "T")]
     threads: Option<usize>,
-    /// Refuse a layer whose working memory exceeds SIZE (e.g. 8GiB, 500MB);
-    /// default: the memory available before each layer.
+    /// Build every layer within SIZE of memory (e.g. 8GiB, 500MB): the
+    /// in-memory solver where it fits (mapped lower tables included), else
+    /// the compact one (1 byte per position); a layer that fits neither is
+    /// refused. Default: the memory available before each layer.
     #[arg(long, value_name = "SIZE")]
     memory_limit: Option<String>,
+    /// Solver: auto (in-memory where it fits and the lower layers are raw,
+    /// else compact), memory, or compact.
+    #[arg(long, value_name = "KIND", default_value = "auto")]
+    solver: SolverArg,
+    /// Folder for the compact solver's temporary lists (default: --out).
+    #[arg(long, value_name = "DIR")]
+    scratch: Option<PathBuf>,
+    /// Compress each finished layer (zstd level L, default 3, blocks of
+    /// 4096 entries) and remove its raw tables; later layers read it
+    /// compressed. `awari compress --level 19` can recompress smaller later.
+    #[arg(long, value_name = "L", num_args = 0..=1, default_missing_value = "3")]
+    compress_finished: Option<i32>,
     /// Build only scores.n, without lower.n and upper.n.
     #[arg(long)]
     no_envelope: bool,
     /// No progress output (warnings and errors still go to stderr).
     #[arg(long, short)]
     quiet: bool,
+}
+
+/// `--solver`.
+#[derive(Clone, Copy, Debug, clap::ValueEnum)]
+pub enum SolverArg {
+    /// In-memory where it fits and the lower layers are raw, else compact.
+    Auto,
+    /// Always the in-memory solver.
+    Memory,
+    /// Always the compact solver.
+    Compact,
 }
 
 pub fn run(a: BuildArgs) -> Result<(), Failure> {
@@ -63,6 +88,19 @@ pub fn run(a: BuildArgs) -> Result<(), Failure> {
         envelope: !a.no_envelope,
         memory_limit,
         reset_peak_rss: true,
+        solver: match a.solver {
+            SolverArg::Auto => build::Solver::Auto,
+            SolverArg::Memory => build::Solver::Memory,
+            SolverArg::Compact => build::Solver::Compact,
+        },
+        scratch: a.scratch.clone(),
+        compress_finished: a
+            .compress_finished
+            .map(|level| awari_egdb::codec::Settings {
+                level,
+                block_size: 4096,
+                dictionary: 0,
+            }),
     };
     let pool = super::pool(a.threads)?;
     let mode = if a.quiet {
@@ -72,7 +110,7 @@ pub fn run(a: BuildArgs) -> Result<(), Failure> {
     } else {
         Mode::Lines
     };
-    let progress = Progress::new(mode, opts.envelope);
+    let progress = Progress::new(mode);
     let started = Instant::now();
     let report = pool.install(|| build::build(&opts, &progress))?;
     progress.finish();
@@ -171,14 +209,13 @@ const LINE_EVERY: f64 = 30.0;
 
 struct Progress {
     mode: Mode,
-    envelope: bool,
     multi: MultiProgress,
     overall: ProgressBar,
     layer: Mutex<Option<Current>>,
 }
 
 impl Progress {
-    fn new(mode: Mode, envelope: bool) -> Self {
+    fn new(mode: Mode) -> Self {
         let multi = MultiProgress::with_draw_target(if mode == Mode::Bars {
             ProgressDrawTarget::stderr()
         } else {
@@ -193,7 +230,6 @@ impl Progress {
         );
         Progress {
             mode,
-            envelope,
             multi,
             overall,
             layer: Mutex::new(None),
@@ -263,9 +299,9 @@ impl BuildObserver for Progress {
         self.overall.inc(1);
         self.log(&format!("layer {n}: finished earlier, checksums verified"));
     }
-    fn start(&self, n: u32, positions: u64) {
+    fn start(&self, n: u32, positions: u64, work: u64, compact: bool) {
         // The solver's units of work: they add up to exactly this.
-        let len = awari_egdb::solve::work_units(n, self.envelope);
+        let len = work;
         let bar = self.multi.add(ProgressBar::new(len));
         bar.set_style(
             ProgressStyle::with_template(
@@ -276,7 +312,10 @@ impl BuildObserver for Progress {
         bar.set_prefix(format!("layer {n}"));
         self.overall.set_message(format!("layer {n}"));
         if self.mode == Mode::Lines {
-            eprintln!("layer {n}: {positions} positions");
+            eprintln!(
+                "layer {n}: {positions} positions ({} solver)",
+                if compact { "compact" } else { "in-memory" }
+            );
         }
         *self.layer.lock().expect("progress lock") = Some(Current {
             n,

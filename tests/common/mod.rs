@@ -27,6 +27,9 @@ pub fn options(dir: &Path, max: u32, envelope: bool) -> BuildOptions {
         envelope,
         memory_limit: None,
         reset_peak_rss: false,
+        solver: Default::default(),
+        scratch: None,
+        compress_finished: None,
     }
 }
 

@@ -1,0 +1,194 @@
+//! Building within a memory budget: the compact solver (one byte per
+//! position, lower layers streamed) under `--memory-limit`, lower layers kept
+//! only compressed (`--compress-finished`), and the tables still equal to
+//! the known-good checksums.
+
+use crate::builder::*;
+use crate::common::{awari, s, KNOWN_GOOD};
+use awari_egdb::build::{self, BuildError, Solver};
+use awari_egdb::index::layer_size;
+use awari_egdb::solve::{self, Silent, SolveError};
+use std::fs;
+use std::path::Path;
+
+/// `awari verify --checksums` on `dir` passes and says how many tables it
+/// compared.
+fn assert_known_good(dir: &Path, tables: u32) {
+    let o = awari(&["verify", "--db", s(dir), "--checksums", KNOWN_GOOD], None);
+    let out = String::from_utf8_lossy(&o.stdout).into_owned();
+    assert!(
+        o.status.success(),
+        "{out}{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(
+        out.contains(&format!(
+            "all {tables} table(s) equal the known-good checksums"
+        )),
+        "{out}"
+    );
+}
+
+/// Layers 0..=20 under a memory limit smaller than half of layer 20's
+/// in-memory state (3 bytes per position): the layers that do not fit are
+/// built by the compact solver, every layer's peak resident memory (mapped
+/// pages included) stays within the limit plus 64 MiB, and every table
+/// equals the known-good list.
+#[test]
+fn layers_0_to_20_within_half_of_layer_20s_state_equal_the_known_good_checksums() {
+    let limit: u64 = 112 << 20;
+    assert!(2 * limit < 3 * layer_size(20));
+    let tmp = tempdir();
+    let dir = tmp.path().join("db");
+    let o = awari(
+        &[
+            "build",
+            "--max-seeds",
+            "20",
+            "--out",
+            s(&dir),
+            "--memory-limit",
+            "112MiB",
+            "--threads",
+            "2",
+            "--quiet",
+        ],
+        None,
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let m = manifest(&dir);
+    let mut compact = Vec::new();
+    for l in &m.layers {
+        assert!(
+            l.peak_rss_bytes <= limit + (64 << 20),
+            "layer {}: peak RSS {} over the limit {limit} + 64 MiB",
+            l.seeds,
+            l.peak_rss_bytes
+        );
+        assert!(l.estimate_bytes <= limit, "layer {}", l.seeds);
+        if l.solver.as_deref() == Some("compact") {
+            compact.push(l.seeds);
+            let io = l.io.as_ref().expect("the compact solver reports its I/O");
+            assert!(io.scratch_written_bytes > 0 && io.lower_read_bytes > 0);
+        }
+    }
+    // Layer 19's in-memory state (3 bytes per position) and mapped lower
+    // tables exceed the limit; layer 20's state alone does.
+    assert!(
+        compact.contains(&19) && compact.contains(&20),
+        "{compact:?}"
+    );
+    assert_known_good(&dir, 3 * 21);
+}
+
+/// `--compress-finished` leaves each finished layer only compressed, and the
+/// layers above read them so (the compact solver streams them); a resumed
+/// build goes on from the compressed layers. The tables equal the
+/// known-good list.
+#[test]
+fn compress_finished_keeps_only_compressed_layers_and_builds_on_them() {
+    let tmp = tempdir();
+    let dir = tmp.path().join("db");
+    let build = |max: &str| {
+        let o = awari(
+            &[
+                "build",
+                "--max-seeds",
+                max,
+                "--out",
+                s(&dir),
+                "--compress-finished",
+                "--quiet",
+            ],
+            None,
+        );
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    };
+    build("13");
+    build("15");
+    let names: Vec<String> = fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    for n in 0..=15u32 {
+        for stem in ["scores", "lower", "upper"] {
+            assert!(!names.contains(&format!("{stem}.{n}")), "{stem}.{n} is raw");
+            assert!(names.contains(&format!("{stem}.{n}.zst")), "{stem}.{n}.zst");
+        }
+    }
+    let m = manifest(&dir);
+    for n in 1..=15u32 {
+        let l = m.layer(n).unwrap();
+        assert_eq!(l.solver.as_deref(), Some("compact"), "layer {n}");
+    }
+    assert_known_good(&dir, 3 * 16);
+}
+
+/// The compact solver gives the in-memory solver's bytes for every layer,
+/// with and without the envelope, whatever the thread count.
+#[test]
+fn compact_and_in_memory_builds_are_the_same_bytes() {
+    for envelope in [true, false] {
+        let mut got = Vec::new();
+        for (solver, threads) in [
+            (Solver::Memory, 2),
+            (Solver::Compact, 1),
+            (Solver::Compact, 3),
+        ] {
+            let tmp = tempdir();
+            let dir = tmp.path().join("db");
+            let mut o = opts(&dir, 14, envelope);
+            o.solver = solver;
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap();
+            pool.install(|| build::build(&o, &Silent)).unwrap();
+            got.push(table_files(&dir));
+        }
+        assert!(
+            got[0] == got[1],
+            "compact (1 thread) differs, envelope {envelope}"
+        );
+        assert!(
+            got[0] == got[2],
+            "compact (3 threads) differs, envelope {envelope}"
+        );
+    }
+}
+
+/// A scratch folder that cannot hold the lists is an error naming it, not a
+/// panic, and the finished layers stay.
+#[test]
+fn compact_solver_with_a_missing_scratch_folder_is_an_error() {
+    let tmp = tempdir();
+    let dir = tmp.path().join("db");
+    let mut o = opts(&dir, 6, true);
+    o.solver = Solver::Compact;
+    o.scratch = Some(tmp.path().join("no-such-folder"));
+    match build::build(&o, &Silent) {
+        Err(BuildError::Solve(SolveError::Scratch { dir: d, .. })) => {
+            assert_eq!(d, tmp.path().join("no-such-folder"))
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+/// A limit below what the compact solver needs is refused before anything
+/// is written, and the message says which solver and what it needs.
+#[test]
+fn a_limit_below_the_compact_solver_is_refused_with_its_needs() {
+    let tmp = tempdir();
+    let dir = tmp.path().join("db");
+    let mut o = opts(&dir, 20, true);
+    o.memory_limit = Some(20 << 20);
+    match build::build(&o, &Silent) {
+        Err(e @ BuildError::Memory { layer: 0, .. }) => {
+            let text = e.to_string();
+            assert!(text.contains("compact solver"), "{text}");
+        }
+        other => panic!("{other:?}"),
+    }
+    assert!(!dir.exists(), "nothing written");
+    assert!(solve::compact::memory_estimate(20) < solve::memory_estimate(20, true) / 2);
+}
