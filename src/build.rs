@@ -439,9 +439,12 @@ pub fn build(opts: &BuildOptions, obs: &dyn BuildObserver) -> Result<BuildReport
             )?;
             finished[k as usize] = Some(map_layer(dir, k, opts.envelope)?);
         }
-        let entry = build_layer(dir, n, opts, &manifest, &finished, choice, obs)?;
+        let (entry, compressed) = build_layer(dir, n, opts, &manifest, &finished, choice, obs)?;
         crate::fault::point("before-manifest", &n);
         manifest.put(entry.clone());
+        for c in compressed {
+            manifest.put_compressed(c);
+        }
         manifest.store(dir)?;
         if let Some(settings) = opts.compress_finished {
             obs.note(&format!(
@@ -630,6 +633,8 @@ struct Written {
     pinned: Option<u64>,
     histogram: Vec<u64>,
     seconds: f64,
+    /// Tables already compressed (raw removed), to list with the layer.
+    compressed: Vec<table::CompressedEntry>,
 }
 
 /// Solves layer `n` with the in-memory solver on the mapped lower layers
@@ -702,7 +707,7 @@ fn build_layer(
     finished: &[Option<Finished>],
     choice: Choice,
     obs: &dyn BuildObserver,
-) -> Result<LayerEntry, BuildError> {
+) -> Result<(LayerEntry, Vec<table::CompressedEntry>), BuildError> {
     let positions = layer_size(n);
     let (working, estimate) = if choice.compact {
         (solve::compact::working_bytes(n), choice.estimate)
@@ -725,6 +730,15 @@ fn build_layer(
     let t0 = Instant::now();
     let mut w = Written::default();
     let s = if choice.compact {
+        // The compact solver streams the lower layers: pages the in-memory
+        // solver left mapped would only count against the budget.
+        for f in finished.iter().flatten() {
+            f.score.release();
+            if let Some((lo, hi)) = &f.envelope {
+                lo.release();
+                hi.release();
+            }
+        }
         let scratch = opts.scratch.as_deref().unwrap_or(dir);
         let streams = Streams {
             dir,
@@ -760,6 +774,15 @@ fn build_layer(
                     w.lower = Some(write(Kind::Lower, solved)?);
                     w.upper = Some(write(Kind::Upper, solved)?);
                     w.pinned = solved.pinned()?;
+                    // Compressed now, before the score sweep needs disk.
+                    if let Some(settings) = opts.compress_finished {
+                        for (kind, f) in [(Kind::Lower, &w.lower), (Kind::Upper, &w.upper)] {
+                            let f = f.as_ref().expect("just written");
+                            w.compressed.push(crate::pack::compress_and_remove_raw(
+                                dir, n, kind, f, settings,
+                            )?);
+                        }
+                    }
                 }
                 if solved.has(Kind::Score) {
                     w.scores = Some(write(Kind::Score, solved)?);
@@ -779,12 +802,13 @@ fn build_layer(
         pinned,
         histogram,
         seconds: write_seconds,
+        compressed,
     } = w;
     let scores = scores.expect("the solver hands out the score");
 
     let wall = t0.elapsed().as_secs_f64();
     let peaks = sampler.finish();
-    Ok(LayerEntry {
+    let entry = LayerEntry {
         seeds: n,
         positions,
         scores,
@@ -818,5 +842,6 @@ fn build_layer(
             .into(),
         ),
         io: s.io.clone(),
-    })
+    };
+    Ok((entry, compressed))
 }

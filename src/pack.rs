@@ -393,6 +393,41 @@ pub(crate) fn compress_layers(
     Ok(report)
 }
 
+/// Compresses the raw table `f` (table `kind` of layer `layer`, in `dir`,
+/// checked against `f`'s checksum first) into its compressed file, written
+/// through a verified temporary file, and removes the raw table. The
+/// manifest is not touched: the caller lists the returned entry (the
+/// builder, once the layer is finished; a compressed file that no manifest
+/// lists is written again by the next build).
+pub(crate) fn compress_and_remove_raw(
+    dir: &Path,
+    layer: u32,
+    kind: Kind,
+    f: &FileEntry,
+    s: Settings,
+) -> Result<CompressedEntry, PackError> {
+    let name = file_name(&f.name);
+    let path = dir.join(&name);
+    let bytes = {
+        let raw = open_raw(dir, f)?;
+        write_compressed(&path, &raw, kind, layer, s, &Quiet)?
+    };
+    let entry = CompressedEntry {
+        seeds: layer,
+        raw: f.name.clone(),
+        name,
+        bytes,
+        xxh3: table::checksum_file(&path)?,
+        block_size: s.block_size,
+        level: s.level,
+        dictionary: s.dictionary,
+    };
+    let raw_path = dir.join(&f.name);
+    fs::remove_file(&raw_path).at(&raw_path)?;
+    table::sync_dir(dir)?;
+    Ok(entry)
+}
+
 /// Writes the compressed file through a temporary file that is verified
 /// (every block decompressed and compared with `raw`) before it is renamed
 /// into place. Returns its size.

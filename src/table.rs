@@ -591,6 +591,23 @@ impl Mapped {
     }
 }
 
+impl Mapped {
+    /// Drops the mapping's resident pages from the process (they stay in the
+    /// page cache and come back on the next access), so they no longer
+    /// count as the process's memory.
+    pub fn release(&self) {
+        #[cfg(unix)]
+        // SAFETY: the mapping is read-only and shared with the file, so
+        // dropping its pages loses nothing: the next access reads the same
+        // bytes from the page cache or the file.
+        unsafe {
+            let _ = self
+                .map
+                .unchecked_advise(memmap2::UncheckedAdvice::DontNeed);
+        }
+    }
+}
+
 impl std::ops::Deref for Mapped {
     type Target = [u8];
     fn deref(&self) -> &[u8] {

@@ -87,7 +87,7 @@ pub const CHUNK: u64 = 1 << 16;
 pub const WINDOW: u64 = 1 << 20;
 
 /// Windows of an exit list read and decompressed together.
-const APPLY_WINDOWS: usize = 16;
+const APPLY_WINDOWS: usize = 4;
 
 /// The most seeds one capture takes (six pits of 3).
 const MAX_CAPTURE: u32 = 18;
