@@ -520,11 +520,12 @@ fn finish(n: u32, plan: &Plan, below: &[Below], envelope: bool) -> Exits {
     e
 }
 
+/// A settlement whose predecessors are still to visit.
 #[derive(Clone, Copy)]
-struct Item {
-    pos: Position,
+pub(crate) struct Item {
+    pub(crate) pos: Position,
     /// Settled on the `<= -t` side.
-    lose: bool,
+    pub(crate) lose: bool,
 }
 
 /// One threshold game: `win` holds the `>= t` side, `lose` the `<= -t` side
@@ -592,14 +593,42 @@ fn bit(t: i32, n: u32, last: i32) -> u128 {
 /// prefetched before any is touched, so the cache misses overlap.
 pub(crate) const BATCH: usize = 32;
 
-/// A worker's scratch space for [`Sweep::drain`].
+/// A worker's scratch space for [`drain`].
 #[derive(Default)]
-struct Work {
+pub(crate) struct Work {
     /// Settled positions whose predecessors are not yet visited.
-    stack: Vec<Item>,
+    pub(crate) stack: Vec<Item>,
     /// Predecessors of a batch: state offset, position, whether they were
     /// reached from a `<= -t` settlement.
     preds: Vec<(usize, Position, bool)>,
+}
+
+/// Propagates the settlements on `work`'s stack to closure, a batch at a
+/// time: `locate(p)` gives a predecessor's state offset (and prefetches
+/// its state), so a batch's cache misses overlap before `visit(offset, p,
+/// from_lose, stack)` updates each predecessor and pushes what settles.
+/// Returns the settlements whose predecessors were visited.
+#[inline]
+pub(crate) fn drain(
+    work: &mut Work,
+    locate: impl Fn(&Position) -> usize,
+    mut visit: impl FnMut(usize, Position, bool, &mut Vec<Item>),
+) -> u64 {
+    let Work { stack, preds } = work;
+    let mut count = 0;
+    while !stack.is_empty() {
+        let from = stack.len().saturating_sub(BATCH);
+        count += (stack.len() - from) as u64;
+        preds.clear();
+        for it in stack.drain(from..) {
+            it.pos
+                .for_each_predecessor(|p| preds.push((locate(&p), p, it.lose)));
+        }
+        for &(i, p, from_lose) in preds.iter() {
+            visit(i, p, from_lose, stack);
+        }
+    }
+    count
 }
 
 /// `0x80` in each byte of `x` that is zero, `0` elsewhere (exact).
@@ -774,51 +803,41 @@ impl Sweep<'_> {
     /// Propagates the settlements on the stack at threshold `t` to closure,
     /// a batch at a time.
     fn drain(&self, work: &mut Work, t: i32) -> u64 {
-        let Work { stack, preds } = work;
-        let mut count = 0;
-        while !stack.is_empty() {
-            let from = stack.len().saturating_sub(BATCH);
-            count += (stack.len() - from) as u64;
-            preds.clear();
-            for it in stack.drain(from..) {
-                it.pos.for_each_predecessor(|p| {
-                    let i = rank(&p) as usize * self.stride;
-                    prefetch(self.st[i / 8].as_ptr() as *const u8);
-                    preds.push((i, p, it.lose));
-                });
-            }
-            for &(i, p, from_lose) in preds.iter() {
-                if from_lose {
-                    // A child is at -t: the predecessor reaches t.
-                    let w = self.byte(i + self.win);
-                    if w < SETTLED && self.claim(i + self.win, w, SETTLED | enc(t)) {
-                        stack.push(Item {
-                            pos: p,
-                            lose: false,
-                        });
-                    }
-                } else {
-                    // A child is >= t: one fewer keeps the predecessor above -t.
-                    let old = self.take_counter(i + CNT);
-                    if (old >> self.shift) & 7 != 1 {
-                        continue;
-                    }
-                    let l = self.byte(i + self.lose);
-                    if l >= SETTLED {
-                        continue;
-                    }
-                    if dec(l) > -t {
-                        // Waits for threshold -exit: wake its chunk then.
-                        if -dec(l) >= self.last {
-                            self.masks.set(i / self.stride / SUB as usize, -dec(l));
-                        }
-                    } else if self.claim(i + self.lose, l, SETTLED | enc(-t)) {
-                        stack.push(Item { pos: p, lose: true });
-                    }
+        let locate = |p: &Position| {
+            let i = rank(p) as usize * self.stride;
+            prefetch(self.st[i / 8].as_ptr() as *const u8);
+            i
+        };
+        drain(work, locate, |i, p, from_lose, stack| {
+            if from_lose {
+                // A child is at -t: the predecessor reaches t.
+                let w = self.byte(i + self.win);
+                if w < SETTLED && self.claim(i + self.win, w, SETTLED | enc(t)) {
+                    stack.push(Item {
+                        pos: p,
+                        lose: false,
+                    });
                 }
+                return;
             }
-        }
-        count
+            // A child is >= t: one fewer keeps the predecessor above -t.
+            let old = self.take_counter(i + CNT);
+            if (old >> self.shift) & 7 != 1 {
+                return;
+            }
+            let l = self.byte(i + self.lose);
+            if l >= SETTLED {
+                return;
+            }
+            if dec(l) > -t {
+                // Waits for threshold -exit: wake its chunk then.
+                if -dec(l) >= self.last {
+                    self.masks.set(i / self.stride / SUB as usize, -dec(l));
+                }
+            } else if self.claim(i + self.lose, l, SETTLED | enc(-t)) {
+                stack.push(Item { pos: p, lose: true });
+            }
+        })
     }
 }
 
@@ -1075,6 +1094,30 @@ pub fn solve_layer<E: From<SolveError>>(
 /// Index `k` of the result holds layer `k`'s tables (score, lower, upper;
 /// the envelope tables empty without `envelope`); layer 47 is left empty.
 pub fn solve_in_memory(max: u32, envelope: bool) -> Result<Vec<[Vec<u8>; 3]>, SolveError> {
+    solve_layers(max, envelope, |n, below| {
+        let mut tables: [Vec<u8>; 3] = Default::default();
+        solve_layer(n, below, envelope, None, &Silent, &mut |s: &Solved| {
+            for (k, kind) in [Kind::Score, Kind::Lower, Kind::Upper]
+                .into_iter()
+                .enumerate()
+            {
+                if s.has(kind) {
+                    tables[k] = s.table(kind);
+                }
+            }
+            Ok::<(), SolveError>(())
+        })?;
+        Ok(tables)
+    })
+}
+
+/// Layers `0..=max` in memory, each solved by `one(n, below)` from the
+/// tables of the layers under it; laid out as [`solve_in_memory`]'s.
+pub(crate) fn solve_layers(
+    max: u32,
+    envelope: bool,
+    mut one: impl FnMut(u32, &[Below]) -> Result<[Vec<u8>; 3], SolveError>,
+) -> Result<Vec<[Vec<u8>; 3]>, SolveError> {
     let mut out: Vec<[Vec<u8>; 3]> = Vec::new();
     for n in 0..=max {
         if n == 47 {
@@ -1089,18 +1132,7 @@ pub fn solve_in_memory(max: u32, envelope: bool) -> Result<Vec<[Vec<u8>; 3]>, So
                 upper: envelope.then_some(&t[2][..]),
             })
             .collect();
-        let mut tables: [Vec<u8>; 3] = Default::default();
-        solve_layer(n, &below, envelope, None, &Silent, &mut |s: &Solved| {
-            for (k, kind) in [Kind::Score, Kind::Lower, Kind::Upper]
-                .into_iter()
-                .enumerate()
-            {
-                if s.has(kind) {
-                    tables[k] = s.table(kind);
-                }
-            }
-            Ok::<(), SolveError>(())
-        })?;
+        let tables = one(n, &below)?;
         out.push(tables);
     }
     Ok(out)
