@@ -311,9 +311,7 @@ pub fn build(opts: &BuildOptions, obs: &dyn BuildObserver) -> Result<BuildReport
     }
     let plan = layers_up_to(opts.max_seeds);
     if let Some(s) = opts.compress_finished {
-        s.check().map_err(|(name, reason)| {
-            crate::pack::PackError::Settings(format!("{name}: {reason}"))
-        })?;
+        crate::pack::check_settings(s)?;
     }
     // A limit too small for the first layer to build is refused before
     // anything is written.

@@ -277,11 +277,15 @@ pub fn compress_folder(
     opts: &CompressOptions,
     obs: &dyn PackObserver,
 ) -> Result<PackReport, PackError> {
-    opts.settings
-        .check()
-        .map_err(|(name, reason)| PackError::Settings(format!("{name}: {reason}")))?;
+    check_settings(opts.settings)?;
     let (_lock, mut manifest, layers) = open_locked(dir, &opts.layers)?;
     compress_layers(dir, &mut manifest, &layers, opts, obs)
+}
+
+/// Compression settings checked, as a [`PackError::Settings`].
+pub(crate) fn check_settings(s: Settings) -> Result<(), PackError> {
+    s.check()
+        .map_err(|(name, reason)| PackError::Settings(format!("{name}: {reason}")))
 }
 
 /// The work of [`compress_folder`] on the entries `layers` of `manifest`,
