@@ -43,8 +43,9 @@ pub struct BuildOptions {
     /// Folder of the compact solver's lists (unnamed temporary files);
     /// `None`: the output folder.
     pub scratch: Option<PathBuf>,
-    /// Compress each layer's tables with these settings once it is built
-    /// and recorded, and remove its raw tables (the next layers read it
+    /// Compress each layer's tables with these settings (`lower` and
+    /// `upper` as soon as they are written, `scores` once the layer is
+    /// recorded) and remove its raw tables (the next layers read it
     /// compressed, with the compact solver), so a long build keeps the disk
     /// small as it goes.
     pub compress_finished: Option<crate::codec::Settings>,
@@ -645,7 +646,6 @@ fn solve_in_memory(
     obs: &dyn BuildObserver,
     w: &mut Written,
 ) -> Result<solve::SolveStats, BuildError> {
-    let positions = layer_size(n);
     let empty: &[u8] = &[];
     let below: Vec<Below> = finished
         .iter()
@@ -662,10 +662,43 @@ fn solve_in_memory(
             },
         })
         .collect();
-    let write = |kind: Kind, solved: &solve::Solved| -> Result<FileEntry, BuildError> {
+    solve::solve_layer(
+        n,
+        &below,
+        opts.envelope,
+        Some(opts.scratch.as_deref().unwrap_or(dir)),
+        obs,
+        &mut |solved: &solve::Solved| write_tables(dir, n, opts, obs, solved, w),
+    )
+}
+
+/// Writes the tables a solver hands out (the envelope, then the score) and
+/// records them in `w`. With `--compress-finished`, `lower` and `upper` are
+/// compressed (and their raw files removed) at once, before the score sweep
+/// needs the disk.
+fn write_tables(
+    dir: &Path,
+    n: u32,
+    opts: &BuildOptions,
+    obs: &dyn BuildObserver,
+    solved: &dyn solve::Tables,
+    w: &mut Written,
+) -> Result<(), BuildError> {
+    obs.phase("write");
+    let tw = Instant::now();
+    let positions = layer_size(n);
+    let scratch = opts.scratch.as_deref().unwrap_or(dir);
+    let write = |kind: Kind| -> Result<FileEntry, BuildError> {
         let name = kind.file_name(n);
-        let xxh3 = table::write_atomic_with(&dir.join(&name), positions, |start, buf| {
-            solved.extract(kind, start as usize, buf)
+        let xxh3 = table::write_atomic_try(&dir.join(&name), positions, |start, buf| {
+            // Only the compact solver's lists (in the scratch folder) can
+            // fail to read back.
+            solved
+                .extract(kind, start as usize, buf)
+                .map_err(|e| table::PathError {
+                    path: scratch.to_path_buf(),
+                    source: std::io::Error::other(e.to_string()),
+                })
         })?;
         Ok(FileEntry {
             name,
@@ -673,28 +706,25 @@ fn solve_in_memory(
             xxh3,
         })
     };
-    solve::solve_layer(
-        n,
-        &below,
-        opts.envelope,
-        Some(opts.scratch.as_deref().unwrap_or(dir)),
-        obs,
-        &mut |solved: &solve::Solved| {
-            obs.phase("write");
-            let tw = Instant::now();
-            if solved.has(Kind::Lower) {
-                w.lower = Some(write(Kind::Lower, solved)?);
-                w.upper = Some(write(Kind::Upper, solved)?);
-                w.pinned = solved.pinned();
+    if solved.has(Kind::Lower) {
+        w.lower = Some(write(Kind::Lower)?);
+        w.upper = Some(write(Kind::Upper)?);
+        w.pinned = solved.pinned()?;
+        if let Some(settings) = opts.compress_finished {
+            for (kind, f) in [(Kind::Lower, &w.lower), (Kind::Upper, &w.upper)] {
+                let f = f.as_ref().expect("just written");
+                w.compressed.push(crate::pack::compress_and_remove_raw(
+                    dir, n, kind, f, settings,
+                )?);
             }
-            if solved.has(Kind::Score) {
-                w.scores = Some(write(Kind::Score, solved)?);
-                w.histogram = solved.histogram();
-            }
-            w.seconds += tw.elapsed().as_secs_f64();
-            Ok::<(), BuildError>(())
-        },
-    )
+        }
+    }
+    if solved.has(Kind::Score) {
+        w.scores = Some(write(Kind::Score)?);
+        w.histogram = solved.histogram();
+    }
+    w.seconds += tw.elapsed().as_secs_f64();
+    Ok(())
 }
 
 fn build_layer(
@@ -743,22 +773,6 @@ fn build_layer(
             manifest,
             open: Default::default(),
         };
-        let write = |kind: Kind, solved: &solve::compact::Assembled| {
-            let name = kind.file_name(n);
-            let xxh3 = table::write_atomic_try(&dir.join(&name), positions, |start, buf| {
-                solved
-                    .extract(kind, start as usize, buf)
-                    .map_err(|e| table::PathError {
-                        path: scratch.to_path_buf(),
-                        source: std::io::Error::other(e.to_string()),
-                    })
-            })?;
-            Ok::<_, BuildError>(FileEntry {
-                name,
-                bytes: positions,
-                xxh3,
-            })
-        };
         solve::compact::solve_layer(
             n,
             &streams,
@@ -766,28 +780,7 @@ fn build_layer(
             scratch,
             obs,
             &mut |solved: &solve::compact::Assembled| {
-                obs.phase("write");
-                let tw = Instant::now();
-                if solved.has(Kind::Lower) {
-                    w.lower = Some(write(Kind::Lower, solved)?);
-                    w.upper = Some(write(Kind::Upper, solved)?);
-                    w.pinned = solved.pinned()?;
-                    // Compressed now, before the score sweep needs disk.
-                    if let Some(settings) = opts.compress_finished {
-                        for (kind, f) in [(Kind::Lower, &w.lower), (Kind::Upper, &w.upper)] {
-                            let f = f.as_ref().expect("just written");
-                            w.compressed.push(crate::pack::compress_and_remove_raw(
-                                dir, n, kind, f, settings,
-                            )?);
-                        }
-                    }
-                }
-                if solved.has(Kind::Score) {
-                    w.scores = Some(write(Kind::Score, solved)?);
-                    w.histogram = solved.histogram();
-                }
-                w.seconds += tw.elapsed().as_secs_f64();
-                Ok::<(), BuildError>(())
+                write_tables(dir, n, opts, obs, solved, &mut w)
             },
         )?
     } else {

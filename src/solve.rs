@@ -414,6 +414,37 @@ impl Solved {
     }
 }
 
+/// A solved layer's tables as either solver hands them out ([`Solved`] in
+/// memory, [`compact::Assembled`] from its result lists), so one writer
+/// serves both.
+pub trait Tables {
+    /// Whether `kind` can be read now.
+    fn has(&self, kind: Kind) -> bool;
+    /// Copies entries `start..start + out.len()` of table `kind` into `out`,
+    /// in the file format; a table is read in order, from the start.
+    fn extract(&self, kind: Kind, start: usize, out: &mut [u8]) -> Result<(), SolveError>;
+    /// Positions whose envelope is closed, while the envelope can be read.
+    fn pinned(&self) -> Result<Option<u64>, SolveError>;
+    /// Positions per score, from `-n` to `n`, once the score can be read.
+    fn histogram(&self) -> Vec<u64>;
+}
+
+impl Tables for Solved {
+    fn has(&self, kind: Kind) -> bool {
+        Solved::has(self, kind)
+    }
+    fn extract(&self, kind: Kind, start: usize, out: &mut [u8]) -> Result<(), SolveError> {
+        Solved::extract(self, kind, start, out);
+        Ok(())
+    }
+    fn pinned(&self) -> Result<Option<u64>, SolveError> {
+        Ok(Solved::pinned(self))
+    }
+    fn histogram(&self) -> Vec<u64> {
+        Solved::histogram(self)
+    }
+}
+
 /// Bytes of working memory the solver needs for layer `n`, beyond the
 /// mapped lower layers: two value bytes and a byte of counters per position
 /// with the envelope, one value byte and the counters without.

@@ -1003,6 +1003,21 @@ impl Assembled {
     }
 }
 
+impl super::Tables for Assembled {
+    fn has(&self, kind: Kind) -> bool {
+        Assembled::has(self, kind)
+    }
+    fn extract(&self, kind: Kind, start: usize, out: &mut [u8]) -> Result<(), SolveError> {
+        Assembled::extract(self, kind, start, out)
+    }
+    fn pinned(&self) -> Result<Option<u64>, SolveError> {
+        Assembled::pinned(self)
+    }
+    fn histogram(&self) -> Vec<u64> {
+        Assembled::histogram(self)
+    }
+}
+
 /// Solves layer `n` (not 47) in one byte per position, reading the lower
 /// layers through `lower` and keeping lists in unnamed files in `scratch`.
 /// The tables are handed to `ready` as in [`super::solve_layer`]: the
