@@ -778,6 +778,7 @@ fn build_layer(
             &streams,
             opts.envelope,
             scratch,
+            &crate::comm::Single,
             obs,
             &mut |solved: &solve::compact::Assembled| {
                 write_tables(dir, n, opts, obs, solved, &mut w)

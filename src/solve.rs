@@ -221,6 +221,9 @@ pub enum SolveError {
         /// What is wrong with it.
         reason: String,
     },
+    /// Another rank of a partitioned solve stopped.
+    #[error("{0}")]
+    Comm(#[from] crate::comm::CommError),
 }
 
 /// Checks that `below` holds every layer under `n` (47 excepted, which may

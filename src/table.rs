@@ -169,6 +169,13 @@ pub struct IoFigures {
     pub scratch_read_bytes: u64,
     /// Most bytes the scratch files held at once.
     pub scratch_peak_bytes: u64,
+    /// Bytes of updates this rank sent to other ranks (0 in one process).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub sent_bytes: u64,
+}
+
+fn is_zero(x: &u64) -> bool {
+    *x == 0
 }
 
 impl LayerEntry {
