@@ -14,6 +14,11 @@
 
 use std::sync::{Barrier, Mutex};
 
+#[cfg(feature = "mpi")]
+mod mpi;
+#[cfg(feature = "mpi")]
+pub use self::mpi::Mpi;
+
 /// Why a collective operation failed.
 #[derive(Debug, thiserror::Error)]
 pub enum CommError {
@@ -29,8 +34,10 @@ pub enum CommError {
     },
 }
 
-/// The ranks of a build, as one of them sees them.
-pub trait Comm: Sync {
+/// The ranks of a build, as one of them sees them. Not `Sync`: only the
+/// thread that drives a rank's solve talks to the other ranks (MPI is
+/// initialized for that, `MPI_THREAD_FUNNELED`).
+pub trait Comm {
     /// This rank, `0..size()`.
     fn rank(&self) -> usize;
     /// Ranks in all.

@@ -724,7 +724,7 @@ struct Sweep<'a> {
     n: u32,
     /// The part's state: index `g` at `g - part.lo`.
     st: &'a [AtomicU8],
-    ranks: Ranks<'a>,
+    part: Part,
     /// The score: one value per position, so settling either side settles
     /// both.
     joint: bool,
@@ -768,7 +768,7 @@ impl Sweep<'_> {
     /// (and settle a position with no child left), win lists settle.
     /// Returns the settlements and the updates for other ranks.
     fn apply(&self, disk: &Disk, list: &List, lose: bool) -> Result<(u64, Vec<u64>), SolveError> {
-        let part = self.ranks.part;
+        let part = self.part;
         let windows = part.windows() as usize;
         let mut total = 0;
         let mut remote = Vec::new();
@@ -837,7 +837,7 @@ impl Sweep<'_> {
     /// part; updates of other ranks' positions go to `remote` as
     /// `g << 1 | from_lose`.
     fn drain(&self, work: &mut Work, remote: &mut Vec<u64>) -> u64 {
-        let part = self.ranks.part;
+        let part = self.part;
         let locate = |p: &Position| {
             let g = rank(p);
             if part.has(g) {
@@ -857,16 +857,21 @@ impl Sweep<'_> {
 
     /// Exchanges the updates for other ranks' positions until no rank has
     /// any left (at once with one rank). Returns the settlements.
-    fn settle_remote(&self, disk: &Disk, mut outbox: Vec<u64>) -> Result<u64, SolveError> {
-        let part = self.ranks.part;
+    fn settle_remote(
+        &self,
+        disk: &Disk,
+        ranks: Ranks,
+        mut outbox: Vec<u64>,
+    ) -> Result<u64, SolveError> {
+        let part = self.part;
         let mut total = 0;
         loop {
             let mut pending = [outbox.len() as u64];
-            self.ranks.comm.sum(&mut pending)?;
+            ranks.comm.sum(&mut pending)?;
             if pending[0] == 0 {
                 return Ok(total);
             }
-            let got = self.ranks.exchange(disk, std::mem::take(&mut outbox), 1)?;
+            let got = ranks.exchange(disk, std::mem::take(&mut outbox), 1)?;
             let done: Vec<(u64, Vec<u64>)> = got
                 .par_chunks(RECEIVED_BATCH)
                 .map_init(Work::default, |work, ms| {
@@ -946,7 +951,7 @@ fn sweep(
             let sw = Sweep {
                 n,
                 st: state.atomic(),
-                ranks,
+                part,
                 joint,
             };
             let mut outbox = Vec::new();
@@ -963,7 +968,7 @@ fn sweep(
             }
             apply(lists.lose[ti].take(), true)?;
             apply(lists.win[ti].take(), false)?;
-            settled += sw.settle_remote(disk, outbox)?;
+            settled += sw.settle_remote(disk, ranks, outbox)?;
         }
         if settled == 0 {
             continue;
