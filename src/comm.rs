@@ -48,6 +48,15 @@ pub trait Comm {
     fn exchange(&self, out: Vec<Vec<u64>>) -> Result<Vec<u64>, CommError>;
     /// Element-wise sum over the ranks, in place.
     fn sum(&self, v: &mut [u64]) -> Result<(), CommError>;
+    /// Element-wise maximum over the ranks, in place.
+    fn max(&self, v: &mut [u64]) -> Result<(), CommError>;
+    /// Rank 0's values, on every rank.
+    fn broadcast(&self, v: &mut [u64]) -> Result<(), CommError> {
+        if self.rank() != 0 {
+            v.fill(0);
+        }
+        self.sum(v)
+    }
     /// Waits until every rank is here.
     fn barrier(&self) -> Result<(), CommError>;
 }
@@ -66,6 +75,9 @@ impl Comm for Single {
         Ok(out.pop().unwrap_or_default())
     }
     fn sum(&self, _: &mut [u64]) -> Result<(), CommError> {
+        Ok(())
+    }
+    fn max(&self, _: &mut [u64]) -> Result<(), CommError> {
         Ok(())
     }
     fn barrier(&self) -> Result<(), CommError> {
@@ -166,6 +178,20 @@ impl Threads {
     }
 }
 
+impl Threads {
+    fn reduce(&self, v: &mut [u64], op: fn(u64, u64) -> u64) {
+        self.hub.sums.lock().unwrap()[self.rank] = v.to_vec();
+        self.hub.barrier.wait();
+        {
+            let s = self.hub.sums.lock().unwrap();
+            for (i, x) in v.iter_mut().enumerate() {
+                *x = s.iter().map(|r| r[i]).fold(0, op);
+            }
+        }
+        self.hub.barrier.wait();
+    }
+}
+
 impl Comm for Threads {
     fn rank(&self) -> usize {
         self.rank
@@ -187,15 +213,11 @@ impl Comm for Threads {
         Ok(got)
     }
     fn sum(&self, v: &mut [u64]) -> Result<(), CommError> {
-        self.hub.sums.lock().unwrap()[self.rank] = v.to_vec();
-        self.hub.barrier.wait();
-        {
-            let s = self.hub.sums.lock().unwrap();
-            for (i, x) in v.iter_mut().enumerate() {
-                *x = s.iter().map(|r| r[i]).sum();
-            }
-        }
-        self.hub.barrier.wait();
+        self.reduce(v, |a, b| a + b);
+        Ok(())
+    }
+    fn max(&self, v: &mut [u64]) -> Result<(), CommError> {
+        self.reduce(v, u64::max);
         Ok(())
     }
     fn barrier(&self) -> Result<(), CommError> {
@@ -254,6 +276,12 @@ mod tests {
                     let mut v = [me, 1];
                     c.sum(&mut v).unwrap();
                     assert_eq!(v, [3, 3]);
+                    let mut v = [me, 7 - me];
+                    c.max(&mut v).unwrap();
+                    assert_eq!(v, [2, 7]);
+                    let mut v = [me + 5];
+                    c.broadcast(&mut v).unwrap();
+                    assert_eq!(v, [5]);
                 });
             }
         });

@@ -152,9 +152,13 @@ pub struct LayerEntry {
     /// in manifests written before there were two).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub solver: Option<String>,
-    /// The compact solver's disk traffic.
+    /// The compact solver's disk traffic (summed over the ranks).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub io: Option<IoFigures>,
+    /// Ranks that built the layer, when more than one (MPI); the memory
+    /// figures are then the largest rank's, the threads each rank's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ranks: Option<usize>,
 }
 
 /// Disk traffic of a layer built by the compact solver.

@@ -39,15 +39,6 @@ impl Mpi {
     pub fn abort(&self, code: i32) -> ! {
         self.world.abort(code)
     }
-
-    /// Rank 0's bytes, on every rank.
-    pub fn broadcast(&self, bytes: &mut Vec<u8>) {
-        let root = self.world.process_at_rank(0);
-        let mut len = bytes.len() as u64;
-        root.broadcast_into(&mut len);
-        bytes.resize(len as usize, 0);
-        root.broadcast_into(&mut bytes[..]);
-    }
 }
 
 impl Comm for Mpi {
@@ -122,6 +113,16 @@ impl Comm for Mpi {
         let mine = v.to_vec();
         self.world
             .all_reduce_into(&mine[..], v, SystemOperation::sum());
+        Ok(())
+    }
+    fn max(&self, v: &mut [u64]) -> Result<(), CommError> {
+        let mine = v.to_vec();
+        self.world
+            .all_reduce_into(&mine[..], v, SystemOperation::max());
+        Ok(())
+    }
+    fn broadcast(&self, v: &mut [u64]) -> Result<(), CommError> {
+        self.world.process_at_rank(0).broadcast_into(v);
         Ok(())
     }
     fn barrier(&self) -> Result<(), CommError> {

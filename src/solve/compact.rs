@@ -94,7 +94,7 @@ const APPLY_WINDOWS: usize = 4;
 
 /// With several ranks, lower-layer chunks each rank streams between two
 /// exchanges of the exits it found for other ranks.
-const ROUND_CHUNKS: u64 = 64;
+const ROUND_CHUNKS: u64 = 16;
 
 /// Updates from other ranks handled per task.
 const RECEIVED_BATCH: usize = 4096;
@@ -158,6 +158,26 @@ const BUFFER_BYTES: u64 = 12 << 20;
 pub fn memory_estimate(n: u32) -> u64 {
     working_bytes(n) + super::BASELINE_BYTES
 }
+
+/// The memory guard's estimate for each of `ranks` ranks: the largest
+/// part's byte per position and buffers, and with several ranks the exits
+/// exchanged per round. (The updates exchanged in a sweep come on top:
+/// 8 bytes per update of another rank's position, per round.)
+pub fn memory_estimate_ranks(n: u32, ranks: usize) -> u64 {
+    if ranks <= 1 {
+        return memory_estimate(n);
+    }
+    let size = layer_size(n);
+    let most = (0..ranks)
+        .map(|r| Part::new(size, WINDOW, r, ranks).len())
+        .max()
+        .unwrap_or(0);
+    most.next_multiple_of(8) + BUFFER_BYTES + EXCHANGE_BYTES + super::BASELINE_BYTES
+}
+
+/// Exits sent and received per round, at most about (one per lower
+/// position streamed; measured: about 0.6).
+const EXCHANGE_BYTES: u64 = 2 * ROUND_CHUNKS * CHUNK * 8;
 
 /// Units of work of the compact solve of layer `n`: one per position in
 /// each exits pass (three with the envelope, one without) and per possible
@@ -1158,6 +1178,9 @@ impl super::Tables for Assembled {
     }
     fn histogram(&self) -> Vec<u64> {
         Assembled::histogram(self)
+    }
+    fn part(&self) -> Part {
+        self.part
     }
 }
 
