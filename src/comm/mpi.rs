@@ -23,11 +23,18 @@ pub struct Mpi {
 }
 
 impl Mpi {
-    /// Initializes MPI (once per process; `None` the second time).
-    pub fn init() -> Option<Self> {
-        let (universe, _) = mpi::initialize_with_threading(mpi::Threading::Funneled)?;
+    /// Initializes MPI (once per process) for a program whose threads
+    /// other than this one never call MPI (`MPI_THREAD_FUNNELED`).
+    pub fn init() -> Result<Self, String> {
+        let (universe, provided) = mpi::initialize_with_threading(mpi::Threading::Funneled)
+            .ok_or("MPI is initialized already")?;
+        if provided < mpi::Threading::Funneled {
+            return Err(format!(
+                "the MPI library offers {provided:?} threading; the build needs Funneled"
+            ));
+        }
         let world = universe.world();
-        Some(Mpi {
+        Ok(Mpi {
             rank: world.rank() as usize,
             size: world.size() as usize,
             world,
