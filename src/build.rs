@@ -412,12 +412,12 @@ pub fn build_ranks(
         }
     }
     // Rank 0 alone writes to the folder outside the tables' byte ranges.
-    let mut _lock = None;
+    let mut lock = None;
     if root {
         fs::create_dir_all(dir).at(dir)?;
         // Refuse a foreign folder before writing anything into it.
         open_manifest(dir)?;
-        _lock = Some(FolderLock::acquire(dir)?);
+        lock = Some(FolderLock::acquire(dir)?);
         if Manifest::load(dir)?.is_none() {
             // Claim the folder before the first table lands, so a build
             // killed at any moment leaves a folder it can resume.
@@ -427,6 +427,13 @@ pub fn build_ranks(
     comm.barrier()?;
     let mut manifest = Manifest::load(dir)?.unwrap_or_default();
     obs.plan(&plan);
+    if let Some(n) = lock.as_ref().and_then(|l| l.interrupted_layer()) {
+        if manifest.layer(n).is_none() {
+            obs.warning(&format!(
+                "the last build stopped in the middle of layer {n}; it is built again"
+            ));
+        }
+    }
 
     let mut report = BuildReport {
         built: Vec::new(),
@@ -507,6 +514,9 @@ pub fn build_ranks(
             // Built: the other ranks read the manifest as stored now.
             comm.broadcast(&mut [0])?;
         }
+        if let Some(l) = &lock {
+            l.record(&format!("building layer {n}"))?;
+        }
         let choice = if ranks > 1 {
             let estimate = solve::compact::memory_estimate_ranks(n, ranks);
             check_limit(n, estimate, opts)?;
@@ -577,6 +587,9 @@ pub fn build_ranks(
         comm.barrier()?;
         report.built.push(n);
         obs.done(&entry);
+    }
+    if let Some(l) = &lock {
+        l.record("")?;
     }
     report.manifest = manifest;
     Ok(report)
