@@ -142,6 +142,10 @@ impl Part {
     pub fn windows(&self) -> u64 {
         self.len().div_ceil(self.unit)
     }
+    /// Windows in the largest part of any rank.
+    pub fn most_windows(&self) -> u64 {
+        self.windows.div_ceil(self.ranks)
+    }
 }
 
 /// Several ranks as threads of one process, for tests: [`Threads::ranks`]

@@ -787,13 +787,29 @@ impl Sweep<'_> {
     /// Applies an exit list at threshold `t`: `lose` lists set the flag
     /// (and settle a position with no child left), win lists settle.
     /// Returns the settlements and the updates for other ranks.
-    fn apply(&self, disk: &Disk, list: &List, lose: bool) -> Result<(u64, Vec<u64>), SolveError> {
+    /// With several ranks, the updates for other ranks go out after each
+    /// group of windows (every rank makes as many rounds as the largest
+    /// part needs), so they never pile up; those left are in `outbox`.
+    fn apply(
+        &self,
+        disk: &Disk,
+        ranks: Ranks,
+        list: &List,
+        lose: bool,
+        outbox: &mut Vec<u64>,
+    ) -> Result<u64, SolveError> {
         let part = self.part;
         let windows = part.windows() as usize;
+        let several = ranks.comm.size() > 1;
+        let groups = if several {
+            part.most_windows() as usize
+        } else {
+            windows
+        }
+        .div_ceil(APPLY_WINDOWS);
         let mut total = 0;
-        let mut remote = Vec::new();
         let mut bufs: Vec<(usize, Vec<u8>, usize)> = Vec::new();
-        for first in (0..windows).step_by(APPLY_WINDOWS) {
+        for first in (0..groups).map(|g| g * APPLY_WINDOWS) {
             bufs.clear();
             for w in first..(first + APPLY_WINDOWS).min(windows) {
                 let mut buf = Vec::new();
@@ -833,10 +849,13 @@ impl Sweep<'_> {
                 .collect();
             for (c, r) in done {
                 total += c;
-                remote.extend(r);
+                outbox.extend(r);
+            }
+            if several {
+                total += self.round(disk, ranks, outbox)?;
             }
         }
-        Ok((total, remote))
+        Ok(total)
     }
 
     /// What an update does to the predecessor at state offset `i`: a
@@ -883,7 +902,6 @@ impl Sweep<'_> {
         ranks: Ranks,
         mut outbox: Vec<u64>,
     ) -> Result<u64, SolveError> {
-        let part = self.part;
         let mut total = 0;
         loop {
             let mut pending = [outbox.len() as u64];
@@ -891,7 +909,18 @@ impl Sweep<'_> {
             if pending[0] == 0 {
                 return Ok(total);
             }
-            let got = ranks.exchange(disk, std::mem::take(&mut outbox), 1)?;
+            total += self.round(disk, ranks, &mut outbox)?;
+        }
+    }
+
+    /// One exchange: sends `outbox` to the owners, applies what arrives,
+    /// and leaves in `outbox` the updates that causes for other ranks.
+    /// Returns the settlements.
+    fn round(&self, disk: &Disk, ranks: Ranks, outbox: &mut Vec<u64>) -> Result<u64, SolveError> {
+        let part = self.part;
+        let mut total = 0;
+        {
+            let got = ranks.exchange(disk, std::mem::take(outbox), 1)?;
             let done: Vec<(u64, Vec<u64>)> = got
                 .par_chunks(RECEIVED_BATCH)
                 .map_init(Work::default, |work, ms| {
@@ -914,6 +943,7 @@ impl Sweep<'_> {
                 outbox.extend(r);
             }
         }
+        Ok(total)
     }
 }
 
@@ -975,11 +1005,11 @@ fn sweep(
                 joint,
             };
             let mut outbox = Vec::new();
+            // Every rank applies the same lists (a rank's part of a list
+            // may be empty), so the rounds inside match.
             let mut apply = |l: Option<List>, lose: bool| -> Result<(), SolveError> {
                 if let Some(l) = l {
-                    let (c, remote) = sw.apply(disk, &l, lose)?;
-                    settled += c;
-                    outbox.extend(remote);
+                    settled += sw.apply(disk, ranks, &l, lose, &mut outbox)?;
                 }
                 Ok(())
             };
