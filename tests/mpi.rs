@@ -18,6 +18,9 @@ fn mpirun(np: usize) -> Command {
     c.env("OMPI_ALLOW_RUN_AS_ROOT", "1")
         .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
         .env("OMPI_MCA_rmaps_base_oversubscribe", "1")
+        // More ranks than cores: ranks waiting in a collective yield the
+        // core instead of spinning.
+        .env("OMPI_MCA_mpi_yield_when_idle", "1")
         .env_remove("AWARI_PATH")
         .args(["--oversubscribe", "-np", &np.to_string()]);
     c
