@@ -460,7 +460,7 @@ pub fn build_ranks(
                 estimate: solve::compact::memory_estimate_ranks(n, ranks),
             };
             check_limit(n, choice.estimate, opts)?;
-            build_layer(dir, n, opts, &manifest, &finished, choice, comm, obs)?;
+            build_layer(n, opts, &manifest, &finished, choice, comm, obs)?;
             comm.barrier()?;
             report.built.push(n);
             continue;
@@ -555,8 +555,7 @@ pub fn build_ranks(
             )?;
             finished[k as usize] = Some(map_layer(dir, k, opts.envelope)?);
         }
-        let (entry, compressed) =
-            build_layer(dir, n, opts, &manifest, &finished, choice, comm, obs)?;
+        let (entry, compressed) = build_layer(n, opts, &manifest, &finished, choice, comm, obs)?;
         crate::fault::point("before-manifest", &n);
         manifest.put(entry.clone());
         for c in compressed {
@@ -940,7 +939,6 @@ fn write_parts(
 }
 
 fn build_layer(
-    dir: &Path,
     n: u32,
     opts: &BuildOptions,
     manifest: &Manifest,
@@ -949,6 +947,7 @@ fn build_layer(
     comm: &dyn Comm,
     obs: &dyn BuildObserver,
 ) -> Result<(LayerEntry, Vec<table::CompressedEntry>), BuildError> {
+    let dir = opts.out.as_path();
     let positions = layer_size(n);
     let part = Part::new(positions, solve::compact::WINDOW, comm.rank(), comm.size());
     let (working, estimate) = if choice.compact {

@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{awari, awari_status, ok, s, text, usage_error};
+use common::{awari, ok, text, usage_error};
 
 /// Runs a command that must succeed with `--json` and parses its stdout.
 fn ok_json(args: &[&str]) -> serde_json::Value {
@@ -473,6 +473,7 @@ fn every_help_text_lists_the_exit_codes() {
 #[cfg(not(feature = "mpi"))]
 #[test]
 fn build_mpi_without_the_feature_says_how_to_get_it() {
+    use common::{awari_status, s};
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("db");
     let (_, err) = awari_status(&["build", "--mpi", "--max-seeds", "2", "--out", s(&dir)], 2);

@@ -578,14 +578,13 @@ impl Facts {
 fn exits(
     disk: &Disk,
     ranks: Ranks,
-    n: u32,
     facts: &Facts,
     lower: &dyn Lower,
     kind: Kind,
     x: &mut Buffer,
     obs: &dyn Observer,
 ) -> Result<(), SolveError> {
-    let part = ranks.part;
+    let (n, part) = (facts.n, ranks.part);
     x.as_mut_slice()[..part.len() as usize]
         .par_chunks_mut(CHUNK as usize)
         .enumerate()
@@ -824,33 +823,23 @@ impl Sweep<'_> {
                 .iter()
                 .flat_map(|(w, buf, _)| segments(buf, part.lo + *w as u64 * WINDOW))
                 .collect();
-            let done: Vec<(u64, Vec<u64>)> = segs
-                .par_iter()
-                .map_init(Work::default, |work, &(base, count, gaps)| {
-                    for_each_index(base, count, gaps, |g| {
-                        let i = (g - part.lo) as usize;
-                        let settled = if lose {
-                            let old = self.st[i].fetch_or(FLAG, Relaxed);
-                            old & CNT == 0 && self.lose_open(old) && self.settle_lose(i)
-                        } else {
-                            self.settle_win(i)
-                        };
-                        if settled {
-                            work.stack.push(Item {
-                                pos: unrank_unchecked(self.n, g),
-                                lose,
-                            });
-                        }
-                    });
-                    let mut remote = Vec::new();
-                    let c = self.drain(work, &mut remote);
-                    (c, remote)
-                })
-                .collect();
-            for (c, r) in done {
-                total += c;
-                outbox.extend(r);
-            }
+            total += self.settle_each(&segs, outbox, |&(base, count, gaps), stack| {
+                for_each_index(base, count, gaps, |g| {
+                    let i = (g - part.lo) as usize;
+                    let settled = if lose {
+                        let old = self.st[i].fetch_or(FLAG, Relaxed);
+                        old & CNT == 0 && self.lose_open(old) && self.settle_lose(i)
+                    } else {
+                        self.settle_win(i)
+                    };
+                    if settled {
+                        stack.push(Item {
+                            pos: unrank_unchecked(self.n, g),
+                            lose,
+                        });
+                    }
+                });
+            });
             if several {
                 total += self.round(disk, ranks, outbox)?;
             }
@@ -917,33 +906,46 @@ impl Sweep<'_> {
     /// and leaves in `outbox` the updates that causes for other ranks.
     /// Returns the settlements.
     fn round(&self, disk: &Disk, ranks: Ranks, outbox: &mut Vec<u64>) -> Result<u64, SolveError> {
-        let part = self.part;
-        let mut total = 0;
-        {
-            let got = ranks.exchange(disk, std::mem::take(outbox), 1)?;
-            let done: Vec<(u64, Vec<u64>)> = got
-                .par_chunks(RECEIVED_BATCH)
-                .map_init(Work::default, |work, ms| {
-                    for &m in ms {
-                        let g = m >> 1;
-                        if let Some(lose) = self.visit((g - part.lo) as usize, m & 1 != 0) {
-                            work.stack.push(Item {
-                                pos: unrank_unchecked(self.n, g),
-                                lose,
-                            });
-                        }
-                    }
-                    let mut remote = Vec::new();
-                    let c = self.drain(work, &mut remote);
-                    (c, remote)
-                })
-                .collect();
-            for (c, r) in done {
-                total += c;
-                outbox.extend(r);
+        let lo = self.part.lo;
+        let got = ranks.exchange(disk, std::mem::take(outbox), 1)?;
+        let batches: Vec<&[u64]> = got.chunks(RECEIVED_BATCH).collect();
+        Ok(self.settle_each(&batches, outbox, |ms, stack| {
+            for &m in ms.iter() {
+                let g = m >> 1;
+                if let Some(lose) = self.visit((g - lo) as usize, m & 1 != 0) {
+                    stack.push(Item {
+                        pos: unrank_unchecked(self.n, g),
+                        lose,
+                    });
+                }
             }
+        }))
+    }
+
+    /// Runs `seed` on every unit in parallel (it pushes the settlements it
+    /// makes), propagates them to closure in this rank's part, and adds the
+    /// updates for other ranks to `outbox`. Returns the settlements.
+    fn settle_each<T: Sync>(
+        &self,
+        units: &[T],
+        outbox: &mut Vec<u64>,
+        seed: impl Fn(&T, &mut Vec<Item>) + Sync,
+    ) -> u64 {
+        let done: Vec<(u64, Vec<u64>)> = units
+            .par_iter()
+            .map_init(Work::default, |work, u| {
+                seed(u, &mut work.stack);
+                let mut remote = Vec::new();
+                let c = self.drain(work, &mut remote);
+                (c, remote)
+            })
+            .collect();
+        let mut total = 0;
+        for (c, r) in done {
+            total += c;
+            outbox.extend(r);
         }
-        Ok(total)
+        total
     }
 }
 
@@ -1250,11 +1252,11 @@ pub fn solve_layer<E: From<SolveError>>(
         {
             let mut x = Buffer::zeroed(size as usize).map_err(SolveError::from)?;
             // lower(P) >= t through an exit c - upper(C).
-            exits(&disk, ranks, n, &facts, lower, Kind::Upper, &mut x, obs)?;
+            exits(&disk, ranks, &facts, lower, Kind::Upper, &mut x, obs)?;
             sort_exits(&disk, n, part, last, &mut x, Some(&mut lists.win), None)?;
             // upper(P) <= -t needs every exit c - lower(C) <= -t.
             x.as_mut_slice().fill(0);
-            exits(&disk, ranks, n, &facts, lower, Kind::Lower, &mut x, obs)?;
+            exits(&disk, ranks, &facts, lower, Kind::Lower, &mut x, obs)?;
             sort_exits(
                 &disk,
                 n,
@@ -1299,7 +1301,7 @@ pub fn solve_layer<E: From<SolveError>>(
     let mut lists = new_lists();
     {
         let mut x = Buffer::zeroed(size as usize).map_err(SolveError::from)?;
-        exits(&disk, ranks, n, &facts, lower, Kind::Score, &mut x, obs)?;
+        exits(&disk, ranks, &facts, lower, Kind::Score, &mut x, obs)?;
         let (mut lose, mut none) = (Vec::new(), None);
         sort_exits(
             &disk,
