@@ -56,8 +56,9 @@ pub struct BuildOptions {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Solver {
     /// The in-memory solver ([`solve::solve_layer`]) when the lower layers
-    /// are raw and its memory fits (3 bytes per position; with a memory
-    /// limit, the mapped lower tables count too), otherwise the compact one.
+    /// are raw and its memory (3 bytes per position) and the mapped lower
+    /// tables fit, in the limit or in the memory available; otherwise the
+    /// compact one.
     #[default]
     Auto,
     /// Always the in-memory solver (lower layers kept only compressed are
@@ -644,7 +645,18 @@ fn choose(
     let all_raw = lower.clone().all(|k| finished[k as usize].is_some());
     let tables = if opts.envelope { 3 } else { 1 };
     let mapped: u64 = lower.clone().map(|k| layer_size(k) * tables).sum();
-    let memory = solve::memory_estimate(n, opts.envelope) + if from_flag { mapped } else { 0 };
+    // The in-memory solver with its mapped lower tables resident. Without a
+    // limit those pages are page cache the kernel takes back, so they do
+    // not make the in-memory solver fail, but `auto` leaves it alone when
+    // they do not fit beside its state: layer 31 built here in memory
+    // (10.3 GiB of state, 29.4 GB of lower tables, 24 GiB of memory) spent
+    // 1,603 s of its 3,293 s re-reading lower pages at random.
+    let cached = solve::memory_estimate(n, opts.envelope) + mapped;
+    let memory = if from_flag {
+        cached
+    } else {
+        solve::memory_estimate(n, opts.envelope)
+    };
     // The compact solver maps one compressed lower table at a time.
     let streamed = lower
         .filter(|&k| finished[k as usize].is_none())
@@ -668,7 +680,7 @@ fn choose(
     match opts.solver {
         Solver::Memory if memory <= available => pick(false, memory),
         Solver::Memory => refuse(memory, MEMORY_WHAT),
-        Solver::Auto if all_raw && memory <= available => pick(false, memory),
+        Solver::Auto if all_raw && cached <= available => pick(false, memory),
         _ if compact <= available => pick(true, compact),
         _ => refuse(compact, COMPACT_WHAT),
     }
