@@ -651,12 +651,9 @@ fn choose(
     // they do not fit beside its state: layer 31 built here in memory
     // (10.3 GiB of state, 29.4 GB of lower tables, 24 GiB of memory) spent
     // 1,603 s of its 3,293 s re-reading lower pages at random.
-    let cached = solve::memory_estimate(n, opts.envelope) + mapped;
-    let memory = if from_flag {
-        cached
-    } else {
-        solve::memory_estimate(n, opts.envelope)
-    };
+    let state = solve::memory_estimate(n, opts.envelope);
+    let cached = state + mapped;
+    let memory = if from_flag { cached } else { state };
     // The compact solver maps one compressed lower table at a time.
     let streamed = lower
         .filter(|&k| finished[k as usize].is_none())
