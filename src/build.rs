@@ -319,17 +319,24 @@ pub fn build(opts: &BuildOptions, obs: &dyn BuildObserver) -> Result<BuildReport
     build_ranks(opts, &Single, obs)
 }
 
-/// What the ranks of a build must agree on: the binary's version, the
-/// options that shape the tables, and the folder.
+/// What the ranks of a build must agree on: the binary (its bytes, or its
+/// version where they cannot be read), the options that shape the tables,
+/// and the folder's path. (That the path names the same folder on every
+/// rank is checked once rank 0 holds its lock: [`same_folder`].)
 fn fingerprint(opts: &BuildOptions) -> [u64; 3] {
     let h = |s: &str| xxhash_rust::xxh3::xxh3_64(s.as_bytes());
     let dir = fs::canonicalize(&opts.out).unwrap_or_else(|_| opts.out.clone());
+    let binary = std::env::current_exe()
+        .and_then(fs::read)
+        .map(|b| xxhash_rust::xxh3::xxh3_64(&b))
+        .unwrap_or(0);
     [
-        h(concat!(
-            env!("CARGO_PKG_VERSION"),
-            " ",
-            env!("CARGO_PKG_NAME")
-        )),
+        binary
+            ^ h(concat!(
+                env!("CARGO_PKG_VERSION"),
+                " ",
+                env!("CARGO_PKG_NAME")
+            )),
         h(&format!(
             "{} {} {:?} {:?} {:?}",
             opts.max_seeds, opts.envelope, opts.solver, opts.memory_limit, opts.compress_finished
@@ -338,10 +345,39 @@ fn fingerprint(opts: &BuildOptions) -> [u64; 3] {
     ]
 }
 
+/// Checks that every rank sees the folder rank 0 holds the lock of (a
+/// folder on a shared filesystem, not one of the same name on each
+/// machine): rank 0 records a nonce in `build.lock`, and every rank reads
+/// it back.
+fn same_folder(dir: &Path, lock: Option<&FolderLock>, comm: &dyn Comm) -> Result<(), BuildError> {
+    let mut nonce = [0u64];
+    if let Some(l) = lock {
+        let t = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos());
+        nonce[0] = xxhash_rust::xxh3::xxh3_64(format!("{t} {}", std::process::id()).as_bytes());
+        l.record(&format!("ranks {:016x}", nonce[0]))?;
+    }
+    comm.broadcast(&mut nonce)?;
+    let seen = fs::read_to_string(dir.join("build.lock")).unwrap_or_default();
+    let mut differ = [(seen.trim() != format!("ranks {:016x}", nonce[0])) as u64];
+    comm.sum(&mut differ)?;
+    if differ[0] > 0 {
+        return Err(BuildError::RanksDisagree(
+            "the output folder (some ranks do not see rank 0's folder: it must be on a filesystem every rank shares)",
+        ));
+    }
+    Ok(())
+}
+
 /// Builds (or resumes) the database as one of the ranks of `comm`: every
 /// rank solves its part of each layer and writes its byte range of the
 /// tables; rank 0 alone decides which layers to build, holds the folder's
 /// lock and writes the manifest. With one rank this is [`build`].
+///
+/// An error on one rank leaves the others waiting in their next
+/// collective operation: the caller stops every rank when one returns an
+/// error (the CLI calls `MPI_Abort`).
 pub fn build_ranks(
     opts: &BuildOptions,
     comm: &dyn Comm,
@@ -424,6 +460,9 @@ pub fn build_ranks(
             // killed at any moment leaves a folder it can resume.
             Manifest::default().store(dir)?;
         }
+    }
+    if ranks > 1 {
+        same_folder(dir, lock.as_ref(), comm)?;
     }
     comm.barrier()?;
     let mut manifest = Manifest::load(dir)?.unwrap_or_default();
@@ -515,9 +554,6 @@ pub fn build_ranks(
             // Built: the other ranks read the manifest as stored now.
             comm.broadcast(&mut [0])?;
         }
-        if let Some(l) = &lock {
-            l.record(&format!("building layer {n}"))?;
-        }
         let choice = if ranks > 1 {
             let estimate = solve::compact::memory_estimate_ranks(n, ranks);
             check_limit(n, estimate, opts)?;
@@ -528,6 +564,9 @@ pub fn build_ranks(
         } else {
             choose(dir, &manifest, n, opts, &finished)?
         };
+        if let Some(l) = &lock {
+            l.record(&format!("building layer {n}"))?;
+        }
         // The in-memory solver reads lower layers raw: those kept only
         // compressed are written back first.
         for k in 0..n {
@@ -1084,4 +1123,49 @@ fn build_layer(
         ranks: (comm.size() > 1).then_some(comm.size()),
     };
     Ok((entry, compressed))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::comm::Threads;
+
+    /// Ranks pass the shared-folder check only when each sees the folder
+    /// rank 0 holds the lock of (here rank 1 is given another folder under
+    /// the path it uses, as a node-local folder of the same name would be).
+    #[test]
+    fn ranks_must_see_rank_0s_folder() {
+        let tmp = tempfile::tempdir().unwrap();
+        let (a, b) = (tmp.path().join("a"), tmp.path().join("b"));
+        fs::create_dir_all(&a).unwrap();
+        fs::create_dir_all(&b).unwrap();
+        for (other, ok) in [(&a, true), (&b, false)] {
+            let comms = Threads::ranks(2);
+            let lock = FolderLock::acquire(&a).unwrap();
+            let results: Vec<Result<(), BuildError>> = std::thread::scope(|sc| {
+                let handles: Vec<_> = comms
+                    .iter()
+                    .enumerate()
+                    .map(|(r, c)| {
+                        let (lock, a) = (&lock, &a);
+                        sc.spawn(move || {
+                            let dir = if r == 0 { a } else { other };
+                            same_folder(dir, (r == 0).then_some(lock), c)
+                        })
+                    })
+                    .collect();
+                handles.into_iter().map(|h| h.join().unwrap()).collect()
+            });
+            for r in results {
+                match r {
+                    Ok(()) => assert!(ok),
+                    Err(e @ BuildError::RanksDisagree(_)) => {
+                        assert!(!ok, "{e}");
+                        assert!(e.to_string().contains("shares"), "{e}");
+                    }
+                    Err(e) => panic!("{e}"),
+                }
+            }
+        }
+    }
 }

@@ -727,10 +727,12 @@ impl FolderLock {
     }
 
     /// Records in the lock file what the holder is doing (`building layer
-    /// N`, or nothing once done), for the next holder to read.
+    /// N`, or nothing once done), for the next holder (or the other ranks
+    /// of a build) to read; synced, so other machines see it too.
     pub fn record(&self, what: &str) -> Result<(), PathError> {
         use std::os::unix::fs::FileExt;
         self.file.set_len(0).at(&self.path)?;
-        self.file.write_all_at(what.as_bytes(), 0).at(&self.path)
+        self.file.write_all_at(what.as_bytes(), 0).at(&self.path)?;
+        self.file.sync_data().at(&self.path)
     }
 }

@@ -171,7 +171,19 @@ fn build_mpi(
     let mpi = Mpi::init().map_err(Failure::usage)?;
     let root = mpi.rank() == 0;
     let progress = Progress::new(if root { mode } else { Mode::Quiet });
-    let result = build::build_ranks(opts, &mpi, &progress);
+    // A panic must stop the job too: unwinding would finalize MPI, which
+    // waits for ranks that wait for this one.
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        build::build_ranks(opts, &mpi, &progress)
+    }))
+    .unwrap_or_else(|_| {
+        eprintln!(
+            "awari: rank {} of {}: internal error (see the panic message above)",
+            mpi.rank(),
+            mpi.size()
+        );
+        mpi.abort(101)
+    });
     progress.finish();
     match result {
         Ok(report) => Ok(root.then_some(report)),

@@ -9,7 +9,9 @@ use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
 use mpi::Count;
 
-/// Elements per destination in one all-to-all (MPI counts are `i32`).
+/// Elements per destination in one all-to-all at most (MPI counts and
+/// displacements are `i32`: a round also sends at most `i32::MAX`
+/// elements in all, see [`Mpi::piece`]).
 const PIECE: usize = 1 << 28;
 
 /// This process's rank in `MPI_COMM_WORLD`.
@@ -42,6 +44,12 @@ impl Mpi {
         })
     }
 
+    /// Elements per destination in one round of an all-to-all: the
+    /// displacements of a round's pieces sum them, and must fit in `i32`.
+    fn piece(&self) -> usize {
+        PIECE.min(i32::MAX as usize / self.size).max(1)
+    }
+
     /// Stops every rank of the job with exit status `code`.
     pub fn abort(&self, code: i32) -> ! {
         self.world.abort(code)
@@ -68,26 +76,27 @@ impl Comm for Mpi {
             .copied()
             .max()
             .unwrap_or(0);
-        let mut rounds = (most as usize).div_ceil(PIECE) as u64;
+        let piece_len = self.piece();
+        let mut rounds = (most as usize).div_ceil(piece_len) as u64;
         let mine = rounds;
         self.world
             .all_reduce_into(&mine, &mut rounds, SystemOperation::max());
         let total: u64 = recv_counts.iter().sum();
-        let mut got: Vec<Vec<u64>> = recv_counts
-            .iter()
-            .map(|&c| Vec::with_capacity(c as usize))
-            .collect();
+        let mut got: Vec<Vec<u64>> = Vec::new();
+        let mut out = Some(out);
         for r in 0..rounds as usize {
             let piece = |v: usize| {
-                let from = (r * PIECE).min(v);
-                from..((r + 1) * PIECE).min(v)
+                let from = (r * piece_len).min(v);
+                from..((r + 1) * piece_len).min(v)
             };
-            let send: Vec<u64> = out
-                .iter()
-                .flat_map(|v| &v[piece(v.len())])
-                .copied()
-                .collect();
-            let sc: Vec<Count> = out.iter().map(|v| piece(v.len()).len() as Count).collect();
+            let o = out
+                .as_ref()
+                .expect("the outboxes are kept until the last round");
+            let send: Vec<u64> = o.iter().flat_map(|v| &v[piece(v.len())]).copied().collect();
+            let sc: Vec<Count> = o.iter().map(|v| piece(v.len()).len() as Count).collect();
+            if r + 1 == rounds as usize {
+                out = None; // sent from `send` now: free the outboxes
+            }
             let rc: Vec<Count> = recv_counts
                 .iter()
                 .map(|&c| piece(c as usize).len() as Count)
@@ -108,6 +117,13 @@ impl Comm for Mpi {
                 let mut rp = PartitionMut::new(&mut recv[..], &rc[..], &rd[..]);
                 self.world.all_to_all_varcount_into(&sp, &mut rp);
             }
+            drop(send);
+            if rounds == 1 {
+                // One round: `recv` holds every source's updates in order.
+                debug_assert_eq!(recv.len() as u64, total);
+                return Ok(recv);
+            }
+            got.resize_with(self.size, Vec::new);
             for (from, (&at, &c)) in rd.iter().zip(&rc).enumerate() {
                 got[from].extend_from_slice(&recv[at as usize..(at + c) as usize]);
             }
