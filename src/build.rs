@@ -7,6 +7,7 @@
 //! and continues at the first missing layer, so a build killed at any moment
 //! ends with the same bytes once restarted.
 
+use crate::comm::{Comm, Part, Single};
 use crate::format::Kind;
 use crate::index::layer_size;
 use crate::mem::PeakSampler;
@@ -108,6 +109,17 @@ pub enum BuildError {
     /// The solver could not run (memory, or a lower layer it needs).
     #[error(transparent)]
     Solve(#[from] solve::SolveError),
+    /// A collective operation between ranks failed.
+    #[error(transparent)]
+    Comm(#[from] crate::comm::CommError),
+    /// The ranks of a build were not started alike.
+    #[error(
+        "the ranks disagree on {0}: start every rank with the same binary, arguments and folder"
+    )]
+    RanksDisagree(&'static str),
+    /// `--solver memory` with several ranks.
+    #[error("the in-memory solver runs in one process; with several ranks every layer is built by the compact solver")]
+    RanksNeedCompact,
     /// The memory guard refused a layer.
     #[error(
         "layer {layer} needs {} of memory ({what}) but only {} is available{}",
@@ -304,6 +316,97 @@ pub fn peak_rss() -> u64 {
 /// Builds (or resumes) the database described by `opts` on the current
 /// rayon pool.
 pub fn build(opts: &BuildOptions, obs: &dyn BuildObserver) -> Result<BuildReport, BuildError> {
+    build_ranks(opts, &Single, obs)
+}
+
+/// What the ranks of a build must agree on: the binary (its bytes, or its
+/// version where they cannot be read), the options that shape the tables,
+/// and the folder's path. (That the path names the same folder on every
+/// rank is checked once rank 0 holds its lock: [`same_folder`].)
+fn fingerprint(opts: &BuildOptions) -> [u64; 3] {
+    let h = |s: &str| xxhash_rust::xxh3::xxh3_64(s.as_bytes());
+    let dir = fs::canonicalize(&opts.out).unwrap_or_else(|_| opts.out.clone());
+    let binary = std::env::current_exe()
+        .and_then(fs::read)
+        .map(|b| xxhash_rust::xxh3::xxh3_64(&b))
+        .unwrap_or(0);
+    [
+        binary
+            ^ h(concat!(
+                env!("CARGO_PKG_VERSION"),
+                " ",
+                env!("CARGO_PKG_NAME")
+            )),
+        h(&format!(
+            "{} {} {:?} {:?} {:?}",
+            opts.max_seeds, opts.envelope, opts.solver, opts.memory_limit, opts.compress_finished
+        )),
+        h(&dir.to_string_lossy()),
+    ]
+}
+
+/// Checks that every rank sees the folder rank 0 holds the lock of (a
+/// folder on a shared filesystem, not one of the same name on each
+/// machine): rank 0 records a nonce in `build.lock`, and every rank reads
+/// it back.
+fn same_folder(dir: &Path, lock: Option<&FolderLock>, comm: &dyn Comm) -> Result<(), BuildError> {
+    let mut nonce = [0u64];
+    if let Some(l) = lock {
+        let t = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos());
+        nonce[0] = xxhash_rust::xxh3::xxh3_64(format!("{t} {}", std::process::id()).as_bytes());
+        l.record(&format!("ranks {:016x}", nonce[0]))?;
+    }
+    comm.broadcast(&mut nonce)?;
+    let seen = fs::read_to_string(dir.join("build.lock")).unwrap_or_default();
+    let mut differ = [(seen.trim() != format!("ranks {:016x}", nonce[0])) as u64];
+    comm.sum(&mut differ)?;
+    if differ[0] > 0 {
+        return Err(BuildError::RanksDisagree(
+            "the output folder (some ranks do not see rank 0's folder: it must be on a filesystem every rank shares)",
+        ));
+    }
+    Ok(())
+}
+
+/// Builds (or resumes) the database as one of the ranks of `comm`: every
+/// rank solves its part of each layer and writes its byte range of the
+/// tables; rank 0 alone decides which layers to build, holds the folder's
+/// lock and writes the manifest. With one rank this is [`build`].
+///
+/// An error on one rank leaves the others waiting in their next
+/// collective operation: the caller stops every rank when one returns an
+/// error (the CLI calls `MPI_Abort`).
+pub fn build_ranks(
+    opts: &BuildOptions,
+    comm: &dyn Comm,
+    obs: &dyn BuildObserver,
+) -> Result<BuildReport, BuildError> {
+    let ranks = comm.size();
+    let root = comm.rank() == 0;
+    if ranks > 1 {
+        let mine = fingerprint(opts);
+        let mut theirs = mine;
+        comm.broadcast(&mut theirs)?;
+        let mut differ = [0u64; 3];
+        for (d, (a, b)) in differ.iter_mut().zip(mine.iter().zip(&theirs)) {
+            *d = (a != b) as u64;
+        }
+        comm.sum(&mut differ)?;
+        for (d, what) in differ.iter().zip([
+            "the binary's version",
+            "the build options",
+            "the output folder",
+        ]) {
+            if *d > 0 {
+                return Err(BuildError::RanksDisagree(what));
+            }
+        }
+        if opts.solver == Solver::Memory {
+            return Err(BuildError::RanksNeedCompact);
+        }
+    }
     if opts.max_seeds > MAX_SEEDS {
         return Err(BuildError::NoSuchLayer(opts.max_seeds));
     }
@@ -329,7 +432,10 @@ pub fn build(opts: &BuildOptions, obs: &dyn BuildObserver) -> Result<BuildReport
         if let Some(&n) = first {
             let (needed, what) = match opts.solver {
                 Solver::Memory => (solve::memory_estimate(n, opts.envelope), MEMORY_WHAT),
-                _ => (solve::compact::memory_estimate(n), COMPACT_WHAT),
+                _ => (
+                    solve::compact::memory_estimate_ranks(n, ranks),
+                    COMPACT_WHAT,
+                ),
             };
             if needed > limit {
                 return Err(BuildError::Memory {
@@ -342,21 +448,32 @@ pub fn build(opts: &BuildOptions, obs: &dyn BuildObserver) -> Result<BuildReport
             }
         }
     }
-    fs::create_dir_all(dir).at(dir)?;
-    // Refuse a foreign folder before writing anything into it.
-    open_manifest(dir)?;
-    let _lock = FolderLock::acquire(dir)?;
-    let mut manifest = match Manifest::load(dir)? {
-        Some(m) => m,
-        None => {
+    // Rank 0 alone writes to the folder outside the tables' byte ranges.
+    let mut lock = None;
+    if root {
+        fs::create_dir_all(dir).at(dir)?;
+        // Refuse a foreign folder before writing anything into it.
+        open_manifest(dir)?;
+        lock = Some(FolderLock::acquire(dir)?);
+        if Manifest::load(dir)?.is_none() {
             // Claim the folder before the first table lands, so a build
             // killed at any moment leaves a folder it can resume.
-            let m = Manifest::default();
-            m.store(dir)?;
-            m
+            Manifest::default().store(dir)?;
         }
-    };
+    }
+    if ranks > 1 {
+        same_folder(dir, lock.as_ref(), comm)?;
+    }
+    comm.barrier()?;
+    let mut manifest = Manifest::load(dir)?.unwrap_or_default();
     obs.plan(&plan);
+    if let Some(n) = lock.as_ref().and_then(|l| l.interrupted_layer()) {
+        if manifest.layer(n).is_none() {
+            obs.warning(&format!(
+                "the last build stopped in the middle of layer {n}; it is built again"
+            ));
+        }
+    }
 
     let mut report = BuildReport {
         built: Vec::new(),
@@ -368,9 +485,32 @@ pub fn build(opts: &BuildOptions, obs: &dyn BuildObserver) -> Result<BuildReport
         while finished.len() < n as usize {
             finished.push(None); // layer 47
         }
+        if !root {
+            // Rank 0 checks the recorded layers; the others follow.
+            let mut reuse = [0u64];
+            comm.broadcast(&mut reuse)?;
+            finished.push(None);
+            if reuse[0] == 1 {
+                report.reused.push(n);
+                continue;
+            }
+            manifest = Manifest::load(dir)?.unwrap_or_default();
+            let choice = Choice {
+                compact: true,
+                estimate: solve::compact::memory_estimate_ranks(n, ranks),
+            };
+            check_limit(n, choice.estimate, opts)?;
+            build_layer(n, opts, &manifest, &finished, choice, comm, obs)?;
+            comm.barrier()?;
+            report.built.push(n);
+            continue;
+        }
         if let Some(e) = manifest.layer(n) {
             match verify_layer(dir, &manifest, e, opts.envelope)? {
                 None => {
+                    if ranks > 1 {
+                        comm.broadcast(&mut [1])?;
+                    }
                     let e = e.clone();
                     let compressed: Vec<String> = e
                         .files()
@@ -410,7 +550,23 @@ pub fn build(opts: &BuildOptions, obs: &dyn BuildObserver) -> Result<BuildReport
                 }
             }
         }
-        let choice = choose(dir, &manifest, n, opts, &finished)?;
+        if ranks > 1 {
+            // Built: the other ranks read the manifest as stored now.
+            comm.broadcast(&mut [0])?;
+        }
+        let choice = if ranks > 1 {
+            let estimate = solve::compact::memory_estimate_ranks(n, ranks);
+            check_limit(n, estimate, opts)?;
+            Choice {
+                compact: true,
+                estimate,
+            }
+        } else {
+            choose(dir, &manifest, n, opts, &finished)?
+        };
+        if let Some(l) = &lock {
+            l.record(&format!("building layer {n}"))?;
+        }
         // The in-memory solver reads lower layers raw: those kept only
         // compressed are written back first.
         for k in 0..n {
@@ -439,7 +595,7 @@ pub fn build(opts: &BuildOptions, obs: &dyn BuildObserver) -> Result<BuildReport
             )?;
             finished[k as usize] = Some(map_layer(dir, k, opts.envelope)?);
         }
-        let (entry, compressed) = build_layer(dir, n, opts, &manifest, &finished, choice, obs)?;
+        let (entry, compressed) = build_layer(n, opts, &manifest, &finished, choice, comm, obs)?;
         crate::fault::point("before-manifest", &n);
         manifest.put(entry.clone());
         for c in compressed {
@@ -466,8 +622,13 @@ pub fn build(opts: &BuildOptions, obs: &dyn BuildObserver) -> Result<BuildReport
         } else {
             finished.push(Some(map_layer(dir, n, opts.envelope)?));
         }
+        // The other ranks read the manifest once it is stored.
+        comm.barrier()?;
         report.built.push(n);
         obs.done(&entry);
+    }
+    if let Some(l) = &lock {
+        l.record("")?;
     }
     report.manifest = manifest;
     Ok(report)
@@ -485,6 +646,25 @@ const COMPACT_WHAT: &str = "compact solver: 1 byte per position, buffers and a f
 struct Choice {
     compact: bool,
     estimate: u64,
+}
+
+/// With several ranks: checks this rank's need (the compact solver's) for
+/// layer `n` against the limit, or the memory available here.
+fn check_limit(n: u32, needed: u64, opts: &BuildOptions) -> Result<(), BuildError> {
+    let (available, from_flag) = match opts.memory_limit {
+        Some(l) => (l, true),
+        None => (available_memory().unwrap_or(u64::MAX), false),
+    };
+    if needed > available {
+        return Err(BuildError::Memory {
+            what: COMPACT_WHAT,
+            layer: n,
+            needed,
+            available,
+            from_flag,
+        });
+    }
+    Ok(())
 }
 
 /// Picks the solver of layer `n` (see [`Solver`]) and checks its memory
@@ -677,18 +857,21 @@ fn solve_in_memory(
         opts.envelope,
         Some(opts.scratch.as_deref().unwrap_or(dir)),
         obs,
-        &mut |solved: &solve::Solved| write_tables(dir, n, opts, obs, solved, w),
+        &mut |solved: &solve::Solved| write_tables(dir, n, opts, &Single, obs, solved, w),
     )
 }
 
 /// Writes the tables a solver hands out (the envelope, then the score) and
-/// records them in `w`. With `--compress-finished`, `lower` and `upper` are
-/// compressed (and their raw files removed) at once, before the score sweep
-/// needs the disk.
+/// records them in `w`: each rank its part (see [`write_parts`]), with the
+/// pinned count and the histogram summed over the ranks. With
+/// `--compress-finished`, `lower` and `upper` are compressed (and their
+/// raw files removed, by rank 0) at once, before the score sweep needs the
+/// disk.
 fn write_tables(
     dir: &Path,
     n: u32,
     opts: &BuildOptions,
+    comm: &dyn Comm,
     obs: &dyn BuildObserver,
     solved: &dyn solve::Tables,
     w: &mut Written,
@@ -699,16 +882,22 @@ fn write_tables(
     let scratch = opts.scratch.as_deref().unwrap_or(dir);
     let write = |kind: Kind| -> Result<FileEntry, BuildError> {
         let name = kind.file_name(n);
-        let xxh3 = table::write_atomic_try(&dir.join(&name), positions, |start, buf| {
-            // Only the compact solver's lists (in the scratch folder) can
-            // fail to read back.
-            solved
-                .extract(kind, start as usize, buf)
-                .map_err(|e| table::PathError {
-                    path: scratch.to_path_buf(),
-                    source: std::io::Error::other(e.to_string()),
-                })
-        })?;
+        let xxh3 = write_parts(
+            &dir.join(&name),
+            positions,
+            solved.part(),
+            comm,
+            |start, buf| {
+                // Only the compact solver's lists (in the scratch folder) can
+                // fail to read back.
+                solved
+                    .extract(kind, start as usize, buf)
+                    .map_err(|e| table::PathError {
+                        path: scratch.to_path_buf(),
+                        source: std::io::Error::other(e.to_string()),
+                    })
+            },
+        )?;
         Ok(FileEntry {
             name,
             bytes: positions,
@@ -718,44 +907,111 @@ fn write_tables(
     if solved.has(Kind::Lower) {
         w.lower = Some(write(Kind::Lower)?);
         w.upper = Some(write(Kind::Upper)?);
-        w.pinned = solved.pinned()?;
-        if let Some(settings) = opts.compress_finished {
-            for (kind, f) in [(Kind::Lower, &w.lower), (Kind::Upper, &w.upper)] {
-                let f = f.as_ref().expect("just written");
-                w.compressed.push(crate::pack::compress_and_remove_raw(
-                    dir, n, kind, f, settings,
-                )?);
+        w.pinned = match solved.pinned()? {
+            Some(p) => {
+                let mut p = [p];
+                comm.sum(&mut p)?;
+                Some(p[0])
             }
+            None => None,
+        };
+        if let Some(settings) = opts.compress_finished {
+            if comm.rank() == 0 {
+                for (kind, f) in [(Kind::Lower, &w.lower), (Kind::Upper, &w.upper)] {
+                    let f = f.as_ref().expect("just written");
+                    w.compressed.push(crate::pack::compress_and_remove_raw(
+                        dir, n, kind, f, settings,
+                    )?);
+                }
+            }
+            comm.barrier()?;
         }
     }
     if solved.has(Kind::Score) {
         w.scores = Some(write(Kind::Score)?);
         w.histogram = solved.histogram();
+        comm.sum(&mut w.histogram)?;
     }
     w.seconds += tw.elapsed().as_secs_f64();
     Ok(())
 }
 
+/// Writes the table at `path` (`len` bytes), of which this rank fills the
+/// range `part`. One rank writes it as [`table::write_atomic_try`] does.
+/// With several, rank 0 creates the temporary file at its full length,
+/// every rank writes and syncs its range, and rank 0 checksums the whole
+/// file and renames it into place; the checksum is returned on every rank.
+fn write_parts(
+    path: &Path,
+    len: u64,
+    part: Part,
+    comm: &dyn Comm,
+    mut fill: impl FnMut(u64, &mut [u8]) -> Result<(), table::PathError>,
+) -> Result<String, BuildError> {
+    if comm.size() == 1 {
+        return Ok(table::write_atomic_try(path, len, fill)?);
+    }
+    let tmp = table::temp_path(path);
+    let root = comm.rank() == 0;
+    if root {
+        let f = fs::File::create(&tmp).at(&tmp)?;
+        f.set_len(len).at(&tmp)?;
+    }
+    comm.barrier()?;
+    {
+        use std::os::unix::fs::FileExt;
+        let f = fs::OpenOptions::new().write(true).open(&tmp).at(&tmp)?;
+        let mut buf = vec![0u8; part.len().min(1 << 24) as usize];
+        let mut at = part.lo;
+        while at < part.hi {
+            let k = (part.hi - at).min(buf.len() as u64) as usize;
+            fill(at, &mut buf[..k])?;
+            f.write_all_at(&buf[..k], at).at(&tmp)?;
+            at += k as u64;
+        }
+        f.sync_all().at(&tmp)?;
+    }
+    comm.barrier()?;
+    let mut sum = [0u64];
+    if root {
+        let hex = table::checksum_file(&tmp)?;
+        sum[0] = u64::from_str_radix(&hex, 16).expect("a checksum in hex");
+        let name = path.file_name().unwrap_or_default().to_string_lossy();
+        crate::fault::point("before-rename", &name);
+        fs::rename(&tmp, path).at(path)?;
+        table::sync_dir(path.parent().unwrap_or(Path::new(".")))?;
+        crate::fault::point("after-rename", &name);
+    }
+    comm.broadcast(&mut sum)?;
+    Ok(crate::format::hex(sum[0]))
+}
+
 fn build_layer(
-    dir: &Path,
     n: u32,
     opts: &BuildOptions,
     manifest: &Manifest,
     finished: &[Option<Finished>],
     choice: Choice,
+    comm: &dyn Comm,
     obs: &dyn BuildObserver,
 ) -> Result<(LayerEntry, Vec<table::CompressedEntry>), BuildError> {
+    let dir = opts.out.as_path();
     let positions = layer_size(n);
+    let part = Part::new(positions, solve::compact::WINDOW, comm.rank(), comm.size());
     let (working, estimate) = if choice.compact {
-        (solve::compact::working_bytes(n), choice.estimate)
+        (
+            solve::compact::working_bytes(n) - positions + part.len(),
+            choice.estimate,
+        )
     } else {
         (
             solve::working_bytes(n, opts.envelope),
             solve::memory_estimate(n, opts.envelope),
         )
     };
+    // This rank's share of the work (all of it in one process).
     let work = if choice.compact {
-        solve::compact::work_units(n, opts.envelope)
+        solve::compact::work_units(n, opts.envelope) / positions * part.len()
     } else {
         solve::work_units(n, opts.envelope)
     };
@@ -787,9 +1043,10 @@ fn build_layer(
             &streams,
             opts.envelope,
             scratch,
+            comm,
             obs,
             &mut |solved: &solve::compact::Assembled| {
-                write_tables(dir, n, opts, obs, solved, &mut w)
+                write_tables(dir, n, opts, comm, obs, solved, &mut w)
             },
         )?
     } else {
@@ -808,6 +1065,28 @@ fn build_layer(
 
     let wall = t0.elapsed().as_secs_f64();
     let peaks = sampler.finish();
+    // Memory: the largest rank's; work and traffic: all ranks'.
+    let mut most = [peak_rss(), peaks.anon, peaks.file, working, estimate];
+    comm.max(&mut most)?;
+    let [peak_rss_bytes, peak_anon, peak_file, working, estimate] = most;
+    let mut sums = [s.envelope_settlements + s.score_settlements, 0, 0, 0, 0, 0];
+    if let Some(io) = &s.io {
+        sums[1..].copy_from_slice(&[
+            io.lower_read_bytes,
+            io.scratch_written_bytes,
+            io.scratch_read_bytes,
+            io.scratch_peak_bytes,
+            io.sent_bytes,
+        ]);
+    }
+    comm.sum(&mut sums)?;
+    let io = s.io.as_ref().map(|_| table::IoFigures {
+        lower_read_bytes: sums[1],
+        scratch_written_bytes: sums[2],
+        scratch_read_bytes: sums[3],
+        scratch_peak_bytes: sums[4],
+        sent_bytes: sums[5],
+    });
     let entry = LayerEntry {
         seeds: n,
         positions,
@@ -822,14 +1101,13 @@ fn build_layer(
             score: s.score_seconds,
             write: write_seconds,
         },
-        peak_rss_bytes: peak_rss(),
+        peak_rss_bytes,
         working_bytes: working,
-        peak_anon_bytes: peaks.anon,
-        peak_file_bytes: peaks.file,
+        peak_anon_bytes: peak_anon,
+        peak_file_bytes: peak_file,
         estimate_bytes: estimate,
         threads: rayon::current_num_threads(),
-        settlements_per_position: (s.envelope_settlements + s.score_settlements) as f64
-            / positions as f64,
+        settlements_per_position: sums[0] as f64 / positions as f64,
         pinned,
         score_histogram: histogram,
         recovered: None,
@@ -841,7 +1119,53 @@ fn build_layer(
             }
             .into(),
         ),
-        io: s.io.clone(),
+        io,
+        ranks: (comm.size() > 1).then_some(comm.size()),
     };
     Ok((entry, compressed))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::comm::Threads;
+
+    /// Ranks pass the shared-folder check only when each sees the folder
+    /// rank 0 holds the lock of (here rank 1 is given another folder under
+    /// the path it uses, as a node-local folder of the same name would be).
+    #[test]
+    fn ranks_must_see_rank_0s_folder() {
+        let tmp = tempfile::tempdir().unwrap();
+        let (a, b) = (tmp.path().join("a"), tmp.path().join("b"));
+        fs::create_dir_all(&a).unwrap();
+        fs::create_dir_all(&b).unwrap();
+        for (other, ok) in [(&a, true), (&b, false)] {
+            let comms = Threads::ranks(2);
+            let lock = FolderLock::acquire(&a).unwrap();
+            let results: Vec<Result<(), BuildError>> = std::thread::scope(|sc| {
+                let handles: Vec<_> = comms
+                    .iter()
+                    .enumerate()
+                    .map(|(r, c)| {
+                        let (lock, a) = (&lock, &a);
+                        sc.spawn(move || {
+                            let dir = if r == 0 { a } else { other };
+                            same_folder(dir, (r == 0).then_some(lock), c)
+                        })
+                    })
+                    .collect();
+                handles.into_iter().map(|h| h.join().unwrap()).collect()
+            });
+            for r in results {
+                match r {
+                    Ok(()) => assert!(ok),
+                    Err(e @ BuildError::RanksDisagree(_)) => {
+                        assert!(!ok, "{e}");
+                        assert!(e.to_string().contains("shares"), "{e}");
+                    }
+                    Err(e) => panic!("{e}"),
+                }
+            }
+        }
+    }
 }

@@ -19,6 +19,7 @@
 
 pub mod build;
 pub mod codec;
+pub mod comm;
 pub mod fault;
 pub mod format;
 pub mod game;

@@ -398,5 +398,6 @@ fn entry(
         recovered: Some(trust.describe().into()),
         solver: None,
         io: None,
+        ranks: None,
     })
 }

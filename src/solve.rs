@@ -221,6 +221,9 @@ pub enum SolveError {
         /// What is wrong with it.
         reason: String,
     },
+    /// Another rank of a partitioned solve stopped.
+    #[error("{0}")]
+    Comm(#[from] crate::comm::CommError),
 }
 
 /// Checks that `below` holds every layer under `n` (47 excepted, which may
@@ -425,8 +428,11 @@ pub trait Tables {
     fn extract(&self, kind: Kind, start: usize, out: &mut [u8]) -> Result<(), SolveError>;
     /// Positions whose envelope is closed, while the envelope can be read.
     fn pinned(&self) -> Result<Option<u64>, SolveError>;
-    /// Positions per score, from `-n` to `n`, once the score can be read.
+    /// Positions per score, from `-n` to `n`, once the score can be read
+    /// (of the part).
     fn histogram(&self) -> Vec<u64>;
+    /// The part of the layer these tables hold (all of it in one process).
+    fn part(&self) -> crate::comm::Part;
 }
 
 impl Tables for Solved {
@@ -442,6 +448,9 @@ impl Tables for Solved {
     }
     fn histogram(&self) -> Vec<u64> {
         Solved::histogram(self)
+    }
+    fn part(&self) -> crate::comm::Part {
+        crate::comm::Part::new(self.len as u64, 1, 0, 1)
     }
 }
 

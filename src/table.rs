@@ -152,9 +152,13 @@ pub struct LayerEntry {
     /// in manifests written before there were two).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub solver: Option<String>,
-    /// The compact solver's disk traffic.
+    /// The compact solver's disk traffic (summed over the ranks).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub io: Option<IoFigures>,
+    /// Ranks that built the layer, when more than one (MPI); the memory
+    /// figures are then the largest rank's, the threads each rank's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ranks: Option<usize>,
 }
 
 /// Disk traffic of a layer built by the compact solver.
@@ -169,6 +173,13 @@ pub struct IoFigures {
     pub scratch_read_bytes: u64,
     /// Most bytes the scratch files held at once.
     pub scratch_peak_bytes: u64,
+    /// Bytes of updates this rank sent to other ranks (0 in one process).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub sent_bytes: u64,
+}
+
+fn is_zero(x: &u64) -> bool {
+    *x == 0
 }
 
 impl LayerEntry {
@@ -648,7 +659,11 @@ pub enum MapError {
 /// Holds a folder's `build.lock` (taken by `build`, `compress`,
 /// `decompress` and `recover`, which rewrite the folder) until dropped.
 pub struct FolderLock {
-    _file: File,
+    file: File,
+    path: PathBuf,
+    /// What the lock file said when it was taken: the layer a build was
+    /// working on when it stopped, if it stopped in the middle of one.
+    previous: String,
 }
 
 /// Why a folder's lock was not taken.
@@ -670,7 +685,13 @@ impl FolderLock {
     /// come first.
     pub fn acquire(dir: &Path) -> Result<FolderLock, LockError> {
         let path = dir.join("build.lock");
-        let file = File::create(&path).at(&path)?;
+        let file = fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(&path)
+            .at(&path)?;
         #[cfg(unix)]
         {
             use std::os::unix::io::AsRawFd;
@@ -686,6 +707,32 @@ impl FolderLock {
                 std::thread::sleep(std::time::Duration::from_millis(50));
             }
         }
-        Ok(FolderLock { _file: file })
+        let mut previous = String::new();
+        let _ = (&file).read_to_string(&mut previous);
+        Ok(FolderLock {
+            file,
+            path,
+            previous,
+        })
+    }
+
+    /// The layer a build was working on when it stopped without finishing
+    /// it (killed, or one of its ranks was), as the lock file recorded it.
+    pub fn interrupted_layer(&self) -> Option<u32> {
+        self.previous
+            .trim()
+            .strip_prefix("building layer ")?
+            .parse()
+            .ok()
+    }
+
+    /// Records in the lock file what the holder is doing (`building layer
+    /// N`, or nothing once done), for the next holder (or the other ranks
+    /// of a build) to read; synced, so other machines see it too.
+    pub fn record(&self, what: &str) -> Result<(), PathError> {
+        use std::os::unix::fs::FileExt;
+        self.file.set_len(0).at(&self.path)?;
+        self.file.write_all_at(what.as_bytes(), 0).at(&self.path)?;
+        self.file.sync_data().at(&self.path)
     }
 }

@@ -467,3 +467,19 @@ fn every_help_text_lists_the_exit_codes() {
     }
     assert!(ok(&["--help"]).contains("Exit status"));
 }
+
+/// `--mpi` in a binary built without the `mpi` feature is a usage error
+/// that says how to get one, and writes nothing.
+#[cfg(not(feature = "mpi"))]
+#[test]
+fn build_mpi_without_the_feature_says_how_to_get_it() {
+    use common::{awari_status, s};
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("db");
+    let (_, err) = awari_status(&["build", "--mpi", "--max-seeds", "2", "--out", s(&dir)], 2);
+    assert!(
+        err.contains("built without MPI") && err.contains("--features mpi"),
+        "{err}"
+    );
+    assert!(!dir.exists());
+}

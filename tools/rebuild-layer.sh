@@ -2,6 +2,8 @@
 # Rebuilds the top layer of a finished database folder REPS times and prints
 # its wall time and phase split each time (a quick A/B benchmark of the
 # solver). Usage: tools/rebuild-layer.sh DIR LAYER [REPS] [extra build args]
+# AWARI names the binary; for an MPI build, a script that runs
+# `mpirun -np N awari "$@" --mpi`.
 set -euo pipefail
 dir=$1 layer=$2 reps=${3:-3}
 shift 3 || shift $#
@@ -20,6 +22,8 @@ import json, sys
 d, n = sys.argv[1], int(sys.argv[2])
 l = next(l for l in json.load(open(f"{d}/manifest.json"))["layers"] if l["seeds"] == n)
 ph = " ".join(f"{k} {v:.2f}" for k, v in l["phase_seconds"].items())
-print(f"layer {n}: {l['wall_seconds']:.2f} s ({l['positions_per_second']/1e6:.2f} M/s) [{ph}] threads {l['threads']} scores {l['scores']['xxh3']}")
+sent = l.get("io", {}).get("sent_bytes", 0)
+extra = f" ranks {l['ranks']} sent {sent / l['positions']:.1f} B/position" if l.get("ranks") else ""
+print(f"layer {n}: {l['wall_seconds']:.2f} s ({l['positions_per_second']/1e6:.2f} M/s) [{ph}] threads {l['threads']}{extra} scores {l['scores']['xxh3']}")
 PY
 done

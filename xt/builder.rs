@@ -13,6 +13,7 @@ use awari_egdb::index::{layer_size, unrank};
 use awari_egdb::solve::{self, Observer, Silent};
 use awari_egdb::table::Manifest;
 
+use crate::common::{awari, s, KNOWN_GOOD};
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 use std::path::Path;
@@ -356,4 +357,22 @@ pub(crate) fn db() -> &'static Db {
             manifest: m,
         }
     })
+}
+
+/// `awari verify --checksums` on `dir` passes and says how many tables it
+/// compared.
+pub(crate) fn assert_known_good(dir: &Path, tables: u32) {
+    let o = awari(&["verify", "--db", s(dir), "--checksums", KNOWN_GOOD], None);
+    let out = String::from_utf8_lossy(&o.stdout).into_owned();
+    assert!(
+        o.status.success(),
+        "{out}{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(
+        out.contains(&format!(
+            "all {tables} table(s) equal the known-good checksums"
+        )),
+        "{out}"
+    );
 }

@@ -13,6 +13,7 @@ mod facts;
 mod naive;
 mod oracle;
 mod out_of_core;
+mod ranks;
 
 use std::sync::OnceLock;
 use std::time::Instant;

@@ -4,30 +4,11 @@
 //! the known-good checksums.
 
 use crate::builder::*;
-use crate::common::{awari, s, KNOWN_GOOD};
+use crate::common::{awari, s};
 use awari_egdb::build::{self, BuildError, Solver};
 use awari_egdb::index::layer_size;
 use awari_egdb::solve::{self, Silent, SolveError};
 use std::fs;
-use std::path::Path;
-
-/// `awari verify --checksums` on `dir` passes and says how many tables it
-/// compared.
-fn assert_known_good(dir: &Path, tables: u32) {
-    let o = awari(&["verify", "--db", s(dir), "--checksums", KNOWN_GOOD], None);
-    let out = String::from_utf8_lossy(&o.stdout).into_owned();
-    assert!(
-        o.status.success(),
-        "{out}{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
-    assert!(
-        out.contains(&format!(
-            "all {tables} table(s) equal the known-good checksums"
-        )),
-        "{out}"
-    );
-}
 
 /// Layers 0..=20 under a memory limit smaller than half of layer 20's
 /// in-memory state (3 bytes per position): the layers that do not fit are

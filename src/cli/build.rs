@@ -51,6 +51,12 @@ pub struct BuildArgs {
     /// No progress output (warnings and errors still go to stderr).
     #[arg(long, short)]
     quiet: bool,
+    /// Build as one rank of an MPI job (`mpirun -np N awari build --mpi
+    /// ...`): each rank solves its part of every layer, in a folder every
+    /// rank sees; --memory-limit and --threads apply per rank. Needs a
+    /// binary built with `--features mpi`.
+    #[arg(long)]
+    mpi: bool,
 }
 
 /// `--solver`.
@@ -110,10 +116,19 @@ pub fn run(a: BuildArgs) -> Result<(), Failure> {
     } else {
         Mode::Lines
     };
-    let progress = Progress::new(mode);
     let started = Instant::now();
-    let report = pool.install(|| build::build(&opts, &progress))?;
-    progress.finish();
+    let report = if a.mpi {
+        drop(pool);
+        match build_mpi(&opts, a.threads, mode)? {
+            Some(report) => report,
+            None => return Ok(()), // not rank 0: rank 0 reports
+        }
+    } else {
+        let progress = Progress::new(mode);
+        let report = pool.install(|| build::build(&opts, &progress))?;
+        progress.finish();
+        report
+    };
     if !a.quiet {
         let m = &report.manifest;
         eprintln!(
@@ -133,6 +148,71 @@ pub fn run(a: BuildArgs) -> Result<(), Failure> {
         }
     }
     Ok(())
+}
+
+/// The build as one rank of an MPI job: rank 0 shows the progress and gets
+/// the report. A rank that fails prints why and stops the whole job (the
+/// others may be waiting for it in a collective operation).
+/// The build runs on the main thread (the one that initialized MPI and
+/// talks to the other ranks) with the global pool's workers.
+#[cfg(feature = "mpi")]
+fn build_mpi(
+    opts: &BuildOptions,
+    threads: Option<usize>,
+    mode: Mode,
+) -> Result<Option<build::BuildReport>, Failure> {
+    use awari_egdb::comm::{Comm, Mpi};
+    let mut pool = rayon::ThreadPoolBuilder::new();
+    if let Some(t) = threads {
+        pool = pool.num_threads(t);
+    }
+    pool.build_global()
+        .map_err(|e| Failure::usage(format!("cannot start worker threads: {e}")))?;
+    let mpi = Mpi::init().map_err(Failure::usage)?;
+    let root = mpi.rank() == 0;
+    let progress = Progress::new(if root { mode } else { Mode::Quiet });
+    // A panic must stop the job too: unwinding would finalize MPI, which
+    // waits for ranks that wait for this one.
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        build::build_ranks(opts, &mpi, &progress)
+    }))
+    .unwrap_or_else(|_| {
+        eprintln!(
+            "awari: rank {} of {}: internal error (see the panic message above)",
+            mpi.rank(),
+            mpi.size()
+        );
+        mpi.abort(101)
+    });
+    progress.finish();
+    match result {
+        Ok(report) => Ok(root.then_some(report)),
+        Err(e) => {
+            let f = Failure::from(e);
+            if mpi.size() > 1 {
+                eprintln!(
+                    "awari: rank {} of {}: {}",
+                    mpi.rank(),
+                    mpi.size(),
+                    f.message
+                );
+                mpi.abort(f.code);
+            }
+            Err(f)
+        }
+    }
+}
+
+#[cfg(not(feature = "mpi"))]
+fn build_mpi(
+    _: &BuildOptions,
+    _: Option<usize>,
+    _: Mode,
+) -> Result<Option<build::BuildReport>, Failure> {
+    Err(Failure::usage(
+        "--mpi: this awari was built without MPI; build it with `cargo build --release \
+         --features mpi` (needs an MPI library such as Open MPI, and libclang)",
+    ))
 }
 
 impl super::Classify for build::BuildError {

@@ -71,6 +71,7 @@
 //! ([`memory_estimate`]).
 
 use super::{dec, enc, Below, Item, Observer, SolveError, SolveStats, Work, BATCH, NO_EXIT};
+use crate::comm::{Comm, Part};
 use crate::format::Kind;
 use crate::index::{layer_size, rank, unrank_unchecked, LayerIter};
 use crate::mem::{prefetch, Buffer};
@@ -90,6 +91,13 @@ pub const WINDOW: u64 = 1 << 20;
 
 /// Windows of an exit list read and decompressed together.
 const APPLY_WINDOWS: usize = 4;
+
+/// With several ranks, lower-layer chunks each rank streams between two
+/// exchanges of the exits it found for other ranks.
+const ROUND_CHUNKS: u64 = 16;
+
+/// Updates from other ranks handled per task.
+const RECEIVED_BATCH: usize = 4096;
 
 /// The most seeds one capture takes (six pits of 3).
 const MAX_CAPTURE: u32 = 18;
@@ -151,6 +159,38 @@ pub fn memory_estimate(n: u32) -> u64 {
     working_bytes(n) + super::BASELINE_BYTES
 }
 
+/// The memory guard's estimate for each of `ranks` ranks: the largest
+/// part's byte per position and buffers, and with several ranks the exits
+/// exchanged per round and the sweep's updates in flight.
+pub fn memory_estimate_ranks(n: u32, ranks: usize) -> u64 {
+    if ranks <= 1 {
+        return memory_estimate(n);
+    }
+    let size = layer_size(n);
+    let most = (0..ranks)
+        .map(|r| Part::new(size, WINDOW, r, ranks).len())
+        .max()
+        .unwrap_or(0);
+    most.next_multiple_of(8)
+        + BUFFER_BYTES
+        + EXCHANGE_BYTES
+        + SWEEP_EXCHANGE_BYTES
+        + most / 32
+        + super::BASELINE_BYTES
+}
+
+/// The sweep's updates for other ranks in flight (sent, received and the
+/// ones they cause), per group of applied windows: an allowance of three
+/// 8-byte updates per position of a group, plus 1/32 byte per position of
+/// the part (the chains of settlements an update sets off grow with the
+/// layer). An allowance, not a bound: measured with two ranks, the updates
+/// took 71 MiB on layer 24 and 101 MiB on layer 29.
+const SWEEP_EXCHANGE_BYTES: u64 = 3 * APPLY_WINDOWS as u64 * WINDOW * 8;
+
+/// Exits sent and received per round, at most about (one per lower
+/// position streamed; measured: about 0.6).
+const EXCHANGE_BYTES: u64 = 2 * ROUND_CHUNKS * CHUNK * 8;
+
 /// Units of work of the compact solve of layer `n`: one per position in
 /// each exits pass (three with the envelope, one without) and per possible
 /// settlement in each sweep (two per position in the envelope sweep, one
@@ -171,6 +211,7 @@ struct DiskInner {
     live: AtomicU64,
     peak: AtomicU64,
     lower: AtomicU64,
+    sent: AtomicU64,
 }
 
 impl Disk {
@@ -182,6 +223,7 @@ impl Disk {
             live: AtomicU64::new(0),
             peak: AtomicU64::new(0),
             lower: AtomicU64::new(0),
+            sent: AtomicU64::new(0),
         }))
     }
     fn dir(&self) -> &Path {
@@ -207,6 +249,7 @@ impl Disk {
             scratch_written_bytes: self.0.written.load(Relaxed),
             scratch_read_bytes: self.0.read.load(Relaxed),
             scratch_peak_bytes: self.0.peak.load(Relaxed),
+            sent_bytes: self.0.sent.load(Relaxed),
         }
     }
 }
@@ -369,25 +412,25 @@ fn for_each_index(base: u64, count: usize, gaps: &[u8], mut f: impl FnMut(u64)) 
 
 /// Writes lists window by window: `classify(start, bytes, emit)` looks at
 /// the bytes of one chunk (which starts at index `start`) and calls
-/// `emit(list, offset)` in increasing offset order per list. Chunks run in
+/// `emit(list, offset)` in increasing offset order per list. `bytes` are
+/// those of the part, whose windows the lists number from 0. Chunks run in
 /// parallel; each window's blobs are appended in order.
 fn write_lists<F>(
     disk: &Disk,
     lists: &mut [List],
     bytes: &mut [u8],
-    size: u64,
+    part: Part,
     classify: F,
 ) -> Result<(), SolveError>
 where
     F: Fn(u64, &mut [u8], &mut dyn FnMut(usize, u32)) + Sync,
 {
     let nl = lists.len();
-    let windows = size.div_ceil(WINDOW);
-    for w in 0..windows {
-        let start = w * WINDOW;
-        let end = (start + WINDOW).min(size);
-        let part = &mut bytes[start as usize..end as usize];
-        let encoded: Vec<Vec<(usize, Vec<u8>, u64)>> = part
+    for w in 0..part.windows() {
+        let start = part.lo + w * WINDOW;
+        let end = (start + WINDOW).min(part.hi);
+        let window = &mut bytes[(start - part.lo) as usize..(end - part.lo) as usize];
+        let encoded: Vec<Vec<(usize, Vec<u8>, u64)>> = window
             .par_chunks_mut(CHUNK as usize)
             .enumerate()
             .map(|(c, chunk)| {
@@ -443,6 +486,26 @@ fn forward(n: u32, p: &Position) -> (i32, u8) {
     (e, internal)
 }
 
+/// This rank's part of the layer, and the other ranks.
+#[derive(Clone, Copy)]
+struct Ranks<'a> {
+    part: Part,
+    comm: &'a dyn Comm,
+}
+
+impl Ranks<'_> {
+    /// Sends each message to the owner of index `m >> shift` (never this
+    /// rank); returns the messages other ranks sent to this one.
+    fn exchange(&self, disk: &Disk, msgs: Vec<u64>, shift: u32) -> Result<Vec<u64>, SolveError> {
+        let mut out = vec![Vec::new(); self.comm.size()];
+        disk.0.sent.fetch_add(8 * msgs.len() as u64, Relaxed);
+        for m in msgs {
+            out[self.part.owner(m >> shift)].push(m);
+        }
+        Ok(self.comm.exchange(out)?)
+    }
+}
+
 /// Every position's [`forward`] facts, computed once per layer and kept
 /// in an unnamed scratch file, half a byte per position: 0..=6 internal
 /// moves and no exit without a lower layer, 7 no move (`-n`), 8 a move
@@ -452,11 +515,13 @@ struct Facts {
     disk: Disk,
     file: File,
     n: u32,
+    /// The part of the layer they cover.
+    part: Part,
 }
 
 impl Drop for Facts {
     fn drop(&mut self) {
-        self.disk.freed(layer_size(self.n).div_ceil(2));
+        self.disk.freed(self.part.len().div_ceil(2));
     }
 }
 
@@ -464,14 +529,13 @@ const NO_MOVE: u8 = 7;
 const EMPTIES: u8 = 8;
 
 impl Facts {
-    fn compute(disk: &Disk, n: u32) -> Result<Self, SolveError> {
+    fn compute(disk: &Disk, n: u32, part: Part) -> Result<Self, SolveError> {
         let file = tempfile::tempfile_in(disk.dir()).map_err(|e| disk.err(e))?;
-        let size = layer_size(n);
-        (0..size.div_ceil(CHUNK))
+        (0..part.len().div_ceil(CHUNK))
             .into_par_iter()
             .try_for_each(|c| {
-                let start = c * CHUNK;
-                let end = (start + CHUNK).min(size);
+                let start = part.lo + c * CHUNK;
+                let end = (start + CHUNK).min(part.hi);
                 let mut out = vec![0u8; (end - start).div_ceil(2) as usize];
                 for (g, p) in LayerIter::range(n, start, end) {
                     let (e, internal) = forward(n, &p);
@@ -484,22 +548,24 @@ impl Facts {
                     out[o / 2] |= v << (o % 2 * 4);
                 }
                 disk.wrote(out.len() as u64);
-                file.write_all_at(&out, start / 2).map_err(|e| disk.err(e))
+                file.write_all_at(&out, (start - part.lo) / 2)
+                    .map_err(|e| disk.err(e))
             })?;
         Ok(Facts {
             disk: disk.clone(),
             file,
             n,
+            part,
         })
     }
 
-    /// The facts of positions `start..start + out.len()` (`start` even),
-    /// one per byte.
+    /// The facts of positions `start..start + out.len()` of the part
+    /// (`start` even), one per byte.
     fn read(&self, disk: &Disk, start: u64, out: &mut [u8]) -> Result<(), SolveError> {
         let mut packed = vec![0u8; out.len().div_ceil(2)];
         disk.0.read.fetch_add(packed.len() as u64, Relaxed);
         self.file
-            .read_exact_at(&mut packed, start / 2)
+            .read_exact_at(&mut packed, (start - self.part.lo) / 2)
             .map_err(|e| disk.err(e))?;
         for (o, v) in out.iter_mut().enumerate() {
             *v = packed[o / 2] >> (o % 2 * 4) & 0xf;
@@ -517,69 +583,99 @@ impl Facts {
     }
 }
 
-/// Best exits of every position of layer `n` into `x` (encoded, `enc`),
-/// capture children valued by table `kind` of the lower layers.
+/// Best exits of this rank's positions of layer `n` into `x` (encoded,
+/// `enc`), capture children valued by table `kind` of the lower layers.
+/// Each rank streams its share of every lower table and sends the exits it
+/// finds for other ranks' positions to them, a round of chunks at a time.
 fn exits(
     disk: &Disk,
-    n: u32,
+    ranks: Ranks,
     facts: &Facts,
     lower: &dyn Lower,
     kind: Kind,
     x: &mut Buffer,
     obs: &dyn Observer,
 ) -> Result<(), SolveError> {
-    let size = layer_size(n);
-    x.as_mut_slice()[..size as usize]
+    let (n, part) = (facts.n, ranks.part);
+    x.as_mut_slice()[..part.len() as usize]
         .par_chunks_mut(CHUNK as usize)
         .enumerate()
         .try_for_each(|(c, out)| {
-            facts.read(disk, c as u64 * CHUNK, out)?;
+            facts.read(disk, part.lo + c as u64 * CHUNK, out)?;
             for o in out.iter_mut() {
                 *o = enc(facts.exit(*o));
             }
             Ok::<(), SolveError>(())
         })?;
     let xa = x.atomic();
+    let lo = part.lo;
+    let (me, nr) = (ranks.comm.rank() as u64, ranks.comm.size() as u64);
     for c in 2..=MAX_CAPTURE.min(n) {
         let k = n - c;
         if k == 47 {
             continue;
         }
         let ks = layer_size(k);
-        (0..ks.div_ceil(CHUNK)).into_par_iter().try_for_each_init(
-            || (vec![0u8; CHUNK as usize], Vec::with_capacity(BATCH * 4)),
-            |(buf, batch), i| {
-                let start = i * CHUNK;
-                let end = (start + CHUNK).min(ks);
-                let buf = &mut buf[..(end - start) as usize];
-                lower.read(k, kind, start, buf)?;
-                disk.0.lower.fetch_add(buf.len() as u64, Relaxed);
-                let flush = |batch: &mut Vec<(usize, u8)>| {
-                    for &(g, v) in batch.iter() {
-                        xa[g].fetch_max(v, Relaxed);
-                    }
-                    batch.clear();
-                };
-                for (g, child) in LayerIter::range(k, start, end) {
-                    if child.mover_seeds() == 0 {
-                        continue;
-                    }
-                    let v = enc(c as i32 - buf[(g - start) as usize] as i8 as i32);
-                    child.for_each_capture_predecessor(c, |p| {
-                        let g = rank(&p) as usize;
-                        prefetch(xa[g].as_ptr());
-                        batch.push((g, v));
-                    });
-                    if batch.len() >= BATCH {
+        let chunks = ks.div_ceil(CHUNK);
+        // This rank's chunks of the lower table; every rank makes as many
+        // rounds as the largest share needs (one round alone).
+        let (from, to) = (me * chunks / nr, (me + 1) * chunks / nr);
+        let per = if nr == 1 { chunks.max(1) } else { ROUND_CHUNKS };
+        for round in 0..chunks.div_ceil(nr).div_ceil(per) {
+            let a = (from + round * per).min(to);
+            let b = (a + per).min(to);
+            let remote: Vec<Vec<u64>> = (a..b)
+                .into_par_iter()
+                .map_init(
+                    || (vec![0u8; CHUNK as usize], Vec::with_capacity(BATCH * 4)),
+                    |(buf, batch), i| {
+                        let start = i * CHUNK;
+                        let end = (start + CHUNK).min(ks);
+                        let buf = &mut buf[..(end - start) as usize];
+                        lower.read(k, kind, start, buf)?;
+                        disk.0.lower.fetch_add(buf.len() as u64, Relaxed);
+                        let mut remote = Vec::new();
+                        let flush = |batch: &mut Vec<(usize, u8)>| {
+                            for &(i, v) in batch.iter() {
+                                xa[i].fetch_max(v, Relaxed);
+                            }
+                            batch.clear();
+                        };
+                        for (g, child) in LayerIter::range(k, start, end) {
+                            if child.mover_seeds() == 0 {
+                                continue;
+                            }
+                            let v = enc(c as i32 - buf[(g - start) as usize] as i8 as i32);
+                            child.for_each_capture_predecessor(c, |p| {
+                                let g = rank(&p);
+                                if part.has(g) {
+                                    let i = (g - lo) as usize;
+                                    prefetch(xa[i].as_ptr());
+                                    batch.push((i, v));
+                                } else {
+                                    remote.push(g << 8 | v as u64);
+                                }
+                            });
+                            if batch.len() >= BATCH {
+                                flush(batch);
+                            }
+                        }
                         flush(batch);
+                        Ok::<_, SolveError>(remote)
+                    },
+                )
+                .collect::<Result<_, _>>()?;
+            if nr > 1 {
+                let got = ranks.exchange(disk, remote.concat(), 8)?;
+                got.par_chunks(RECEIVED_BATCH).for_each(|ms| {
+                    for &m in ms {
+                        xa[((m >> 8) - lo) as usize].fetch_max(m as u8, Relaxed);
                     }
-                }
-                flush(batch);
-                Ok::<(), SolveError>(())
-            },
-        )?;
+                });
+            }
+        }
     }
-    obs.advance(size);
+    obs.advance(part.len());
     Ok(())
 }
 
@@ -606,6 +702,7 @@ fn last_threshold(n: u32, envelope: bool) -> i32 {
 fn sort_exits(
     disk: &Disk,
     n: u32,
+    part: Part,
     last: i32,
     x: &mut Buffer,
     win: Option<&mut Lists>,
@@ -619,12 +716,11 @@ fn sort_exits(
     let mut lists: Vec<List> = (0..2 * count + 1)
         .map(|_| List::new(disk))
         .collect::<Result<_, _>>()?;
-    let size = layer_size(n);
     write_lists(
         disk,
         &mut lists,
-        &mut x.as_mut_slice()[..size as usize],
-        size,
+        &mut x.as_mut_slice()[..part.len() as usize],
+        part,
         |_, bytes, emit| {
             for (o, &b) in bytes.iter().enumerate() {
                 let e = dec(b);
@@ -654,10 +750,12 @@ fn sort_exits(
     Ok(())
 }
 
-/// One threshold game on the compact state.
+/// One threshold game on the compact state of this rank's part.
 struct Sweep<'a> {
     n: u32,
+    /// The part's state: index `g` at `g - part.lo`.
     st: &'a [AtomicU8],
+    part: Part,
     /// The score: one value per position, so settling either side settles
     /// both.
     joint: bool,
@@ -699,12 +797,30 @@ impl Sweep<'_> {
 
     /// Applies an exit list at threshold `t`: `lose` lists set the flag
     /// (and settle a position with no child left), win lists settle.
-    fn apply(&self, disk: &Disk, list: &List, lose: bool) -> Result<u64, SolveError> {
-        let size = layer_size(self.n);
-        let total = AtomicU64::new(0);
-        let windows = size.div_ceil(WINDOW) as usize;
+    /// Returns the settlements and the updates for other ranks.
+    /// With several ranks, the updates for other ranks go out after each
+    /// group of windows (every rank makes as many rounds as the largest
+    /// part needs), so they never pile up; those left are in `outbox`.
+    fn apply(
+        &self,
+        disk: &Disk,
+        ranks: Ranks,
+        list: &List,
+        lose: bool,
+        outbox: &mut Vec<u64>,
+    ) -> Result<u64, SolveError> {
+        let part = self.part;
+        let windows = part.windows() as usize;
+        let several = ranks.comm.size() > 1;
+        let groups = if several {
+            part.most_windows() as usize
+        } else {
+            windows
+        }
+        .div_ceil(APPLY_WINDOWS);
+        let mut total = 0;
         let mut bufs: Vec<(usize, Vec<u8>, usize)> = Vec::new();
-        for first in (0..windows).step_by(APPLY_WINDOWS) {
+        for first in (0..groups).map(|g| g * APPLY_WINDOWS) {
             bufs.clear();
             for w in first..(first + APPLY_WINDOWS).min(windows) {
                 let mut buf = Vec::new();
@@ -717,54 +833,131 @@ impl Sweep<'_> {
                 .try_for_each(|(_, buf, raw)| unpack(disk, buf, *raw))?;
             let segs: Vec<(u64, usize, &[u8])> = bufs
                 .iter()
-                .flat_map(|(w, buf, _)| segments(buf, *w as u64 * WINDOW))
+                .flat_map(|(w, buf, _)| segments(buf, part.lo + *w as u64 * WINDOW))
                 .collect();
-            segs.par_iter()
-                .for_each_init(Work::default, |work, &(base, count, gaps)| {
-                    for_each_index(base, count, gaps, |g| {
-                        let i = g as usize;
-                        let settled = if lose {
-                            let old = self.st[i].fetch_or(FLAG, Relaxed);
-                            old & CNT == 0 && self.lose_open(old) && self.settle_lose(i)
-                        } else {
-                            self.settle_win(i)
-                        };
-                        if settled {
-                            work.stack.push(Item {
-                                pos: unrank_unchecked(self.n, g),
-                                lose,
-                            });
-                        }
-                    });
-                    let c = self.drain(work);
-                    total.fetch_add(c, Relaxed);
+            total += self.settle_each(&segs, outbox, |&(base, count, gaps), stack| {
+                for_each_index(base, count, gaps, |g| {
+                    let i = (g - part.lo) as usize;
+                    let settled = if lose {
+                        let old = self.st[i].fetch_or(FLAG, Relaxed);
+                        old & CNT == 0 && self.lose_open(old) && self.settle_lose(i)
+                    } else {
+                        self.settle_win(i)
+                    };
+                    if settled {
+                        stack.push(Item {
+                            pos: unrank_unchecked(self.n, g),
+                            lose,
+                        });
+                    }
                 });
+            });
+            if several {
+                total += self.round(disk, ranks, outbox)?;
+            }
         }
-        Ok(total.into_inner())
+        Ok(total)
     }
 
-    /// Propagates the settlements on the stack to closure.
-    fn drain(&self, work: &mut Work) -> u64 {
+    /// What an update does to the predecessor at state offset `i`: a
+    /// child settled on the lose side settles it on the win side; one
+    /// settled on the win side takes one from its counter, which may settle
+    /// it on the lose side. Returns the side it settled on (`true`: lose).
+    #[inline(always)]
+    fn visit(&self, i: usize, from_lose: bool) -> Option<bool> {
+        if from_lose {
+            return self.settle_win(i).then_some(false);
+        }
+        let old = self.st[i].fetch_sub(1, Relaxed);
+        (old & CNT == 1 && old & FLAG != 0 && self.lose_open(old) && self.settle_lose(i))
+            .then_some(true)
+    }
+
+    /// Propagates the settlements on the stack to closure in this rank's
+    /// part; updates of other ranks' positions go to `remote` as
+    /// `g << 1 | from_lose`.
+    fn drain(&self, work: &mut Work, remote: &mut Vec<u64>) -> u64 {
+        let part = self.part;
         let locate = |p: &Position| {
-            let i = rank(p) as usize;
-            prefetch(self.st[i].as_ptr());
-            i
-        };
-        super::drain(work, locate, |i, p, from_lose, stack| {
-            if from_lose {
-                if self.settle_win(i) {
-                    stack.push(Item {
-                        pos: p,
-                        lose: false,
-                    });
-                }
-                return;
+            let g = rank(p);
+            if part.has(g) {
+                prefetch(self.st[(g - part.lo) as usize].as_ptr());
             }
-            let old = self.st[i].fetch_sub(1, Relaxed);
-            if old & CNT == 1 && old & FLAG != 0 && self.lose_open(old) && self.settle_lose(i) {
-                stack.push(Item { pos: p, lose: true });
+            g as usize
+        };
+        super::drain(work, locate, |g, p, from_lose, stack| {
+            let g = g as u64;
+            if !part.has(g) {
+                remote.push(g << 1 | from_lose as u64);
+            } else if let Some(lose) = self.visit((g - part.lo) as usize, from_lose) {
+                stack.push(Item { pos: p, lose });
             }
         })
+    }
+
+    /// Exchanges the updates for other ranks' positions until no rank has
+    /// any left (at once with one rank). Returns the settlements.
+    fn settle_remote(
+        &self,
+        disk: &Disk,
+        ranks: Ranks,
+        mut outbox: Vec<u64>,
+    ) -> Result<u64, SolveError> {
+        let mut total = 0;
+        loop {
+            let mut pending = [outbox.len() as u64];
+            ranks.comm.sum(&mut pending)?;
+            if pending[0] == 0 {
+                return Ok(total);
+            }
+            total += self.round(disk, ranks, &mut outbox)?;
+        }
+    }
+
+    /// One exchange: sends `outbox` to the owners, applies what arrives,
+    /// and leaves in `outbox` the updates that causes for other ranks.
+    /// Returns the settlements.
+    fn round(&self, disk: &Disk, ranks: Ranks, outbox: &mut Vec<u64>) -> Result<u64, SolveError> {
+        let lo = self.part.lo;
+        let got = ranks.exchange(disk, std::mem::take(outbox), 1)?;
+        let batches: Vec<&[u64]> = got.chunks(RECEIVED_BATCH).collect();
+        Ok(self.settle_each(&batches, outbox, |ms, stack| {
+            for &m in ms.iter() {
+                let g = m >> 1;
+                if let Some(lose) = self.visit((g - lo) as usize, m & 1 != 0) {
+                    stack.push(Item {
+                        pos: unrank_unchecked(self.n, g),
+                        lose,
+                    });
+                }
+            }
+        }))
+    }
+
+    /// Runs `seed` on every unit in parallel (it pushes the settlements it
+    /// makes), propagates them to closure in this rank's part, and adds the
+    /// updates for other ranks to `outbox`. Returns the settlements.
+    fn settle_each<T: Sync>(
+        &self,
+        units: &[T],
+        outbox: &mut Vec<u64>,
+        seed: impl Fn(&T, &mut Vec<Item>) + Sync,
+    ) -> u64 {
+        let done: Vec<(u64, Vec<u64>)> = units
+            .par_iter()
+            .map_init(Work::default, |work, u| {
+                seed(u, &mut work.stack);
+                let mut remote = Vec::new();
+                let c = self.drain(work, &mut remote);
+                (c, remote)
+            })
+            .collect();
+        let mut total = 0;
+        for (c, r) in done {
+            total += c;
+            outbox.extend(r);
+        }
+        total
     }
 }
 
@@ -784,6 +977,7 @@ struct Game {
 /// settlements.
 fn sweep(
     disk: &Disk,
+    ranks: Ranks,
     facts: &Facts,
     game: Game,
     mut lists: ExitLists,
@@ -795,13 +989,14 @@ fn sweep(
         joint,
         per_position,
     } = game;
-    let size = layer_size(n);
+    let part = ranks.part;
+    let size = part.len();
     let mut state = Buffer::zeroed(size.next_multiple_of(8) as usize)?;
     state.as_mut_slice()[..size as usize]
         .par_chunks_mut(CHUNK as usize)
         .enumerate()
         .try_for_each(|(c, out)| {
-            facts.read(disk, c as u64 * CHUNK, out)?;
+            facts.read(disk, part.lo + c as u64 * CHUNK, out)?;
             for o in out.iter_mut() {
                 if *o > 6 {
                     *o = 0;
@@ -820,19 +1015,24 @@ fn sweep(
             let sw = Sweep {
                 n,
                 st: state.atomic(),
+                part,
                 joint,
             };
-            if ti == 0 {
-                if let Some(l) = lists.none.take() {
-                    settled += sw.apply(disk, &l, true)?;
+            let mut outbox = Vec::new();
+            // Every rank applies the same lists (a rank's part of a list
+            // may be empty), so the rounds inside match.
+            let mut apply = |l: Option<List>, lose: bool| -> Result<(), SolveError> {
+                if let Some(l) = l {
+                    settled += sw.apply(disk, ranks, &l, lose, &mut outbox)?;
                 }
+                Ok(())
+            };
+            if ti == 0 {
+                apply(lists.none.take(), true)?;
             }
-            if let Some(l) = lists.lose[ti].take() {
-                settled += sw.apply(disk, &l, true)?;
-            }
-            if let Some(l) = lists.win[ti].take() {
-                settled += sw.apply(disk, &l, false)?;
-            }
+            apply(lists.lose[ti].take(), true)?;
+            apply(lists.win[ti].take(), false)?;
+            settled += sw.settle_remote(disk, ranks, outbox)?;
         }
         if settled == 0 {
             continue;
@@ -845,7 +1045,7 @@ fn sweep(
             disk,
             &mut pair,
             &mut state.as_mut_slice()[..size as usize],
-            size,
+            part,
             |_, bytes, emit| {
                 const NOW: u64 = 0x5050_5050_5050_5050;
                 let mut o = 0;
@@ -880,10 +1080,12 @@ fn sweep(
     Ok((rwin, rlose, total))
 }
 
-/// A solved layer's tables, assembled from result lists on request: the
-/// envelope after the envelope sweep, the score after the score sweep.
+/// A solved layer's tables (this rank's part of them), assembled from
+/// result lists on request: the envelope after the envelope sweep, the
+/// score after the score sweep.
 pub struct Assembled {
     n: u32,
+    part: Part,
     disk: Disk,
     envelope: bool,
     /// Win side: `lower` or the score's positive values; lose side: `upper`
@@ -899,6 +1101,10 @@ impl Assembled {
     pub fn seeds(&self) -> u32 {
         self.n
     }
+    /// The part of the layer this rank holds (all of it in one process).
+    pub fn part(&self) -> Part {
+        self.part
+    }
     /// Whether `kind` can be read.
     pub fn has(&self, kind: Kind) -> bool {
         match kind {
@@ -907,11 +1113,10 @@ impl Assembled {
         }
     }
 
-    /// Values of window `w` of table `kind` into `out`.
+    /// Values of window `w` (of the part) of table `kind` into `out`.
     fn window(&self, kind: Kind, w: u64, out: &mut Vec<u8>) -> Result<(), SolveError> {
-        let size = layer_size(self.n);
-        let start = w * WINDOW;
-        let len = (start + WINDOW).min(size) - start;
+        let start = self.part.lo + w * WINDOW;
+        let len = (start + WINDOW).min(self.part.hi) - start;
         let ni = self.n as i32;
         type Side<'a> = (&'a Lists, bool);
         let (default, sides): (i32, &[Side]) = match kind {
@@ -937,13 +1142,16 @@ impl Assembled {
     }
 
     /// Copies entries `start..start + out.len()` of table `kind` into `out`,
-    /// in the file format. Calls should run through a table in order: the
-    /// last window assembled is kept.
+    /// in the file format (indices of the layer, within the part). Calls
+    /// should run through a table in order: the last window assembled is
+    /// kept.
     pub fn extract(&self, kind: Kind, start: usize, out: &mut [u8]) -> Result<(), SolveError> {
         assert!(self.has(kind), "table not available now");
         let mut cache = self.cache.lock().unwrap_or_else(|e| e.into_inner());
-        let mut pos = start as u64;
+        let lo = self.part.lo;
+        let mut pos = start as u64 - lo;
         let end = pos + out.len() as u64;
+        assert!(end <= self.part.len(), "outside the part");
         while pos < end {
             let w = pos / WINDOW;
             let fresh = matches!(&*cache, Some((k, cw, _)) if *k == kind && *cw == w);
@@ -955,14 +1163,14 @@ impl Assembled {
             let bytes = &cache.as_ref().expect("just filled").2;
             let from = (pos - w * WINDOW) as usize;
             let take = (bytes.len() - from).min((end - pos) as usize);
-            let at = (pos - start as u64) as usize;
+            let at = (pos + lo - start as u64) as usize;
             out[at..at + take].copy_from_slice(&bytes[from..from + take]);
             pos += take as u64;
         }
         Ok(())
     }
 
-    /// Positions per score, from `-n` to `n` (with the score).
+    /// Positions per score, from `-n` to `n` (with the score), in the part.
     pub fn histogram(&self) -> Vec<u64> {
         assert!(self.has(Kind::Score), "score not available now");
         let ni = self.n as i32;
@@ -975,19 +1183,18 @@ impl Assembled {
             h[(ni - t) as usize] += entries(l);
             settled += entries(w) + entries(l);
         }
-        h[ni as usize] += layer_size(self.n) - settled;
+        h[ni as usize] += self.part.len() - settled;
         h
     }
 
-    /// Positions whose envelope is closed (with the envelope).
+    /// Positions of the part whose envelope is closed (with the envelope).
     pub fn pinned(&self) -> Result<Option<u64>, SolveError> {
         if !self.envelope {
             return Ok(None);
         }
-        let size = layer_size(self.n);
         let (mut lo, mut hi) = (Vec::new(), Vec::new());
         let mut pinned = 0;
-        for w in 0..size.div_ceil(WINDOW) {
+        for w in 0..self.part.windows() {
             self.window(Kind::Lower, w, &mut lo)?;
             self.window(Kind::Upper, w, &mut hi)?;
             pinned += lo.iter().zip(&hi).filter(|(a, b)| a == b).count() as u64;
@@ -995,10 +1202,10 @@ impl Assembled {
         Ok(Some(pinned))
     }
 
-    /// A whole table in the file format.
+    /// The part's entries of a table, in the file format.
     pub fn table(&self, kind: Kind) -> Result<Vec<u8>, SolveError> {
-        let mut v = vec![0u8; layer_size(self.n) as usize];
-        self.extract(kind, 0, &mut v)?;
+        let mut v = vec![0u8; self.part.len() as usize];
+        self.extract(kind, self.part.lo as usize, &mut v)?;
         Ok(v)
     }
 }
@@ -1016,25 +1223,33 @@ impl super::Tables for Assembled {
     fn histogram(&self) -> Vec<u64> {
         Assembled::histogram(self)
     }
+    fn part(&self) -> Part {
+        self.part
+    }
 }
 
 /// Solves layer `n` (not 47) in one byte per position, reading the lower
 /// layers through `lower` and keeping lists in unnamed files in `scratch`.
-/// The tables are handed to `ready` as in [`super::solve_layer`]: the
-/// envelope (when built), then the score.
+/// With several ranks (`comm`), this rank solves its part of the layer
+/// ([`Part`]) together with the others; the tables (this rank's part of
+/// them) are handed to `ready` as in [`super::solve_layer`]: the envelope
+/// (when built), then the score.
 pub fn solve_layer<E: From<SolveError>>(
     n: u32,
     lower: &dyn Lower,
     envelope: bool,
     scratch: &Path,
+    comm: &dyn Comm,
     obs: &dyn Observer,
     ready: &mut dyn FnMut(&Assembled) -> Result<(), E>,
 ) -> Result<SolveStats, E> {
     let disk = Disk::new(scratch);
-    let size = layer_size(n);
+    let part = Part::new(layer_size(n), WINDOW, comm.rank(), comm.size());
+    let ranks = Ranks { part, comm };
+    let size = part.len();
     let mut stats = SolveStats::default();
     let t0 = Instant::now();
-    let facts = Facts::compute(&disk, n)?;
+    let facts = Facts::compute(&disk, n, part)?;
     stats.init_seconds += t0.elapsed().as_secs_f64();
     let new_lists = || ExitLists {
         win: Vec::new(),
@@ -1049,14 +1264,15 @@ pub fn solve_layer<E: From<SolveError>>(
         {
             let mut x = Buffer::zeroed(size as usize).map_err(SolveError::from)?;
             // lower(P) >= t through an exit c - upper(C).
-            exits(&disk, n, &facts, lower, Kind::Upper, &mut x, obs)?;
-            sort_exits(&disk, n, last, &mut x, Some(&mut lists.win), None)?;
+            exits(&disk, ranks, &facts, lower, Kind::Upper, &mut x, obs)?;
+            sort_exits(&disk, n, part, last, &mut x, Some(&mut lists.win), None)?;
             // upper(P) <= -t needs every exit c - lower(C) <= -t.
             x.as_mut_slice().fill(0);
-            exits(&disk, n, &facts, lower, Kind::Lower, &mut x, obs)?;
+            exits(&disk, ranks, &facts, lower, Kind::Lower, &mut x, obs)?;
             sort_exits(
                 &disk,
                 n,
+                part,
                 last,
                 &mut x,
                 None,
@@ -1068,6 +1284,7 @@ pub fn solve_layer<E: From<SolveError>>(
         let t0 = Instant::now();
         let (win, lose, settled) = sweep(
             &disk,
+            ranks,
             &facts,
             Game {
                 n,
@@ -1082,6 +1299,7 @@ pub fn solve_layer<E: From<SolveError>>(
         stats.envelope_seconds = t0.elapsed().as_secs_f64();
         let tables = Assembled {
             n,
+            part,
             disk: disk.clone(),
             envelope: true,
             win,
@@ -1095,11 +1313,12 @@ pub fn solve_layer<E: From<SolveError>>(
     let mut lists = new_lists();
     {
         let mut x = Buffer::zeroed(size as usize).map_err(SolveError::from)?;
-        exits(&disk, n, &facts, lower, Kind::Score, &mut x, obs)?;
+        exits(&disk, ranks, &facts, lower, Kind::Score, &mut x, obs)?;
         let (mut lose, mut none) = (Vec::new(), None);
         sort_exits(
             &disk,
             n,
+            part,
             1,
             &mut x,
             Some(&mut lists.win),
@@ -1113,6 +1332,7 @@ pub fn solve_layer<E: From<SolveError>>(
     let t0 = Instant::now();
     let (win, lose, settled) = sweep(
         &disk,
+        ranks,
         &facts,
         Game {
             n,
@@ -1127,6 +1347,7 @@ pub fn solve_layer<E: From<SolveError>>(
     stats.score_seconds = t0.elapsed().as_secs_f64();
     ready(&Assembled {
         n,
+        part,
         disk: disk.clone(),
         envelope: false,
         win,
@@ -1137,33 +1358,65 @@ pub fn solve_layer<E: From<SolveError>>(
     Ok(stats)
 }
 
-/// Solves layers `0..=max` with the compact solver, lists in `scratch`;
-/// the result is laid out as [`super::solve_in_memory`]'s.
+/// Solves layers `0..=max` with the compact solver, lists in `scratch`, as
+/// `ranks` ranks ([`crate::comm::Threads`]: threads of this process, each
+/// with `threads` threads of its own); the result is laid out as
+/// [`super::solve_in_memory`]'s, the ranks' parts put together.
 pub fn solve_in_memory(
     max: u32,
     envelope: bool,
     scratch: &Path,
+    ranks: usize,
+    threads: usize,
 ) -> Result<Vec<[Vec<u8>; 3]>, SolveError> {
     super::solve_layers(max, envelope, |n, below| {
+        let comms = crate::comm::Threads::ranks(ranks);
+        let parts: Vec<Result<[Vec<u8>; 3], SolveError>> = std::thread::scope(|s| {
+            let handles: Vec<_> = comms
+                .iter()
+                .map(|comm| {
+                    s.spawn(move || {
+                        let pool = rayon::ThreadPoolBuilder::new()
+                            .num_threads(threads)
+                            .build()
+                            .expect("a thread pool");
+                        pool.install(|| {
+                            let mut tables: [Vec<u8>; 3] = Default::default();
+                            solve_layer(
+                                n,
+                                &Slices(below),
+                                envelope,
+                                scratch,
+                                comm,
+                                &super::Silent,
+                                &mut |s: &Assembled| {
+                                    for (k, kind) in [Kind::Score, Kind::Lower, Kind::Upper]
+                                        .into_iter()
+                                        .enumerate()
+                                    {
+                                        if s.has(kind) {
+                                            tables[k] = s.table(kind)?;
+                                        }
+                                    }
+                                    Ok::<(), SolveError>(())
+                                },
+                            )?;
+                            Ok(tables)
+                        })
+                    })
+                })
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| h.join().expect("a rank panicked"))
+                .collect()
+        });
         let mut tables: [Vec<u8>; 3] = Default::default();
-        solve_layer(
-            n,
-            &Slices(below),
-            envelope,
-            scratch,
-            &super::Silent,
-            &mut |s: &Assembled| {
-                for (k, kind) in [Kind::Score, Kind::Lower, Kind::Upper]
-                    .into_iter()
-                    .enumerate()
-                {
-                    if s.has(kind) {
-                        tables[k] = s.table(kind)?;
-                    }
-                }
-                Ok::<(), SolveError>(())
-            },
-        )?;
+        for part in parts {
+            for (t, p) in tables.iter_mut().zip(part?) {
+                t.extend_from_slice(&p);
+            }
+        }
         Ok(tables)
     })
 }
@@ -1213,9 +1466,23 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         for envelope in [true, false] {
             let want = super::super::solve_in_memory(13, envelope).unwrap();
-            let got = solve_in_memory(13, envelope, dir.path()).unwrap();
+            let got = solve_in_memory(13, envelope, dir.path(), 1, 2).unwrap();
             for (n, (w, g)) in want.iter().zip(&got).enumerate() {
                 assert!(w == g, "layer {n} differs (envelope {envelope})");
+            }
+        }
+    }
+
+    /// Any number of ranks makes the same tables as one process (layers up
+    /// to 16 have more windows than ranks; small layers leave ranks empty).
+    #[test]
+    fn ranks_make_the_same_tables() {
+        let dir = tempfile::tempdir().unwrap();
+        let want = solve_in_memory(16, true, dir.path(), 1, 2).unwrap();
+        for ranks in [2, 3, 4] {
+            let got = solve_in_memory(16, true, dir.path(), ranks, 1).unwrap();
+            for (n, (w, g)) in want.iter().zip(&got).enumerate() {
+                assert!(w == g, "layer {n} differs with {ranks} ranks");
             }
         }
     }

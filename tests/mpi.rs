@@ -1,0 +1,175 @@
+//! `awari build --mpi` under a real `mpirun` (built with `--features mpi`;
+//! `.ci/run` installs Open MPI and runs these): any number of ranks makes
+//! the known-good tables, a killed rank stops the job and the rerun resumes,
+//! ranks started differently refuse.
+#![cfg(feature = "mpi")]
+
+mod common;
+
+use common::{awari, s, KNOWN_GOOD};
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+/// `mpirun` for `np` ranks of the test binary (as root too, more ranks than
+/// cores allowed).
+fn mpirun(np: usize) -> Command {
+    let mut c = Command::new("mpirun");
+    c.env("OMPI_ALLOW_RUN_AS_ROOT", "1")
+        .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+        .env("OMPI_MCA_rmaps_base_oversubscribe", "1")
+        // More ranks than cores: ranks waiting in a collective yield the
+        // core instead of spinning.
+        .env("OMPI_MCA_mpi_yield_when_idle", "1")
+        .env_remove("AWARI_PATH")
+        .args(["--oversubscribe", "-np", &np.to_string()]);
+    c
+}
+
+fn build_args(dir: &Path, max: u32) -> Vec<String> {
+    [
+        env!("CARGO_BIN_EXE_awari"),
+        "build",
+        "--mpi",
+        "--max-seeds",
+        &max.to_string(),
+        "--out",
+        s(dir),
+        "--threads",
+        "1",
+    ]
+    .iter()
+    .map(|a| a.to_string())
+    .collect()
+}
+
+fn run(c: &mut Command) -> Output {
+    c.stdin(Stdio::null()).output().expect("run mpirun")
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+fn assert_known_good(dir: &Path, tables: usize) {
+    let o = awari(&["verify", "--db", s(dir), "--checksums", KNOWN_GOOD], None);
+    let out = text(&o.stdout);
+    assert!(o.status.success(), "{out}{}", text(&o.stderr));
+    assert!(
+        out.contains(&format!(
+            "all {tables} table(s) equal the known-good checksums"
+        )),
+        "{out}"
+    );
+}
+
+/// Layers 0..=16 by 1, 2, 3 and 4 ranks (4 oversubscribed on 2 cores)
+/// equal the known-good checksums; the manifest records the ranks.
+#[test]
+fn one_to_four_ranks_build_the_known_good_tables() {
+    for np in 1..=4 {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("db");
+        let t0 = Instant::now();
+        let o = run(mpirun(np).args(build_args(&dir, 16)).arg("-q"));
+        assert!(
+            o.status.success(),
+            "{np} ranks: {}{}",
+            text(&o.stdout),
+            text(&o.stderr)
+        );
+        eprintln!("{np} rank(s): layers 0..=16 in {:.1?}", t0.elapsed());
+        assert_known_good(&dir, 51);
+        let m = awari_egdb::table::Manifest::load(&dir).unwrap().unwrap();
+        let l16 = m.layer(16).unwrap();
+        assert_eq!(l16.ranks, (np > 1).then_some(np), "{np} ranks");
+        if np > 1 {
+            let sent = l16.io.as_ref().unwrap().sent_bytes;
+            assert!(sent > 0, "{np} ranks sent nothing");
+        }
+    }
+}
+
+/// A rank killed in the middle of a layer stops the job (no hang); the
+/// rerun names the layer that was cut short, resumes after the last
+/// finished layer and ends with the known-good tables.
+#[test]
+fn a_killed_rank_stops_the_job_and_the_rerun_resumes() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("db");
+    let mut job = mpirun(2)
+        .args(build_args(&dir, 18))
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start mpirun");
+    // Wait until the ranks are in layer 17.
+    let lock = dir.join("build.lock");
+    let t0 = Instant::now();
+    while std::fs::read_to_string(&lock).map_or(true, |t| t.trim() != "building layer 17") {
+        assert!(
+            t0.elapsed() < Duration::from_secs(300),
+            "layer 17 never started"
+        );
+        assert!(job.try_wait().unwrap().is_none(), "the job ended early");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    std::thread::sleep(Duration::from_millis(500));
+    // Kill one rank (a child of mpirun running our binary).
+    let ranks = Command::new("pgrep")
+        .args(["-P", &job.id().to_string(), "-f", "build --mpi"])
+        .output()
+        .expect("pgrep");
+    let pids = text(&ranks.stdout);
+    let pid = pids.split_whitespace().last().expect("a rank's pid");
+    let killed = Command::new("kill")
+        .args(["-9", pid])
+        .status()
+        .expect("kill");
+    assert!(killed.success());
+    // The job stops by itself, with an error.
+    let t1 = Instant::now();
+    let status = loop {
+        if let Some(st) = job.try_wait().unwrap() {
+            break st;
+        }
+        assert!(
+            t1.elapsed() < Duration::from_secs(60),
+            "the job hangs after a rank was killed"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    let out = job.wait_with_output().unwrap();
+    assert!(!status.success(), "{}", text(&out.stderr));
+    let m = awari_egdb::table::Manifest::load(&dir).unwrap().unwrap();
+    assert!(m.layer(16).is_some() && m.layer(17).is_none());
+    // The rerun names the layer and resumes.
+    let o = run(mpirun(2).args(build_args(&dir, 18)));
+    let err = text(&o.stderr);
+    assert!(o.status.success(), "{}{err}", text(&o.stdout));
+    assert!(
+        err.contains("the last build stopped in the middle of layer 17"),
+        "{err}"
+    );
+    assert!(err.contains("reused 17 verified layer(s)"), "{err}");
+    assert_known_good(&dir, 57);
+}
+
+/// Ranks started with different arguments refuse to start, and say why.
+#[test]
+fn ranks_started_with_different_arguments_refuse() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("db");
+    let mut c = mpirun(1);
+    c.args(build_args(&dir, 8))
+        .args([":", "-np", "1"])
+        .args(build_args(&dir, 9));
+    let o = run(&mut c);
+    let err = text(&o.stderr);
+    assert!(!o.status.success());
+    assert!(
+        err.contains("the ranks disagree on the build options"),
+        "{err}"
+    );
+}

@@ -1,0 +1,87 @@
+//! The partitioned build: several ranks (threads of this process, standing
+//! in for MPI processes, [`awari_egdb::comm::Threads`]) build the same
+//! folder, each its part of every layer, and make the same tables as one
+//! process; the ranks must be started alike.
+
+use crate::builder::*;
+use awari_egdb::build::{self, BuildError, BuildOptions, BuildReport};
+use awari_egdb::comm::Threads;
+use awari_egdb::solve::Silent;
+
+/// Runs `build_ranks` on `opts[r]` as rank `r` of `opts.len()`, each rank a
+/// thread with a pool of `threads`.
+fn build_as_ranks(opts: &[BuildOptions], threads: usize) -> Vec<Result<BuildReport, BuildError>> {
+    let comms = Threads::ranks(opts.len());
+    std::thread::scope(|sc| {
+        let handles: Vec<_> = comms
+            .iter()
+            .zip(opts)
+            .map(|(comm, o)| {
+                sc.spawn(move || {
+                    rayon::ThreadPoolBuilder::new()
+                        .num_threads(threads)
+                        .build()
+                        .unwrap()
+                        .install(|| build::build_ranks(o, comm, &Silent))
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    })
+}
+
+/// Layers 0..=16 by 2, 3 and 4 ranks equal the known-good checksums; the
+/// manifest says how many ranks built each layer of more than one window.
+#[test]
+fn two_to_four_ranks_build_the_known_good_tables() {
+    for ranks in [2, 3, 4] {
+        let tmp = tempdir();
+        let dir = tmp.path().join("db");
+        let o = opts(&dir, 16, true);
+        let reports = build_as_ranks(&vec![o.clone(); ranks], 1);
+        for (r, rep) in reports.into_iter().enumerate() {
+            let rep = rep.unwrap_or_else(|e| panic!("rank {r} of {ranks}: {e}"));
+            assert_eq!(rep.built, build::layers_up_to(16), "rank {r}");
+        }
+        assert_known_good(&dir, 51);
+        let m = awari_egdb::table::Manifest::load(&dir).unwrap().unwrap();
+        let l16 = m.layer(16).unwrap();
+        assert_eq!(l16.ranks, Some(ranks));
+        assert_eq!(l16.solver.as_deref(), Some("compact"));
+        let io = l16.io.as_ref().unwrap();
+        assert!(io.sent_bytes > 0, "ranks exchanged updates: {io:?}");
+        // A rerun with the same ranks reuses every layer.
+        let again = build_as_ranks(&vec![o.clone(); ranks], 1);
+        for rep in again {
+            assert!(rep.unwrap().built.is_empty());
+        }
+    }
+}
+
+/// Ranks started with different options or folders refuse to start, and
+/// nothing is written.
+#[test]
+fn ranks_started_differently_refuse() {
+    let tmp = tempdir();
+    let a = opts(&tmp.path().join("a"), 8, true);
+    let mut b = a.clone();
+    b.max_seeds = 9;
+    for r in build_as_ranks(&[a.clone(), b], 1) {
+        match r {
+            Err(e @ BuildError::RanksDisagree(_)) => {
+                assert!(e.to_string().contains("build options"), "{e}")
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+    let c = opts(&tmp.path().join("c"), 8, true);
+    for r in build_as_ranks(&[a, c], 1) {
+        match r {
+            Err(e @ BuildError::RanksDisagree(_)) => {
+                assert!(e.to_string().contains("output folder"), "{e}")
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+    assert!(!tmp.path().join("a").exists() && !tmp.path().join("c").exists());
+}
