@@ -9,7 +9,7 @@
 //! compared with the raw table before it is renamed into place, and a raw
 //! table written back has the manifest's checksum before it is.
 
-use crate::codec::{encode_to, file_name, CompressedTable, Damaged, Expected, Settings};
+use crate::codec::{encode_steps, file_name, CompressedTable, Damaged, Expected, Settings};
 use crate::format::{checksum, ChecksumMismatch, Kind};
 use crate::table::{
     self, AtPath, CheckedWriteError, CompressedEntry, FileEntry, FolderLock, LayerEntry, LockError,
@@ -248,11 +248,13 @@ pub fn open_listed(
     Ok((t, path))
 }
 
-/// The bytes of a raw table, mapped and checked against the manifest.
+/// The bytes of a raw table, mapped and checked against the manifest (the
+/// checksum is read through the page cache, not the mapping, so the check
+/// adds nothing to the process's memory).
 fn open_raw(dir: &Path, f: &FileEntry) -> Result<Mapped, PackError> {
     let path = dir.join(&f.name);
     let map = Mapped::open(&path, f.bytes)?;
-    let found = checksum(&map);
+    let found = table::checksum_file(&path)?;
     if found != f.xxh3 {
         return Err(ChecksumMismatch {
             path,
@@ -345,19 +347,20 @@ pub(crate) fn compress_layers(
             }
             // The bytes to compress: the raw table, else the compressed
             // copy made with other settings.
-            let source: Box<dyn std::ops::Deref<Target = [u8]>> = if raw_present {
-                Box::new(open_raw(dir, f)?)
+            obs.start(&name, 2 * blocks);
+            let bytes = if raw_present {
+                let raw = open_raw(dir, f)?;
+                write_compressed(&path, Source::Mapped(&raw), kind, l.seeds, s, obs)?
             } else if let Some(c) = manifest.compressed(&f.name) {
-                let (old, path) = open_listed(dir, c, kind, f, true)?;
-                let bytes = old
-                    .decompress_all()
-                    .map_err(|source| Damaged { path, source })?;
-                Box::new(bytes)
+                let (old, path_old) = open_listed(dir, c, kind, f, true)?;
+                let raw = old.decompress_all().map_err(|source| Damaged {
+                    path: path_old,
+                    source,
+                })?;
+                write_compressed(&path, Source::Bytes(&raw), kind, l.seeds, s, obs)?
             } else {
                 return Err(PackError::Missing(raw_path));
             };
-            obs.start(&name, 2 * blocks);
-            let bytes = write_compressed(&path, &source, kind, l.seeds, s, obs)?;
             let entry = CompressedEntry {
                 seeds: l.seeds,
                 raw: f.name.clone(),
@@ -414,7 +417,7 @@ pub(crate) fn compress_and_remove_raw(
     let path = dir.join(&name);
     let bytes = {
         let raw = open_raw(dir, f)?;
-        write_compressed(&path, &raw, kind, layer, s, &Quiet)?
+        write_compressed(&path, Source::Mapped(&raw), kind, layer, s, &Quiet)?
     };
     let entry = CompressedEntry {
         seeds: layer,
@@ -432,18 +435,45 @@ pub(crate) fn compress_and_remove_raw(
     Ok(entry)
 }
 
+/// The bytes a compressed file is made from.
+#[derive(Clone, Copy)]
+enum Source<'a> {
+    /// A raw table, mapped: each pass releases the windows it is done with,
+    /// so compressing a table larger than memory does not make the
+    /// process's resident set grow to its size.
+    Mapped(&'a Mapped),
+    /// Bytes in memory.
+    Bytes(&'a [u8]),
+}
+
+impl Source<'_> {
+    fn bytes(&self) -> &[u8] {
+        match self {
+            Source::Mapped(m) => m,
+            Source::Bytes(b) => b,
+        }
+    }
+    fn release(&self, start: usize, len: usize) {
+        if let Source::Mapped(m) = self {
+            m.release_range(start, len);
+        }
+    }
+}
+
 /// Writes the compressed file through a temporary file that is verified
 /// (every block decompressed and compared with `raw`) before it is renamed
-/// into place. Returns its size.
+/// into place. Returns its size. Neither pass keeps more than a step of a
+/// mapped table, nor of the mapped temporary file, resident.
 fn write_compressed(
     path: &Path,
-    raw: &[u8],
+    source: Source<'_>,
     kind: Kind,
     layer: u32,
     s: Settings,
     obs: &dyn PackObserver,
 ) -> Result<u64, PackError> {
     let tmp = table::temp_path(path);
+    let raw = source.bytes();
     let result = (|| -> Result<u64, PackError> {
         let file = File::create(&tmp).at(&tmp)?;
         let mut w = io::BufWriter::with_capacity(1 << 20, file);
@@ -457,12 +487,22 @@ fn write_compressed(
                 crate::fault::point("mid-compress", &name);
             }
         };
-        let bytes = encode_to(raw, kind, layer, s, &mut w, &progress).at(&tmp)?;
+        let bytes = encode_steps(raw, kind, layer, s, &mut w, &progress, &|at, k| {
+            source.release(at, k)
+        })
+        .at(&tmp)?;
         let file = w.into_inner().map_err(|e| e.into_error()).at(&tmp)?;
         file.sync_all().at(&tmp)?;
         drop(file);
         CompressedTable::parse(Mapped::open(&tmp, bytes)?)
-            .and_then(|t| t.verify(Some(raw), &|k| obs.advance(k)))
+            .and_then(|t| {
+                t.verify_steps(Some(raw), &|k| obs.advance(k), &|at, k| {
+                    source.release(at, k);
+                    // Only this step's blocks are resident; releasing the
+                    // rest of the mapping, not resident, costs little.
+                    t.source().release();
+                })
+            })
             .map_err(|source| Damaged {
                 path: tmp.clone(),
                 source,

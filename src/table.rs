@@ -617,6 +617,24 @@ impl Mapped {
                 .unchecked_advise(memmap2::UncheckedAdvice::DontNeed);
         }
     }
+
+    /// [`Mapped::release`] for the bytes `start..start + len` only (a pass
+    /// over a large table releases each window once it is done with it,
+    /// so the pass never holds more than a window).
+    pub fn release_range(&self, start: usize, len: usize) {
+        let start = start.min(self.map.len());
+        let len = len.min(self.map.len() - start);
+        if len == 0 {
+            return;
+        }
+        #[cfg(unix)]
+        // SAFETY: as in `release`: a read-only mapping shared with its file.
+        unsafe {
+            let _ = self
+                .map
+                .unchecked_advise_range(memmap2::UncheckedAdvice::DontNeed, start, len);
+        }
+    }
 }
 
 impl std::ops::Deref for Mapped {

@@ -14,6 +14,7 @@ import json, sys
 d, n = sys.argv[1], int(sys.argv[2])
 m = json.load(open(f"{d}/manifest.json"))
 m["layers"] = [l for l in m["layers"] if l["seeds"] < n]
+m["compressed"] = [c for c in m.get("compressed", []) if c["seeds"] < n]
 json.dump(m, open(f"{d}/manifest.json", "w"), indent=1)
 PY
   "$bin" build --max-seeds "$layer" --out "$dir" -q "$@"

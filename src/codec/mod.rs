@@ -55,6 +55,7 @@ mod read;
 mod write;
 
 pub use read::{CompressedTable, Reader};
+pub(crate) use write::encode_steps;
 pub use write::{encode, encode_to, Settings};
 
 #[cfg(test)]

@@ -84,6 +84,11 @@ impl<B: AsRef<[u8]> + Sync> CompressedTable<B> {
         self.bytes.as_ref()
     }
 
+    /// What the table reads its compressed bytes from.
+    pub(crate) fn source(&self) -> &B {
+        &self.bytes
+    }
+
     /// Checks that the table is the one described by `want`.
     pub fn check_table(&self, want: &Expected) -> Result<(), CompressError> {
         let h = &self.header;
@@ -263,6 +268,18 @@ impl<B: AsRef<[u8]> + Sync> CompressedTable<B> {
         raw: Option<&[u8]>,
         progress: &(dyn Fn(u64) + Sync),
     ) -> Result<(), CompressError> {
+        self.verify_steps(raw, progress, &|_, _| {})
+    }
+
+    /// [`CompressedTable::verify`], calling `done(start, len)` once the
+    /// entries `start..start + len` are checked (in order, a step at a
+    /// time), so the caller can release what it mapped for them.
+    pub(crate) fn verify_steps(
+        &self,
+        raw: Option<&[u8]>,
+        progress: &(dyn Fn(u64) + Sync),
+        done: &dyn Fn(usize, usize),
+    ) -> Result<(), CompressError> {
         let mut h = xxhash_rust::xxh3::Xxh3::new();
         let bs = self.header.block_size as u64;
         let step = (STEP as u64).div_ceil(bs).max(1) * bs;
@@ -281,6 +298,7 @@ impl<B: AsRef<[u8]> + Sync> CompressedTable<B> {
                     });
                 }
             }
+            done(start as usize, k);
             progress((k as u64).div_ceil(bs));
             start += k as u64;
         }

@@ -89,6 +89,23 @@ pub fn encode_to<W: Write + Seek>(
     out: &mut W,
     progress: &(dyn Fn(u64) + Sync),
 ) -> io::Result<u64> {
+    encode_steps(table, kind, layer, settings, out, progress, &|_, _| {})
+}
+
+/// [`encode_to`], calling `done(start, len)` once the bytes
+/// `start..start + len` of `table` are compressed and written and will not
+/// be read again (one step of [`STEP`] bytes at a time, in order; the
+/// table's checksum is computed along the way). Without a dictionary the
+/// table is read once, in order.
+pub(crate) fn encode_steps<W: Write + Seek>(
+    table: &[u8],
+    kind: Kind,
+    layer: u32,
+    settings: Settings,
+    out: &mut W,
+    progress: &(dyn Fn(u64) + Sync),
+    done: &dyn Fn(usize, usize),
+) -> io::Result<u64> {
     settings.check().map_err(|(name, reason)| {
         io::Error::new(io::ErrorKind::InvalidInput, format!("{name}: {reason}"))
     })?;
@@ -96,15 +113,16 @@ pub fn encode_to<W: Write + Seek>(
         0 => None,
         size => train_dictionary(table, settings.block_size as usize, size),
     };
-    let header = Header {
+    let mut header = Header {
         kind,
         layer,
         entries: table.len() as u64,
         block_size: settings.block_size,
         level: settings.level,
-        raw_xxh3: xxhash_rust::xxh3::xxh3_64(table),
+        raw_xxh3: 0, // computed step by step below
         dictionary: dict.as_ref().map_or(0, |d| d.len() as u32),
     };
+    let mut raw_hash = xxhash_rust::xxh3::Xxh3::new();
     header
         .check()
         .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))?;
@@ -144,8 +162,12 @@ pub fn encode_to<W: Write + Seek>(
             at += f.len() as u64;
             index.extend_from_slice(&at.to_le_bytes());
         }
+        let (from, to) = (first * bs, (last * bs).min(table.len()));
+        raw_hash.update(&table[from..to]);
+        done(from, to - from);
         progress((last - first) as u64);
     }
+    header.raw_xxh3 = raw_hash.digest();
     let mut head = [0u8; HEADER_BYTES];
     head[..64].copy_from_slice(&header.encode());
     let mut meta = index;
