@@ -8,7 +8,9 @@ use crate::common::{awari, s};
 use awari_egdb::build::{self, BuildError, Solver};
 use awari_egdb::index::layer_size;
 use awari_egdb::solve::{self, Silent, SolveError};
+use awari_egdb::table::Manifest;
 use std::fs;
+use std::path::Path;
 
 /// Layers 0..=20 under a memory limit smaller than half of layer 20's
 /// in-memory state (3 bytes per position): the layers that do not fit are
@@ -21,31 +23,9 @@ fn layers_0_to_20_within_half_of_layer_20s_state_equal_the_known_good_checksums(
     assert!(2 * limit < 3 * layer_size(20));
     let tmp = tempdir();
     let dir = tmp.path().join("db");
-    let o = awari(
-        &[
-            "build",
-            "--max-seeds",
-            "20",
-            "--out",
-            s(&dir),
-            "--memory-limit",
-            "112MiB",
-            "--threads",
-            "2",
-            "--quiet",
-        ],
-        None,
-    );
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let m = manifest(&dir);
+    let m = build_0_to_20_within(&dir, 112, &[]);
     let mut compact = Vec::new();
     for l in &m.layers {
-        assert!(
-            l.peak_rss_bytes <= limit + (64 << 20),
-            "layer {}: peak RSS {} over the limit {limit} + 64 MiB",
-            l.seeds,
-            l.peak_rss_bytes
-        );
         assert!(l.estimate_bytes <= limit, "layer {}", l.seeds);
         if l.solver.as_deref() == Some("compact") {
             compact.push(l.seeds);
@@ -69,36 +49,10 @@ fn layers_0_to_20_within_half_of_layer_20s_state_equal_the_known_good_checksums(
 /// 212 MiB).
 #[test]
 fn compress_finished_within_the_budget() {
-    // Layer 20 with compressed lower layers needs 128.8 MiB.
-    let limit: u64 = 130 << 20;
     let tmp = tempdir();
     let dir = tmp.path().join("db");
-    let o = awari(
-        &[
-            "build",
-            "--max-seeds",
-            "20",
-            "--out",
-            s(&dir),
-            "--memory-limit",
-            "130MiB",
-            "--compress-finished",
-            "--threads",
-            "2",
-            "--quiet",
-        ],
-        None,
-    );
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let m = manifest(&dir);
-    for l in &m.layers {
-        assert!(
-            l.peak_rss_bytes <= limit + (64 << 20),
-            "layer {}: peak RSS {} over the limit {limit} + 64 MiB",
-            l.seeds,
-            l.peak_rss_bytes
-        );
-    }
+    // Layer 20 with compressed lower layers needs 128.8 MiB.
+    let m = build_0_to_20_within(&dir, 130, &["--compress-finished"]);
     assert!(m.layer(20).is_some() && m.compressed("scores.20").is_some());
     assert_known_good(&dir, 3 * 21);
 }
@@ -213,4 +167,37 @@ fn a_limit_below_the_compact_solver_is_refused_with_its_needs() {
     }
     assert!(!dir.exists(), "nothing written");
     assert!(solve::compact::memory_estimate(20) < solve::memory_estimate(20, true) / 2);
+}
+
+/// Builds layers 0..=20 into `dir` on 2 threads under `--memory-limit
+/// {limit_mib}MiB` (and `extra`), and checks that every layer's peak
+/// resident memory stayed within the limit plus 64 MiB.
+fn build_0_to_20_within(dir: &Path, limit_mib: u64, extra: &[&str]) -> Manifest {
+    let limit_arg = format!("{limit_mib}MiB");
+    let mut args = vec![
+        "build",
+        "--max-seeds",
+        "20",
+        "--out",
+        s(dir),
+        "--memory-limit",
+        &limit_arg,
+        "--threads",
+        "2",
+        "--quiet",
+    ];
+    args.extend_from_slice(extra);
+    let o = awari(&args, None);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let m = manifest(dir);
+    let limit = limit_mib << 20;
+    for l in &m.layers {
+        assert!(
+            l.peak_rss_bytes <= limit + (64 << 20),
+            "layer {}: peak RSS {} over the limit {limit} + 64 MiB",
+            l.seeds,
+            l.peak_rss_bytes
+        );
+    }
+    m
 }
