@@ -248,23 +248,12 @@ pub fn open_listed(
     Ok((t, path))
 }
 
-/// The bytes of a raw table, mapped and checked against the manifest (the
-/// checksum is read through the page cache, not the mapping, so the check
-/// adds nothing to the process's memory).
-fn open_raw(dir: &Path, f: &FileEntry) -> Result<Mapped, PackError> {
+/// A raw table listed in the manifest as `f`, mapped. Its checksum is
+/// checked against the manifest's by the encoder, which hashes the table
+/// as it compresses it ([`write_compressed`]).
+fn open_raw(dir: &Path, f: &FileEntry) -> Result<(Mapped, PathBuf), PackError> {
     let path = dir.join(&f.name);
-    let map = Mapped::open(&path, f.bytes)?;
-    let found = table::checksum_file(&path)?;
-    if found != f.xxh3 {
-        return Err(ChecksumMismatch {
-            path,
-            what: "the manifest's checksum of the table",
-            expected: f.xxh3.clone(),
-            found,
-        }
-        .into());
-    }
-    Ok(map)
+    Ok((Mapped::open(&path, f.bytes)?, path))
 }
 
 /// Compresses the tables of our folder `dir` into `.zst` files beside
@@ -349,8 +338,9 @@ pub(crate) fn compress_layers(
             // copy made with other settings.
             obs.start(&name, 2 * blocks);
             let bytes = if raw_present {
-                let raw = open_raw(dir, f)?;
-                write_compressed(&path, Source::Mapped(&raw), kind, l.seeds, s, obs)?
+                let (map, raw_path) = open_raw(dir, f)?;
+                let raw = Source::Mapped(&map, &raw_path, &f.xxh3);
+                write_compressed(&path, raw, kind, l.seeds, s, obs)?
             } else if let Some(c) = manifest.compressed(&f.name) {
                 let (old, path_old) = open_listed(dir, c, kind, f, true)?;
                 let raw = old.decompress_all().map_err(|source| Damaged {
@@ -416,8 +406,9 @@ pub(crate) fn compress_and_remove_raw(
     let name = file_name(&f.name);
     let path = dir.join(&name);
     let bytes = {
-        let raw = open_raw(dir, f)?;
-        write_compressed(&path, Source::Mapped(&raw), kind, layer, s, &Quiet)?
+        let (map, raw_path) = open_raw(dir, f)?;
+        let raw = Source::Mapped(&map, &raw_path, &f.xxh3);
+        write_compressed(&path, raw, kind, layer, s, &Quiet)?
     };
     let entry = CompressedEntry {
         seeds: layer,
@@ -438,10 +429,11 @@ pub(crate) fn compress_and_remove_raw(
 /// The bytes a compressed file is made from.
 #[derive(Clone, Copy)]
 enum Source<'a> {
-    /// A raw table, mapped: each pass releases the windows it is done with,
-    /// so compressing a table larger than memory does not make the
-    /// process's resident set grow to its size.
-    Mapped(&'a Mapped),
+    /// A raw table (its path and the manifest's checksum of it), mapped:
+    /// each pass releases the windows it is done with, so compressing a
+    /// table larger than memory does not make the process's resident set
+    /// grow to its size.
+    Mapped(&'a Mapped, &'a Path, &'a str),
     /// Bytes in memory.
     Bytes(&'a [u8]),
 }
@@ -449,19 +441,20 @@ enum Source<'a> {
 impl Source<'_> {
     fn bytes(&self) -> &[u8] {
         match self {
-            Source::Mapped(m) => m,
+            Source::Mapped(m, ..) => m,
             Source::Bytes(b) => b,
         }
     }
     fn release(&self, start: usize, len: usize) {
-        if let Source::Mapped(m) = self {
+        if let Source::Mapped(m, ..) = self {
             m.release_range(start, len);
         }
     }
 }
 
 /// Writes the compressed file through a temporary file that is verified
-/// (every block decompressed and compared with `raw`) before it is renamed
+/// (a mapped raw table's checksum against the manifest's, then every block
+/// decompressed and compared with the raw bytes) before it is renamed
 /// into place. Returns its size. Neither pass keeps more than a step of a
 /// mapped table, nor of the mapped temporary file, resident.
 fn write_compressed(
@@ -494,7 +487,20 @@ fn write_compressed(
         let file = w.into_inner().map_err(|e| e.into_error()).at(&tmp)?;
         file.sync_all().at(&tmp)?;
         drop(file);
-        CompressedTable::parse(Mapped::open(&tmp, bytes)?)
+        let written = CompressedTable::parse(Mapped::open(&tmp, bytes)?);
+        if let (Ok(t), Source::Mapped(_, raw_path, expected)) = (&written, source) {
+            let found = t.header().raw_checksum();
+            if found != expected {
+                return Err(ChecksumMismatch {
+                    path: raw_path.to_path_buf(),
+                    what: "the manifest's checksum of the table",
+                    expected: expected.to_string(),
+                    found,
+                }
+                .into());
+            }
+        }
+        written
             .and_then(|t| {
                 t.verify_steps(Some(raw), &|k| obs.advance(k), &|at, k| {
                     source.release(at, k);

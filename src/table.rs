@@ -607,15 +607,7 @@ impl Mapped {
     /// page cache and come back on the next access), so they no longer
     /// count as the process's memory.
     pub fn release(&self) {
-        #[cfg(unix)]
-        // SAFETY: the mapping is read-only and shared with the file, so
-        // dropping its pages loses nothing: the next access reads the same
-        // bytes from the page cache or the file.
-        unsafe {
-            let _ = self
-                .map
-                .unchecked_advise(memmap2::UncheckedAdvice::DontNeed);
-        }
+        self.release_range(0, self.map.len());
     }
 
     /// [`Mapped::release`] for the bytes `start..start + len` only (a pass
@@ -628,7 +620,9 @@ impl Mapped {
             return;
         }
         #[cfg(unix)]
-        // SAFETY: as in `release`: a read-only mapping shared with its file.
+        // SAFETY: the mapping is read-only and shared with the file, so
+        // dropping its pages loses nothing: the next access reads the same
+        // bytes from the page cache or the file.
         unsafe {
             let _ = self
                 .map
