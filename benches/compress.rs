@@ -1,6 +1,6 @@
 //! Compressed tables: compression ratio per layer, random probes per
 //! second from a compressed layer, compress and decompress throughput.
-//! Prints markdown tables (medians of repeated runs) for the README.
+//! Prints markdown tables (medians of repeated runs) for docs/compression.md.
 //!
 //! Needs a folder of ours with layers 12..=22 (and 20 for the probes):
 //! `AWARI_BENCH_DB=/path cargo bench --bench compress [-- PART...]` with

@@ -16,23 +16,10 @@ use std::sync::{Barrier, Mutex};
 
 #[cfg(feature = "mpi")]
 mod mpi;
+
+use crate::error::Result;
 #[cfg(feature = "mpi")]
 pub use self::mpi::Mpi;
-
-/// Why a collective operation failed.
-#[derive(Debug, thiserror::Error)]
-pub enum CommError {
-    /// Another rank stopped (it failed or was killed).
-    #[error("rank {rank} of {ranks} stopped: {reason}")]
-    Stopped {
-        /// The rank that saw it.
-        rank: usize,
-        /// Ranks in all.
-        ranks: usize,
-        /// What it saw.
-        reason: String,
-    },
-}
 
 /// The ranks of a build, as one of them sees them. Not `Sync`: only the
 /// thread that drives a rank's solve talks to the other ranks (MPI is
@@ -45,20 +32,20 @@ pub trait Comm {
     /// All-to-all with varying counts: `out[r]` goes to rank `r` (`out` has
     /// `size()` entries); returns what every rank sent to this one, in rank
     /// order.
-    fn exchange(&self, out: Vec<Vec<u64>>) -> Result<Vec<u64>, CommError>;
+    fn exchange(&self, out: Vec<Vec<u64>>) -> Result<Vec<u64>>;
     /// Element-wise sum over the ranks, in place.
-    fn sum(&self, v: &mut [u64]) -> Result<(), CommError>;
+    fn sum(&self, v: &mut [u64]) -> Result<()>;
     /// Element-wise maximum over the ranks, in place.
-    fn max(&self, v: &mut [u64]) -> Result<(), CommError>;
+    fn max(&self, v: &mut [u64]) -> Result<()>;
     /// Rank 0's values, on every rank.
-    fn broadcast(&self, v: &mut [u64]) -> Result<(), CommError> {
+    fn broadcast(&self, v: &mut [u64]) -> Result<()> {
         if self.rank() != 0 {
             v.fill(0);
         }
         self.sum(v)
     }
     /// Waits until every rank is here.
-    fn barrier(&self) -> Result<(), CommError>;
+    fn barrier(&self) -> Result<()>;
 }
 
 /// One process, one rank: nothing to send.
@@ -71,16 +58,16 @@ impl Comm for Single {
     fn size(&self) -> usize {
         1
     }
-    fn exchange(&self, mut out: Vec<Vec<u64>>) -> Result<Vec<u64>, CommError> {
+    fn exchange(&self, mut out: Vec<Vec<u64>>) -> Result<Vec<u64>> {
         Ok(out.pop().unwrap_or_default())
     }
-    fn sum(&self, _: &mut [u64]) -> Result<(), CommError> {
+    fn sum(&self, _: &mut [u64]) -> Result<()> {
         Ok(())
     }
-    fn max(&self, _: &mut [u64]) -> Result<(), CommError> {
+    fn max(&self, _: &mut [u64]) -> Result<()> {
         Ok(())
     }
-    fn barrier(&self) -> Result<(), CommError> {
+    fn barrier(&self) -> Result<()> {
         Ok(())
     }
 }
@@ -203,7 +190,7 @@ impl Comm for Threads {
     fn size(&self) -> usize {
         self.hub.size
     }
-    fn exchange(&self, out: Vec<Vec<u64>>) -> Result<Vec<u64>, CommError> {
+    fn exchange(&self, out: Vec<Vec<u64>>) -> Result<Vec<u64>> {
         assert_eq!(out.len(), self.hub.size, "one outbox per rank");
         self.hub.boxes.lock().unwrap()[self.rank] = out;
         self.hub.barrier.wait();
@@ -216,15 +203,15 @@ impl Comm for Threads {
         self.hub.barrier.wait();
         Ok(got)
     }
-    fn sum(&self, v: &mut [u64]) -> Result<(), CommError> {
+    fn sum(&self, v: &mut [u64]) -> Result<()> {
         self.reduce(v, |a, b| a + b);
         Ok(())
     }
-    fn max(&self, v: &mut [u64]) -> Result<(), CommError> {
+    fn max(&self, v: &mut [u64]) -> Result<()> {
         self.reduce(v, u64::max);
         Ok(())
     }
-    fn barrier(&self) -> Result<(), CommError> {
+    fn barrier(&self) -> Result<()> {
         self.hub.barrier.wait();
         Ok(())
     }

@@ -5,7 +5,6 @@
 //! does not have the checksum it should. A leaf module: it uses nothing of
 //! the crate.
 
-use std::path::PathBuf;
 
 /// The rule set our tables are built for (see [`crate::rules`]).
 pub const RULE_SET: &str = "awari-vu2002";
@@ -88,18 +87,3 @@ pub fn hex(sum: u64) -> String {
     format!("{sum:016x}")
 }
 
-/// A file (or the table it holds) whose checksum is not the one recorded
-/// for it: the table is damaged or is not the table it claims to be.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("{}: checksum {found}, expected {expected} ({what})", path.display())]
-pub struct ChecksumMismatch {
-    /// The file.
-    pub path: PathBuf,
-    /// What was checked, and against what (e.g. "the manifest's checksum of
-    /// the file").
-    pub what: &'static str,
-    /// The checksum recorded.
-    pub expected: String,
-    /// The checksum of what is there.
-    pub found: String,
-}

@@ -41,7 +41,8 @@
 //! worth nothing more (only captures made within the search count); such a
 //! choice is marked not exact.
 
-use crate::probe::{Database, ProbeError};
+use crate::error::{Error, Result};
+use crate::probe::Database;
 use crate::rules::{Position, PITS};
 
 /// One of the two players.
@@ -85,49 +86,6 @@ impl Side {
     }
 }
 
-/// Why a move, a record or a start position is refused.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[non_exhaustive]
-pub enum GameError {
-    /// Not a pit label.
-    #[error("'{0}' is not a move: a move is a pit label, A..F for South or a..f for North")]
-    NotALabel(String),
-    /// A pit of the side not to move.
-    #[error("{label} is a pit of {owner}, but {to_move} is to move")]
-    NotYourPit {
-        /// The label given.
-        label: char,
-        /// Whose pit it is.
-        owner: &'static str,
-        /// Who is to move.
-        to_move: &'static str,
-    },
-    /// The pit holds no seeds.
-    #[error("pit {0} is empty")]
-    Empty(char),
-    /// The move would leave the opponent without seeds while another move
-    /// would not.
-    #[error("{0} would leave the opponent without seeds while another move does not: illegal")]
-    Illegal(char),
-    /// The game is over.
-    #[error("the game is over")]
-    Over,
-    /// Nothing to retract.
-    #[error("no move to take back")]
-    NothingToUndo,
-    /// A bad start position.
-    #[error("{0}")]
-    Start(String),
-    /// A record that cannot be read.
-    #[error("line {line}: {reason}")]
-    Record {
-        /// 1-based line number.
-        line: usize,
-        /// What is wrong.
-        reason: String,
-    },
-}
-
 /// The board, the side to move and the seeds each side has captured.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Board {
@@ -143,23 +101,20 @@ impl Board {
     /// A board with South to move; the seeds not on the board count as
     /// captured: `captured` (South, North), or split evenly (South takes an
     /// odd one).
-    pub fn new(pits: [u8; PITS], captured: Option<[u32; 2]>) -> Result<Board, GameError> {
+    pub fn new(pits: [u8; PITS], captured: Option<[u32; 2]>) -> Result<Board> {
         let n: u32 = pits.iter().map(|&p| p as u32).sum();
         if n > 48 {
-            return Err(GameError::Start(format!(
-                "{n} seeds on the board; awari has 48"
-            )));
+            return Err(Error::TooManySeeds(n));
         }
         let captured = captured.unwrap_or({
             let off = 48 - n;
             [off - off / 2, off / 2]
         });
         if n + captured[0] + captured[1] != 48 {
-            return Err(GameError::Start(format!(
-                "{n} seeds on the board and {} captured make {}, not 48",
-                captured[0] + captured[1],
-                n + captured[0] + captured[1]
-            )));
+            return Err(Error::SeedCount {
+                board: n,
+                captured: captured[0] + captured[1],
+            });
         }
         Ok(Board {
             pits,
@@ -197,18 +152,18 @@ impl Board {
     }
 
     /// The side to move's pit for a label, checked against the board.
-    pub fn pit_of(&self, label: &str) -> Result<usize, GameError> {
+    pub fn pit_of(&self, label: &str) -> Result<usize> {
         let mut chars = label.chars();
         let (Some(c), None) = (chars.next(), chars.next()) else {
-            return Err(GameError::NotALabel(label.to_string()));
+            return Err(Error::NotALabel(label.to_string()));
         };
         let (owner, pit) = match c {
             'A'..='F' => (Side::South, c as usize - 'A' as usize),
             'a'..='f' => (Side::North, c as usize - 'a' as usize),
-            _ => return Err(GameError::NotALabel(label.to_string())),
+            _ => return Err(Error::NotALabel(label.to_string())),
         };
         if owner != self.to_move {
-            return Err(GameError::NotYourPit {
+            return Err(Error::NotYourPit {
                 label: c,
                 owner: owner.name(),
                 to_move: self.to_move.name(),
@@ -216,8 +171,8 @@ impl Board {
         }
         let p = self.position();
         match p.moves().from_pit(pit) {
-            None => Err(GameError::Empty(c)),
-            Some(m) if !m.legal => Err(GameError::Illegal(c)),
+            None => Err(Error::EmptyPit(c)),
+            Some(m) if !m.legal => Err(Error::IllegalMove(c)),
             Some(_) => Ok(pit),
         }
     }
@@ -376,9 +331,9 @@ impl Game {
     }
 
     /// Plays the move with this label.
-    pub fn play(&mut self, label: &str) -> Result<u8, GameError> {
+    pub fn play(&mut self, label: &str) -> Result<u8> {
         if self.end().is_some() {
-            return Err(GameError::Over);
+            return Err(Error::GameOver);
         }
         let b = *self.board();
         let pit = b.pit_of(label)?;
@@ -389,8 +344,8 @@ impl Game {
     }
 
     /// Takes the last move back.
-    pub fn undo(&mut self) -> Result<char, GameError> {
-        let label = self.labels.pop().ok_or(GameError::NothingToUndo)?;
+    pub fn undo(&mut self) -> Result<char> {
+        let label = self.labels.pop().ok_or(Error::NothingToUndo)?;
         self.boards.pop();
         Ok(label)
     }
@@ -413,27 +368,26 @@ impl Game {
     }
 
     /// Reads a game record and replays its moves.
-    pub fn from_record(text: &str) -> Result<Game, GameError> {
+    pub fn from_record(text: &str) -> Result<Game> {
         let mut game: Option<Game> = None;
         for (i, line) in text.lines().enumerate() {
             let line = line.split('#').next().unwrap_or_default().trim();
             if line.is_empty() {
                 continue;
             }
-            let bad = |reason: String| GameError::Record {
+            let bad = |e: Error| Error::Record {
                 line: i + 1,
-                reason,
+                source: Box::new(e),
             };
             match &mut game {
                 None => {
                     let words: Vec<&str> = line.split_whitespace().collect();
                     if words.first() != Some(&"start") || !(words.len() == 13 || words.len() == 16)
                     {
-                        return Err(bad(
+                        return Err(bad(Error::RecordSyntax(
                             "the first line must be 'start' and 12 pit counts, optionally \
-                             followed by 'captured S N'"
-                                .into(),
-                        ));
+                             followed by 'captured S N'",
+                        )));
                     }
                     let mut pits = [0u8; PITS];
                     for (k, w) in words[1..13].iter().enumerate() {
@@ -441,31 +395,42 @@ impl Game {
                             .parse()
                             .ok()
                             .filter(|&v: &u8| v <= 48)
-                            .ok_or_else(|| bad(format!("'{w}' is not a pit count")))?;
+                            .ok_or_else(|| bad(Error::RecordWord {
+                                word: w.to_string(),
+                                expected: "a pit count",
+                            }))?;
                     }
                     let captured = if words.len() == 16 {
                         if words[13] != "captured" {
-                            return Err(bad(format!("'{}': expected 'captured'", words[13])));
+                            return Err(bad(Error::RecordWord {
+                                word: words[13].to_string(),
+                                expected: "'captured'",
+                            }));
                         }
                         let num = |w: &str| {
                             w.parse::<u32>()
-                                .map_err(|_| bad(format!("'{w}' is not a number of seeds")))
+                                .map_err(|_| {
+                                    bad(Error::RecordWord {
+                                        word: w.to_string(),
+                                        expected: "a number of seeds",
+                                    })
+                                })
                         };
                         Some([num(words[14])?, num(words[15])?])
                     } else {
                         None
                     };
-                    let start = Board::new(pits, captured).map_err(|e| bad(e.to_string()))?;
+                    let start = Board::new(pits, captured).map_err(bad)?;
                     game = Some(Game::new(start));
                 }
                 Some(g) => {
-                    g.play(line).map_err(|e| bad(e.to_string()))?;
+                    g.play(line).map_err(bad)?;
                 }
             }
         }
-        game.ok_or(GameError::Record {
+        game.ok_or(Error::Record {
             line: 1,
-            reason: "no 'start' line".into(),
+            source: Box::new(Error::RecordSyntax("no 'start' line")),
         })
     }
 }
@@ -487,7 +452,7 @@ pub struct MoveWorth {
 
 /// The legal moves of the side to move, with their worth from the database
 /// where it holds the layers they lead to.
-pub fn move_worths(db: &Database, board: &Board) -> Result<Vec<MoveWorth>, ProbeError> {
+pub fn move_worths(db: &Database, board: &Board) -> Result<Vec<MoveWorth>> {
     let p = board.position();
     let n = p.seeds();
     let mut out = Vec::new();
@@ -498,7 +463,7 @@ pub fn move_worths(db: &Database, board: &Board) -> Result<Vec<MoveWorth>, Probe
         } else {
             match db.score(&m.child) {
                 Ok(s) => (Some((m.captured as i32 - s as i32) as i8), None),
-                Err(ProbeError::MissingLayer { layer, .. }) => (None, Some(layer)),
+                Err(Error::MissingLayer { layer, .. }) => (None, Some(layer)),
                 Err(e) => return Err(e),
             }
         };
@@ -543,7 +508,7 @@ pub struct Choice {
 /// The computer's move in `game`: a best move from the database when it
 /// knows every move's worth, else the best move of a `depth`-ply alpha-beta
 /// search; among equals the lowest label. `None` when the game is over.
-pub fn choose(db: &Database, game: &Game, depth: u32) -> Result<Option<Choice>, ProbeError> {
+pub fn choose(db: &Database, game: &Game, depth: u32) -> Result<Option<Choice>> {
     if game.end().is_some() {
         return Ok(None);
     }
@@ -590,7 +555,7 @@ fn negamax(
     depth: u32,
     mut alpha: i32,
     beta: i32,
-) -> Result<i32, ProbeError> {
+) -> Result<i32> {
     let n = p.seeds() as i32;
     if p.mover_seeds() == 0 {
         return Ok(-n);
@@ -598,7 +563,7 @@ fn negamax(
     if p.is_indexable() {
         match db.score(p) {
             Ok(s) => return Ok(s as i32),
-            Err(ProbeError::MissingLayer { .. }) => {}
+            Err(Error::MissingLayer { .. }) => {}
             Err(e) => return Err(e),
         }
     }

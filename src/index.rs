@@ -80,7 +80,8 @@
 //! * The dataset takes its folder from the environment variable `AWARI_PATH`
 //!   ([`crate::probe::AWARI_PATH`]).
 
-use crate::rules::{Position, PositionError, MAX_SEEDS, PITS};
+use crate::error::{Error, Result};
+use crate::rules::{Position, MAX_SEEDS, PITS};
 
 /// Offset that lets the count table be indexed by negative seed counts
 /// (which have no completions).
@@ -112,24 +113,6 @@ fn ways(k: usize, m: i32) -> u64 {
     WAYS[k][(OFF as i32 + m) as usize]
 }
 
-/// Why a Goedel number cannot be turned into a position.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum IndexError {
-    /// The layer does not exist.
-    #[error("layer {0} does not exist: layers have 0 to 48 seeds")]
-    NoSuchLayer(u32),
-    /// The index is not below the layer's size.
-    #[error("index {index} is outside layer {seeds}, which holds {size} positions (0..={last})", last = size - 1)]
-    OutOfRange {
-        /// Seeds of the layer.
-        seeds: u32,
-        /// The index asked for.
-        index: u64,
-        /// The layer's size.
-        size: u64,
-    },
-}
-
 /// Number of positions in layer `n`: `C(n+11, 11) - C(n+5, 11)`.
 /// (Layer 47 has this many index slots too, though no game reaches it.)
 #[inline]
@@ -145,7 +128,7 @@ pub fn distributions(n: u32) -> u64 {
 }
 
 /// The Goedel number of a position, checking that it has one.
-pub fn goedel(p: &Position) -> Result<u64, PositionError> {
+pub fn goedel(p: &Position) -> Result<u64> {
     let p = Position::indexable(p.0)?;
     Ok(rank(&p))
 }
@@ -182,13 +165,13 @@ pub fn rank(p: &Position) -> u64 {
 }
 
 /// The position with Goedel number `g` in layer `n`.
-pub fn unrank(n: u32, g: u64) -> Result<Position, IndexError> {
+pub fn unrank(n: u32, g: u64) -> Result<Position> {
     if n > MAX_SEEDS {
-        return Err(IndexError::NoSuchLayer(n));
+        return Err(Error::NoSuchLayer(n));
     }
     let size = layer_size(n);
     if g >= size {
-        return Err(IndexError::OutOfRange {
+        return Err(Error::IndexOutOfRange {
             seeds: n,
             index: g,
             size,

@@ -2,12 +2,8 @@
 //!
 //! Exact endgame score databases for Awari (Oware) in the file format and
 //! Goedel numbering of the Vrije Universiteit's Awari Game Score Database
-//! (Romein & Bal, 2002). Their values agree with every VU fact the layers
-//! built so far reach (the 46 move facts with at most 30 seeds); the
-//! dataset's own files were not compared (see the README).
-//!
-//! * [`rules`]: positions, sowing, captures, the awari legality rule, un-moves.
-//! * [`index`]: the VU Goedel numbering of each layer.
+//! (Romein & Bal, 2002): built by parallel retrograde analysis, probed
+//! from files, checked against independent values.
 //!
 //! ```
 //! use awari_egdb::{index, rules::Position};
@@ -15,11 +11,55 @@
 //! assert_eq!(index::rank(&p), 588_953);
 //! assert_eq!(index::unrank(16, 588_953).unwrap(), p);
 //! ```
+//!
+//! # The map
+//!
+//! Data flows one way, from the rules of the game to the checks of the
+//! finished tables:
+//!
+//! ```text
+//! rules -> index -> solve -> build -> store -> probe -> verify
+//!                     |        \-> pack, codec  /        recover, stats, game
+//!                   comm
+//! ```
+//!
+//! * [`rules`]: positions, sowing, captures, the awari legality rule,
+//!   un-moves (the game as the database encodes it).
+//! * [`index`]: the VU Goedel numbering of each layer (positions with the
+//!   same number of seeds).
+//! * [`solve`]: the retrograde solvers of one layer: the shared
+//!   propagation kernel, the in-memory solver (3 bytes per position) and
+//!   the compact one (1 byte per position, lists on disk, ranks).
+//! * [`comm`]: ranks of a build (one process, threads, or MPI) and how a
+//!   layer is split between them.
+//! * [`build`]: the builder: every layer in order, resumable, within a
+//!   memory budget (its one planner, [`build::plan`]).
+//! * [`store`]: the folder: manifest, lock, atomic writes, reading tables
+//!   (`pread`, or mapped as an `unsafe` opt-in) and the one resolver of
+//!   "the raw table, else its compressed copy".
+//! * [`codec`]: the compressed table format (zstd blocks with random
+//!   access); [`pack`]: compressing and decompressing a folder.
+//! * [`probe`]: [`probe::Database`], exact scores, moves and best play
+//!   from a folder of ours or a VU dataset folder.
+//! * [`verify`]: the checks: against an oracle folder, move facts,
+//!   known-good checksums, and the Bellman consistency check.
+//! * [`recover`]: a lost manifest rebuilt from the tables; [`stats`]:
+//!   per-layer figures; [`game`]: games, move by move, with the
+//!   database's worth of each move.
+//! * [`error`]: the one error type, [`Error`], and its [`ErrorKind`].
+//! * [`format`]: names and checksums shared by the files; [`mem`]: memory
+//!   figures and buffers; [`fault`]: named fault points for crash tests.
+//!
+//! The library prints nothing and never exits; the `awari` binary (the
+//! `cli` feature, on by default) does both. With `default-features =
+//! false` the library builds without the binary's crates (argument
+//! parsing, progress bars, plots).
 #![warn(missing_docs)]
 
 pub mod build;
 pub mod codec;
 pub mod comm;
+pub mod error;
 pub mod fault;
 pub mod format;
 pub mod game;
@@ -31,7 +71,13 @@ pub mod recover;
 pub mod rules;
 pub mod solve;
 pub mod stats;
-pub mod table;
+pub mod store;
 pub mod verify;
 
-pub use rules::{Move, Position, PositionError};
+pub use error::{Error, ErrorKind, Result};
+pub use rules::{Move, Position};
+
+/// The README's examples, compiled as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;

@@ -1,104 +1,24 @@
 //! Folder operations on compressed tables: `awari compress` and `awari
 //! decompress` ([`compress_folder`], [`decompress_folder`]), which lock one
 //! of our folders, write and verify `.zst` files beside the raw tables and
-//! record them in the manifest ([`crate::table::CompressedEntry`]), and the
-//! one way to open a compressed copy that a manifest lists ([`open_listed`]).
+//! record them in the manifest ([`crate::store::CompressedEntry`]).
 //!
 //! The file format is in [`crate::codec`]. Every file written is verified
 //! before anything relies on it: a compressed file is decompressed and
 //! compared with the raw table before it is renamed into place, and a raw
 //! table written back has the manifest's checksum before it is.
 
-use crate::codec::{encode_steps, file_name, CompressedTable, Damaged, Expected, Settings};
-use crate::format::{checksum, ChecksumMismatch, Kind};
-use crate::table::{
-    self, AtPath, CheckedWriteError, CompressedEntry, FileEntry, FolderLock, LayerEntry, LockError,
-    Manifest, ManifestError, MapError, Mapped, PathError,
+use crate::codec::{encode_steps, file_name, CompressedTable, Settings};
+use crate::error::{AtPath, Error, Result, SizeOf};
+use crate::format::Kind;
+use crate::store::{
+    self as table, CompressedEntry, FileEntry, FolderLock, LayerEntry, Manifest, Mapped, Stored,
 };
 use std::fs::{self, File};
 use std::io;
 use std::ops::RangeInclusive;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
-
-/// Why compressing or decompressing a folder stopped. Files written before
-/// stay in place and recorded.
-#[derive(Debug, thiserror::Error)]
-#[non_exhaustive]
-pub enum PackError {
-    /// File or folder trouble.
-    #[error(transparent)]
-    Io(#[from] PathError),
-    /// The manifest cannot be used (or the folder has none).
-    #[error(transparent)]
-    Manifest(#[from] ManifestError),
-    /// The folder's lock cannot be taken.
-    #[error(transparent)]
-    Lock(#[from] LockError),
-    /// A table cannot be mapped (I/O, or the wrong size).
-    #[error(transparent)]
-    Map(#[from] MapError),
-    /// Invalid settings.
-    #[error("{0}")]
-    Settings(String),
-    /// A raw table or a compressed file does not have the manifest's
-    /// checksum: nothing is compressed from it, and nothing is removed.
-    #[error(transparent)]
-    Checksum(#[from] ChecksumMismatch),
-    /// A compressed file is damaged or is not the table it stands for.
-    #[error(transparent)]
-    Compressed(#[from] Damaged),
-    /// A table exists neither raw nor compressed.
-    #[error("{}: missing, and the manifest lists no compressed copy of it", .0.display())]
-    Missing(PathBuf),
-}
-
-impl PackError {
-    /// Whether the error says that a table or compressed file is damaged (a
-    /// failed check), as opposed to bad input or I/O trouble.
-    pub fn is_damage(&self) -> bool {
-        match self {
-            PackError::Checksum(_) | PackError::Compressed(_) | PackError::Missing(_) => true,
-            PackError::Map(e) => e.is_damage(),
-            _ => false,
-        }
-    }
-}
-
-impl From<CheckedWriteError> for PackError {
-    fn from(e: CheckedWriteError) -> Self {
-        match e {
-            CheckedWriteError::Io(e) => PackError::Io(e),
-            CheckedWriteError::Checksum(e) => PackError::Checksum(e),
-        }
-    }
-}
-
-impl From<OpenError> for PackError {
-    fn from(e: OpenError) -> Self {
-        match e {
-            OpenError::Map(e) => PackError::Map(e),
-            OpenError::Checksum(e) => PackError::Checksum(e),
-            OpenError::Compressed(e) => PackError::Compressed(e),
-        }
-    }
-}
-
-/// Why a compressed copy listed in a manifest cannot be used
-/// ([`open_listed`]).
-#[derive(Debug, thiserror::Error)]
-#[non_exhaustive]
-pub enum OpenError {
-    /// It cannot be mapped (I/O, or not the size the manifest records).
-    #[error(transparent)]
-    Map(#[from] MapError),
-    /// It does not have the manifest's checksum.
-    #[error(transparent)]
-    Checksum(#[from] ChecksumMismatch),
-    /// Its header or block index is damaged, or it holds another table.
-    #[error(transparent)]
-    Compressed(#[from] Damaged),
-}
 
 /// What [`compress_folder`] and [`decompress_folder`] report as they work.
 pub trait PackObserver: Sync {
@@ -194,7 +114,7 @@ pub struct DecompressOptions {
 fn open_locked(
     dir: &Path,
     layers: &RangeInclusive<u32>,
-) -> Result<(FolderLock, Manifest, Vec<LayerEntry>), PackError> {
+) -> Result<(FolderLock, Manifest, Vec<LayerEntry>)> {
     Manifest::load_ours(dir)?;
     let lock = FolderLock::acquire(dir)?;
     let manifest = Manifest::load_ours(dir)?;
@@ -207,53 +127,50 @@ fn open_locked(
     Ok((lock, manifest, chosen))
 }
 
-/// The one way to open the compressed copy `c` of the raw table `raw` (of
-/// kind `kind`) that a manifest lists in `dir`: the size the manifest
-/// records, then header and block index (checked against the checksum the
-/// header carries), then that it holds that table; with `check_file`, also
-/// the checksum of the whole file against the manifest (reading it whole).
-/// Returns the table and its path.
-pub fn open_listed(
+/// Opens the compressed copy `c` of the raw table `raw` (table `kind`)
+/// that the manifest of `dir` lists, mapped (the caller holds the folder's
+/// lock): size, header and block index, the table it holds, and with
+/// `check_file` the checksum of the whole file against the manifest.
+fn open_listed(
     dir: &Path,
     c: &CompressedEntry,
     kind: Kind,
     raw: &FileEntry,
     check_file: bool,
-) -> Result<(CompressedTable<Mapped>, PathBuf), OpenError> {
+) -> Result<(CompressedTable<Mapped>, PathBuf)> {
     let path = dir.join(&c.name);
-    let map = Mapped::open(&path, c.bytes)?;
+    let stored = Stored::Compressed {
+        path: path.clone(),
+        listed: Some((c.clone(), raw.clone())),
+    };
     if check_file {
-        let found = checksum(&map);
-        if found != c.xxh3 {
-            return Err(ChecksumMismatch {
-                path,
-                what: "the manifest's checksum of the compressed file",
-                expected: c.xxh3.clone(),
-                found,
-            }
-            .into());
+        let what = "the manifest's checksum of the compressed file";
+        if let Some(damage) = table::check_file(&stored, c.seeds, &c.xxh3, what)? {
+            return Err(damage);
         }
     }
-    let damaged = |source| Damaged {
-        path: path.clone(),
-        source,
-    };
-    let t = CompressedTable::parse(map).map_err(damaged)?;
-    t.check_table(&Expected {
-        kind,
-        layer: c.seeds,
-        raw_xxh3: raw.xxh3.clone(),
-    })
-    .map_err(damaged)?;
+    // SAFETY: the caller holds the folder's lock, which every writer of
+    // the folder takes (see `store::map`).
+    let map = unsafe { Mapped::open(&path, c.bytes, SizeOf::Recorded)? };
+    let t = table::open_compressed(map, &path, c.seeds, kind, stored_listed(&stored))?;
     Ok((t, path))
 }
 
-/// A raw table listed in the manifest as `f`, mapped. Its checksum is
-/// checked against the manifest's by the encoder, which hashes the table
-/// as it compresses it ([`write_compressed`]).
-fn open_raw(dir: &Path, f: &FileEntry) -> Result<(Mapped, PathBuf), PackError> {
+fn stored_listed(s: &Stored) -> Option<&(CompressedEntry, FileEntry)> {
+    match s {
+        Stored::Compressed { listed, .. } => listed.as_ref(),
+        Stored::Raw(_) => None,
+    }
+}
+
+/// A raw table listed in the manifest as `f`, mapped (the caller holds the
+/// folder's lock). Its checksum is checked against the manifest's by the
+/// encoder, which hashes the table as it compresses it
+/// ([`write_compressed`]).
+fn open_raw(dir: &Path, f: &FileEntry) -> Result<(Mapped, PathBuf)> {
     let path = dir.join(&f.name);
-    Ok((Mapped::open(&path, f.bytes)?, path))
+    // SAFETY: as in `open_listed`.
+    Ok((unsafe { Mapped::open(&path, f.bytes, SizeOf::Layer)? }, path))
 }
 
 /// Compresses the tables of our folder `dir` into `.zst` files beside
@@ -267,16 +184,16 @@ pub fn compress_folder(
     dir: &Path,
     opts: &CompressOptions,
     obs: &dyn PackObserver,
-) -> Result<PackReport, PackError> {
+) -> Result<PackReport> {
     check_settings(opts.settings)?;
     let (_lock, mut manifest, layers) = open_locked(dir, &opts.layers)?;
     compress_layers(dir, &mut manifest, &layers, opts, obs)
 }
 
-/// Compression settings checked, as a [`PackError::Settings`].
-pub(crate) fn check_settings(s: Settings) -> Result<(), PackError> {
+/// Compression settings checked, as an [`Error::Setting`].
+pub(crate) fn check_settings(s: Settings) -> Result<()> {
     s.check()
-        .map_err(|(name, reason)| PackError::Settings(format!("{name}: {reason}")))
+        .map_err(|(name, reason)| Error::Setting { name, reason })
 }
 
 /// The work of [`compress_folder`] on the entries `layers` of `manifest`,
@@ -288,7 +205,7 @@ pub(crate) fn compress_layers(
     layers: &[LayerEntry],
     opts: &CompressOptions,
     obs: &dyn PackObserver,
-) -> Result<PackReport, PackError> {
+) -> Result<PackReport> {
     let s = opts.settings;
     let mut report = PackReport::default();
     for l in layers {
@@ -306,12 +223,10 @@ pub(crate) fn compress_layers(
                     && c.dictionary == s.dictionary
                 {
                     obs.start(&c.name, l.positions.div_ceil(c.block_size as u64));
-                    let checked = open_listed(dir, &c, kind, f, true)
-                        .map_err(PackError::from)
-                        .and_then(|(t, path)| {
-                            t.verify(None, &|k| obs.advance(k))
-                                .map_err(|source| Damaged { path, source }.into())
-                        });
+                    let checked = open_listed(dir, &c, kind, f, true).and_then(|(t, path)| {
+                        t.verify(None, &|k| obs.advance(k))
+                            .map_err(|e| Error::compressed(path, e))
+                    });
                     match checked {
                         Ok(()) => {
                             let done = PackedFile {
@@ -343,13 +258,12 @@ pub(crate) fn compress_layers(
                 write_compressed(&path, raw, kind, l.seeds, s, obs)?
             } else if let Some(c) = manifest.compressed(&f.name) {
                 let (old, path_old) = open_listed(dir, c, kind, f, true)?;
-                let raw = old.decompress_all().map_err(|source| Damaged {
-                    path: path_old,
-                    source,
-                })?;
+                let raw = old
+                    .decompress_all()
+                    .map_err(|e| Error::compressed(path_old, e))?;
                 write_compressed(&path, Source::Bytes(&raw), kind, l.seeds, s, obs)?
             } else {
-                return Err(PackError::Missing(raw_path));
+                return Err(Error::Missing(raw_path));
             };
             let entry = CompressedEntry {
                 seeds: l.seeds,
@@ -402,7 +316,7 @@ pub(crate) fn compress_and_remove_raw(
     kind: Kind,
     f: &FileEntry,
     s: Settings,
-) -> Result<CompressedEntry, PackError> {
+) -> Result<CompressedEntry> {
     let name = file_name(&f.name);
     let path = dir.join(&name);
     let bytes = {
@@ -464,10 +378,10 @@ fn write_compressed(
     layer: u32,
     s: Settings,
     obs: &dyn PackObserver,
-) -> Result<u64, PackError> {
+) -> Result<u64> {
     let tmp = table::temp_path(path);
     let raw = source.bytes();
-    let result = (|| -> Result<u64, PackError> {
+    let result = (|| -> Result<u64> {
         let file = File::create(&tmp).at(&tmp)?;
         let mut w = io::BufWriter::with_capacity(1 << 20, file);
         let name = path.file_name().unwrap_or_default().to_string_lossy();
@@ -487,17 +401,17 @@ fn write_compressed(
         let file = w.into_inner().map_err(|e| e.into_error()).at(&tmp)?;
         file.sync_all().at(&tmp)?;
         drop(file);
-        let written = CompressedTable::parse(Mapped::open(&tmp, bytes)?);
+        // SAFETY: the temporary file is this process's own.
+        let written = CompressedTable::parse(unsafe { Mapped::open(&tmp, bytes, SizeOf::Recorded)? });
         if let (Ok(t), Source::Mapped(_, raw_path, expected)) = (&written, source) {
             let found = t.header().raw_checksum();
             if found != expected {
-                return Err(ChecksumMismatch {
+                return Err(Error::Checksum {
                     path: raw_path.to_path_buf(),
                     what: "the manifest's checksum of the table",
                     expected: expected.to_string(),
                     found,
-                }
-                .into());
+                });
             }
         }
         written
@@ -509,10 +423,7 @@ fn write_compressed(
                     t.source().release();
                 })
             })
-            .map_err(|source| Damaged {
-                path: tmp.clone(),
-                source,
-            })?;
+            .map_err(|e| Error::compressed(&tmp, e))?;
         fs::rename(&tmp, path).at(path)?;
         table::sync_dir(path.parent().unwrap_or(Path::new(".")))?;
         Ok(bytes)
@@ -532,7 +443,7 @@ pub fn decompress_folder(
     dir: &Path,
     opts: &DecompressOptions,
     obs: &dyn PackObserver,
-) -> Result<PackReport, PackError> {
+) -> Result<PackReport> {
     let (_lock, mut manifest, layers) = open_locked(dir, &opts.layers)?;
     let mut report = PackReport::default();
     for l in &layers {
@@ -558,7 +469,7 @@ pub(crate) fn decompress_layer(
     remove_compressed: bool,
     obs: &dyn PackObserver,
     report: &mut PackReport,
-) -> Result<(), PackError> {
+) -> Result<()> {
     for (kind, f) in l.files() {
         let Some(c) = manifest.compressed(&f.name).cloned() else {
             continue;
@@ -590,10 +501,8 @@ pub(crate) fn decompress_layer(
                 }
             })
             .map_err(|e| match (e, failed.clone()) {
-                (CheckedWriteError::Checksum(_), Some(source)) => {
-                    PackError::from(Damaged { path: zst, source })
-                }
-                (e, _) => e.into(),
+                (Error::Checksum { .. }, Some(source)) => Error::compressed(zst, source),
+                (e, _) => e,
             })?;
             Action::Decompressed
         };

@@ -23,64 +23,20 @@
 //! names a recovered table and its checksum are listed again; a layer kept
 //! only compressed cannot be recovered (its raw tables are needed).
 
+use crate::error::{AtPath, Error, Result, SizeOf};
 use crate::format::{checksum, Kind};
 use crate::index::layer_size;
-use crate::probe::{Database, LayerTables, ProbeError};
+use crate::probe::{Database, LayerTables};
 use crate::rules::MAX_SEEDS;
-use crate::table::{
-    AtPath, CompressedEntry, FileEntry, FolderLock, LayerEntry, LockError, Manifest, ManifestError,
-    MapError, Mapped, PathError, PhaseSeconds, MANIFEST,
+use crate::store::{
+    self, CompressedEntry, FileEntry, FolderLock, LayerEntry, Manifest, Mapped, PhaseSeconds,
+    MANIFEST,
 };
-use crate::verify::{bellman_check, KnownTable, VerifyError};
+use crate::verify::{bellman_check, KnownTable};
 use rayon::prelude::*;
 use serde::Serialize;
 use std::fs;
 use std::path::{Path, PathBuf};
-
-/// Why recovery could not run.
-#[derive(Debug, thiserror::Error)]
-#[non_exhaustive]
-pub enum RecoverError {
-    /// File trouble.
-    #[error(transparent)]
-    Io(#[from] PathError),
-    /// A table cannot be mapped.
-    #[error(transparent)]
-    Map(#[from] MapError),
-    /// Not a folder.
-    #[error("{}: not a folder", .0.display())]
-    NotAFolder(PathBuf),
-    /// The folder's lock cannot be taken.
-    #[error(transparent)]
-    Lock(#[from] LockError),
-    /// The manifest is readable: there is nothing to recover.
-    #[error("{}: manifest.json is readable; nothing to recover (`awari build` and `awari verify` check the tables it lists)", .0.display())]
-    ManifestFine(PathBuf),
-    /// The manifest is ours, but for other rules or another version.
-    #[error(transparent)]
-    OtherRules(ManifestError),
-    /// The folder holds no raw `scores.N` table.
-    #[error("{}: no scores.N tables to recover a manifest from", .0.display())]
-    NoTables(PathBuf),
-    /// Reading the tables for the Bellman check failed.
-    #[error(transparent)]
-    Verify(#[from] VerifyError),
-    /// Opening the tables for the Bellman check failed.
-    #[error(transparent)]
-    Probe(#[from] ProbeError),
-}
-
-impl RecoverError {
-    /// Whether this says a table is damaged (as opposed to bad input or
-    /// I/O trouble).
-    pub fn is_damage(&self) -> bool {
-        match self {
-            RecoverError::Verify(e) => e.is_damage(),
-            RecoverError::Probe(e) => e.is_damage(),
-            _ => false,
-        }
-    }
-}
 
 /// How a recovered layer was trusted.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -137,9 +93,9 @@ impl RecoverReport {
 
 /// The raw tables of layer `n` found on disk, mapped; what is wrong with
 /// them; or `None` if it has none.
-type Found = Option<Result<LayerTables<Mapped>, String>>;
+type Found = Option<std::result::Result<LayerTables<Mapped>, String>>;
 
-fn find_layer(dir: &Path, n: u32) -> Result<Found, RecoverError> {
+fn find_layer(dir: &Path, n: u32) -> Result<Found> {
     let size = layer_size(n);
     let path = |k: Kind| dir.join(k.file_name(n));
     let [s, lo, hi] = [Kind::Score, Kind::Lower, Kind::Upper].map(|k| path(k).exists());
@@ -164,8 +120,10 @@ fn find_layer(dir: &Path, n: u32) -> Result<Found, RecoverError> {
             if lo { "upper" } else { "lower" }
         ))));
     }
-    let open = |k: Kind| match Mapped::open(&path(k), size) {
-        Err(MapError::Size { found, .. }) => Ok(Err(format!(
+    // SAFETY: recovery holds the folder's lock, which every writer of the
+    // folder takes (see `store::map`).
+    let open = |k: Kind| match unsafe { Mapped::open(&path(k), size, SizeOf::Layer) } {
+        Err(Error::Size { found, .. }) => Ok(Err(format!(
             "{} has {found} bytes, the layer has {size} positions",
             k.file_name(n)
         ))),
@@ -188,19 +146,15 @@ fn find_layer(dir: &Path, n: u32) -> Result<Found, RecoverError> {
 
 /// Rebuilds the manifest of our folder `dir` from its tables (see the
 /// module's documentation). `known` is a list of known-good checksums.
-pub fn recover(dir: &Path, known: Option<&[KnownTable]>) -> Result<RecoverReport, RecoverError> {
-    if !dir.is_dir() {
-        return Err(RecoverError::NotAFolder(dir.to_path_buf()));
-    }
+pub fn recover(dir: &Path, known: Option<&[KnownTable]>) -> Result<RecoverReport> {
+    store::check_folder(dir)?;
     let _lock = FolderLock::acquire(dir)?;
     let mut report = RecoverReport::default();
     let damaged = match Manifest::load(dir) {
-        Ok(Some(_)) => return Err(RecoverError::ManifestFine(dir.to_path_buf())),
+        Ok(Some(_)) => return Err(Error::ManifestFine(dir.to_path_buf())),
         Ok(None) => false,
-        Err(ManifestError::Foreign { .. }) => true,
-        Err(e @ ManifestError::Mismatch { .. }) => return Err(RecoverError::OtherRules(e)),
-        Err(ManifestError::Io(e)) => return Err(e.into()),
-        Err(e) => return Err(RecoverError::OtherRules(e)),
+        Err(Error::ForeignManifest { .. }) => true,
+        Err(e) => return Err(e),
     };
 
     // Every table found goes into one database: checksums, histograms and
@@ -224,11 +178,11 @@ pub fn recover(dir: &Path, known: Option<&[KnownTable]>) -> Result<RecoverReport
         }
     }
     if found.is_empty() {
-        return Err(RecoverError::NoTables(dir.to_path_buf()));
+        return Err(Error::NoTables(dir.to_path_buf()));
     }
     let db = Database::from_tables(slots)?;
     let kinds = [Kind::Score, Kind::Lower, Kind::Upper];
-    let tables = |n: u32| -> Result<[Option<&[u8]>; 3], ProbeError> {
+    let tables = |n: u32| -> Result<[Option<&[u8]>; 3]> {
         Ok([
             db.table(n, Kind::Score)?,
             db.table(n, Kind::Lower)?,
@@ -239,7 +193,7 @@ pub fn recover(dir: &Path, known: Option<&[KnownTable]>) -> Result<RecoverReport
     let sums: Vec<[Option<String>; 3]> = found
         .par_iter()
         .map(|&n| Ok(tables(n)?.map(|t| t.map(checksum))))
-        .collect::<Result<_, ProbeError>>()?;
+        .collect::<Result<_>>()?;
     let mut entries = Vec::new();
     let mut trusted = std::collections::BTreeSet::new();
     for (&n, sums) in found.iter().zip(&sums) {
@@ -318,8 +272,8 @@ pub fn recover(dir: &Path, known: Option<&[KnownTable]>) -> Result<RecoverReport
             let Ok(len) = fs::metadata(&path).map(|m| m.len()) else {
                 continue;
             };
-            let map = Mapped::open(&path, len)?;
-            let Ok(t) = crate::codec::CompressedTable::parse(map) else {
+            let file = store::FileTable::open(&path, len, SizeOf::Recorded)?;
+            let Ok(t) = crate::codec::CompressedTable::parse(file) else {
                 continue;
             };
             let h = t.header();
@@ -331,7 +285,7 @@ pub fn recover(dir: &Path, known: Option<&[KnownTable]>) -> Result<RecoverReport
                 raw: f.name.clone(),
                 name: name.clone(),
                 bytes: len,
-                xxh3: checksum(t.bytes()),
+                xxh3: store::checksum_file(&path)?,
                 block_size: h.block_size,
                 level: h.level,
                 dictionary: h.dictionary,
@@ -340,8 +294,15 @@ pub fn recover(dir: &Path, known: Option<&[KnownTable]>) -> Result<RecoverReport
         }
     }
     if damaged {
+        // Kept under a name no earlier recovery used.
         let from = dir.join(MANIFEST);
-        let to = dir.join(format!("{MANIFEST}.damaged"));
+        let to = (0..)
+            .map(|i| match i {
+                0 => dir.join(format!("{MANIFEST}.damaged")),
+                i => dir.join(format!("{MANIFEST}.damaged.{i}")),
+            })
+            .find(|p| !p.exists())
+            .expect("a free name");
         fs::rename(&from, &to).at(&to)?;
         report.damaged_manifest = Some(to);
     }
@@ -356,7 +317,7 @@ fn entry(
     tables: [Option<&[u8]>; 3],
     sums: &[Option<String>; 3],
     trust: Trust,
-) -> Result<LayerEntry, String> {
+) -> std::result::Result<LayerEntry, String> {
     let size = layer_size(n);
     let file = |k: Kind, sum: &Option<String>| {
         sum.as_ref().map(|s| FileEntry {
@@ -366,8 +327,8 @@ fn entry(
         })
     };
     let score = tables[0].expect("a score table");
-    let histogram = crate::stats::histogram(n, score)
-        .ok_or_else(|| format!("scores.{n} holds values outside -{n}..={n}"))?;
+    let histogram = crate::stats::histogram(n, score, Path::new(&Kind::Score.file_name(n)))
+        .map_err(|e| e.to_string())?;
     let pinned = match (tables[1], tables[2]) {
         (Some(lo), Some(hi)) => Some(
             lo.par_chunks(1 << 20)

@@ -126,21 +126,6 @@ pub const MAX_SEEDS: u32 = 48;
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 pub struct Position(pub [u8; PITS]);
 
-/// Why a board is not a position of the database.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum PositionError {
-    /// More than 48 seeds on the board.
-    #[error("{0} seeds on the board; awari has at most 48")]
-    TooManySeeds(u32),
-    /// Every opponent pit (6..11) holds seeds, so the opponent cannot have just
-    /// moved; such boards have no Goedel number.
-    #[error(
-        "every opponent pit (6..11) holds seeds, so the opponent cannot have just moved \
-         (it empties the pit it sows from); such a board has no Goedel number"
-    )]
-    OpponentFull,
-}
-
 /// One move of the side to move.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub struct Move {
@@ -179,21 +164,21 @@ impl MoveList {
 
 impl Position {
     /// A position from 12 pit counts, checking the seed total.
-    pub fn new(pits: [u8; PITS]) -> Result<Self, PositionError> {
+    pub fn new(pits: [u8; PITS]) -> crate::Result<Self> {
         let p = Position(pits);
         let n = p.seeds();
         if n > MAX_SEEDS {
-            return Err(PositionError::TooManySeeds(n));
+            return Err(crate::Error::TooManySeeds(n));
         }
         Ok(p)
     }
 
     /// A position that is also in the index: at most 48 seeds and some
     /// opponent pit empty.
-    pub fn indexable(pits: [u8; PITS]) -> Result<Self, PositionError> {
+    pub fn indexable(pits: [u8; PITS]) -> crate::Result<Self> {
         let p = Self::new(pits)?;
         if !p.is_indexable() {
-            return Err(PositionError::OpponentFull);
+            return Err(crate::Error::OpponentFull);
         }
         Ok(p)
     }

@@ -9,7 +9,8 @@
 
 use crate::format::Kind;
 use crate::index::layer_size;
-use crate::probe::{Database, ProbeError};
+use crate::error::{Error, Result};
+use crate::probe::Database;
 use rayon::prelude::*;
 use serde::Serialize;
 
@@ -72,52 +73,43 @@ impl LayerStats {
 }
 
 /// Counts the scores of a table of layer `n` (positions per score, from
-/// `-n` to `n`); `None` if a value lies outside `-n..=n`.
-pub(crate) fn histogram(n: u32, table: &[u8]) -> Option<Vec<u64>> {
+/// `-n` to `n`); a value outside `-n..=n` is an [`Error::BadValue`] of
+/// the table at `path`.
+pub(crate) fn histogram(n: u32, table: &[u8], path: &std::path::Path) -> Result<Vec<u64>> {
+    const CHUNK: usize = 1 << 20;
     let w = 2 * n as usize + 1;
     table
-        .par_chunks(1 << 20)
-        .map(|c| {
+        .par_chunks(CHUNK)
+        .enumerate()
+        .map(|(k, c)| {
             let mut h = vec![0u64; w];
-            for &b in c {
-                let i = usize::try_from(b as i8 as i32 + n as i32).ok()?;
-                *h.get_mut(i)? += 1;
+            for (i, &b) in c.iter().enumerate() {
+                let v = b as i8;
+                match usize::try_from(v as i32 + n as i32).ok().filter(|&j| j < w) {
+                    Some(j) => h[j] += 1,
+                    None => {
+                        return Err(Error::BadValue {
+                            path: path.to_path_buf(),
+                            layer: n,
+                            index: (k * CHUNK + i) as u64,
+                            value: v,
+                        })
+                    }
+                }
             }
-            Some(h)
+            Ok(h)
         })
         .try_reduce(
             || vec![0u64; w],
             |mut a, b| {
                 a.iter_mut().zip(b).for_each(|(x, y)| *x += y);
-                Some(a)
+                Ok(a)
             },
         )
 }
 
-/// Why a layer's figures cannot be had.
-#[derive(Debug, thiserror::Error)]
-#[non_exhaustive]
-pub enum StatsError {
-    /// The tables cannot be read.
-    #[error(transparent)]
-    Probe(#[from] ProbeError),
-    /// A table holds a value no score of its layer can take.
-    #[error("scores.{0} holds values outside -{0}..={0}: the table is damaged")]
-    OutOfRange(u32),
-}
-
-impl StatsError {
-    /// Whether the error says a table is damaged.
-    pub fn is_damage(&self) -> bool {
-        match self {
-            StatsError::Probe(e) => e.is_damage(),
-            StatsError::OutOfRange(_) => true,
-        }
-    }
-}
-
 /// The figures of layer `n` of `db` (which must hold it).
-pub fn layer_stats(db: &Database, n: u32) -> Result<LayerStats, StatsError> {
+pub fn layer_stats(db: &Database, n: u32) -> Result<LayerStats> {
     if let Some(e) = db.manifest().and_then(|m| m.layer(n)) {
         if e.score_histogram.len() == 2 * n as usize + 1 {
             let mut s = LayerStats::from_histogram(n, e.score_histogram.clone());
@@ -132,13 +124,14 @@ pub fn layer_stats(db: &Database, n: u32) -> Result<LayerStats, StatsError> {
             return Ok(s);
         }
     }
-    let table = db.table(n, Kind::Score)?.ok_or(ProbeError::MissingLayer {
+    let dir = db.dir().unwrap_or(std::path::Path::new("(memory)"));
+    let table = db.table(n, Kind::Score)?.ok_or(Error::MissingLayer {
         layer: n,
-        dir: db.dir().unwrap_or(std::path::Path::new("(memory)")).into(),
+        dir: dir.into(),
         vu: db.is_vu(),
     })?;
     // A VU scores.48 may hold one more byte (the initial position).
     let table = &table[..table.len().min(layer_size(n) as usize)];
-    let h = histogram(n, table).ok_or(StatsError::OutOfRange(n))?;
+    let h = histogram(n, table, &dir.join(Kind::Score.file_name(n)))?;
     Ok(LayerStats::from_histogram(n, h))
 }

@@ -246,3 +246,31 @@ fn python_reader_reads_compressed_tables_of_both_versions() {
     assert_eq!(out.status.code(), Some(1), "{stderr}");
     assert!(stderr.contains("damaged"), "{stderr}");
 }
+
+/// Without numpy the reader says so in one line on stderr and exits 2 (as
+/// for any other missing piece), never with a traceback. A `numpy` package
+/// that fails to import stands in for a missing one.
+#[test]
+fn python_reader_without_numpy_says_how_to_get_it() {
+    let fake = common::scratch("awari-py-no-numpy-");
+    std::fs::create_dir(fake.join("numpy")).unwrap();
+    std::fs::write(
+        fake.join("numpy/__init__.py"),
+        "raise ImportError(\"No module named 'numpy'\")\n",
+    )
+    .unwrap();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let out = python()
+        .env("PYTHONPATH", &fake)
+        .arg(root.join("tools/awari_scores.py"))
+        .arg("--db")
+        .arg(&fake)
+        .args(P5)
+        .output()
+        .expect("run tools/awari_scores.py");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(stderr.contains("pip install numpy"), "{stderr}");
+    assert!(out.stdout.is_empty());
+}

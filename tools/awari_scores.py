@@ -36,7 +36,14 @@ import os
 import struct
 import sys
 
-import numpy as np
+try:
+    import numpy as np
+except ImportError:
+    if __name__ == "__main__":
+        # The same shape as every other error here: one line, exit 2.
+        print("awari_scores: needs the numpy package (pip install numpy)", file=sys.stderr)
+        sys.exit(2)
+    raise ImportError("tools/awari_scores.py needs the numpy package (pip install numpy)") from None
 
 PITS = 12
 MAX_SEEDS = 48

@@ -54,7 +54,7 @@ EXCHANGE = 2 * 16 * 2**16 * 8  # exits exchanged per round (compact.rs)
 OUTBOX = 4 * WINDOW * 8  # sweep updates of one applied group, at most about
 # Core-ns per byte sent between ranks: layers 22..=24 built by two ranks of
 # one thread against one process of two threads, side by side on 2 cores
-# (README, "Building on a cluster"): (two-rank wall - one-process wall) x 2
+# (docs/cluster.md, "Measured on this machine"): (two-rank wall - one-process wall) x 2
 # cores / bytes sent.
 MESSAGE_COST = 2.5
 

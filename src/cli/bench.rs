@@ -3,7 +3,8 @@
 //! read-modify-write rate on an array of the largest layer's size.
 
 use super::Failure;
-use awari_egdb::build::{self, human, BuildOptions};
+use awari_egdb::build::{self, BuildOptions};
+use awari_egdb::error::human;
 use awari_egdb::index::layer_size;
 use awari_egdb::mem::rmw_rate;
 use awari_egdb::solve::Observer;
@@ -67,7 +68,7 @@ pub fn run(a: BenchArgs) -> Result<(), Failure> {
         .map_err(|e| Failure::usage(format!("cannot start worker threads: {e}")))?;
     let opts = BuildOptions {
         max_seeds: a.max_seeds,
-        out: dir.clone(),
+        db: dir.clone(),
         envelope: true,
         memory_limit: None,
         reset_peak_rss: true,
@@ -117,7 +118,7 @@ pub fn run(a: BenchArgs) -> Result<(), Failure> {
 /// layer `n`'s state, on 1 and on `threads` threads.
 fn rmw(n: u32, threads: usize) -> Result<(), Failure> {
     let len = layer_size(n) as usize * 3;
-    if let Some(avail) = build::available_memory() {
+    if let Some(avail) = awari_egdb::mem::available_memory() {
         if len as u64 > avail {
             return Err(Failure::usage(format!(
                 "the micro-benchmark of layer {n} needs {} of memory, {} is available",

@@ -1,9 +1,10 @@
 //! `awari build`: progress bars on a terminal, plain log lines elsewhere.
 
 use super::Failure;
-use awari_egdb::build::{self, human, BuildObserver, BuildOptions};
+use awari_egdb::build::{self, BuildObserver, BuildOptions};
+use awari_egdb::error::human;
 use awari_egdb::solve::Observer;
-use awari_egdb::table::LayerEntry;
+use awari_egdb::store::LayerEntry;
 use clap::Args;
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::io::IsTerminal;
@@ -21,9 +22,8 @@ pub struct BuildArgs {
     #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_SEEDS.to_string(),
           allow_negative_numbers = true)]
     max_seeds: String,
-    /// Folder of tables; created if missing, resumed if it holds a build.
-    #[arg(long, value_name = "DIR", default_value = "./db")]
-    out: PathBuf,
+    #[command(flatten)]
+    db: super::DbArg,
     /// Worker threads (default: all cores).
     #[arg(long, value_name = "T")]
     threads: Option<usize>,
@@ -37,7 +37,7 @@ pub struct BuildArgs {
     /// else compact), memory, or compact.
     #[arg(long, value_name = "KIND", default_value = "auto")]
     solver: SolverArg,
-    /// Folder for the compact solver's temporary lists (default: --out).
+    /// Folder for the compact solver's temporary lists (default: --db).
     #[arg(long, value_name = "DIR")]
     scratch: Option<PathBuf>,
     /// Compress each finished layer (zstd level L, default 3, blocks of
@@ -90,7 +90,7 @@ pub fn run(a: BuildArgs) -> Result<(), Failure> {
         })?;
     let opts = BuildOptions {
         max_seeds,
-        out: a.out.clone(),
+        db: a.db.path(),
         envelope: !a.no_envelope,
         memory_limit,
         reset_peak_rss: true,
@@ -136,7 +136,7 @@ pub fn run(a: BuildArgs) -> Result<(), Failure> {
             report.built.len(),
             report.reused.len(),
             started.elapsed().as_secs_f64(),
-            opts.out.display()
+            opts.db.display()
         );
         if !report.built.is_empty() {
             println!("layer  positions      seconds  positions/s  pinned    peak RSS");
@@ -213,42 +213,6 @@ fn build_mpi(
         "--mpi: this awari was built without MPI; build it with `cargo build --release \
          --features mpi` (needs an MPI library such as Open MPI, and libclang)",
     ))
-}
-
-impl super::Classify for build::BuildError {
-    fn damage(&self) -> bool {
-        self.is_damage()
-    }
-    fn hint(&self) -> Option<String> {
-        match self {
-            build::BuildError::Memory {
-                layer,
-                from_flag,
-                needed,
-                ..
-            } => Some(format!(
-                "{}{}",
-                match (*from_flag, *layer) {
-                    (true, 0) => format!("--memory-limit must be at least {}", human(*needed)),
-                    (true, _) => format!(
-                        "raise --memory-limit to at least {}, or build fewer layers (--max-seeds {})",
-                        human(*needed),
-                        layer - 1
-                    ),
-                    (false, _) => "free memory, or build fewer layers with --max-seeds".into(),
-                },
-                if *layer > 0 {
-                    "; finished layers are kept and a rerun resumes"
-                } else {
-                    ""
-                }
-            )),
-            build::BuildError::ForeignFolder { .. } => Some("choose another --out".into()),
-            build::BuildError::Manifest(m) => super::manifest_hint(m),
-            build::BuildError::Pack(e) => super::Classify::hint(e),
-            _ => None,
-        }
-    }
 }
 
 fn summary(e: &LayerEntry) -> String {

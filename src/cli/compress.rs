@@ -3,10 +3,10 @@
 
 use super::verify::parse_layers;
 use super::Failure;
-use awari_egdb::build::human;
+use awari_egdb::error::human;
 use awari_egdb::codec::{self, Settings};
 use awari_egdb::pack::{
-    self, CompressOptions, DecompressOptions, PackError, PackObserver, PackReport, PackedFile,
+    self, CompressOptions, DecompressOptions, PackObserver, PackReport, PackedFile,
 };
 use clap::Args;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
@@ -129,7 +129,7 @@ fn pack(
     threads: Option<usize>,
     quiet: bool,
     json: bool,
-    op: impl FnOnce(&Progress) -> Result<PackReport, PackError> + Send,
+    op: impl FnOnce(&Progress) -> awari_egdb::Result<PackReport> + Send,
 ) -> Result<(), Failure> {
     let progress = Progress::new(quiet);
     let t0 = Instant::now();

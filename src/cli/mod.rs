@@ -11,11 +11,8 @@ mod recover;
 mod stats;
 mod verify;
 
-use awari_egdb::pack::PackError;
-use awari_egdb::probe::ProbeError;
-use awari_egdb::recover::RecoverError;
-use awari_egdb::table::ManifestError;
-use awari_egdb::verify::VerifyError;
+use awari_egdb::error::human;
+use awari_egdb::{Error, ErrorKind};
 use clap::{Parser, Subcommand};
 use std::path::Path;
 
@@ -91,21 +88,12 @@ impl Failure {
 /// The one place that turns library errors into exit codes and adds the
 /// hints that name commands and flags (the library's messages name
 /// neither): a damaged table is a failed check (1); everything else is bad
-/// input or I/O (2).
-pub trait Classify: std::fmt::Display {
-    /// Whether the error says a table is damaged.
-    fn damage(&self) -> bool;
-    /// What the user can do about it, if there is something to say.
-    fn hint(&self) -> Option<String> {
-        None
-    }
-}
-
-impl<E: Classify> From<E> for Failure {
-    fn from(e: E) -> Self {
+/// input or I/O (2). The same damage gives the same exit on every path.
+impl From<Error> for Failure {
+    fn from(e: Error) -> Self {
         Failure {
-            code: if e.damage() { 1 } else { 2 },
-            message: match e.hint() {
+            code: exit_code(e.kind()),
+            message: match hint(&e) {
                 Some(h) => format!("{e}; {h}"),
                 None => e.to_string(),
             },
@@ -113,80 +101,96 @@ impl<E: Classify> From<E> for Failure {
     }
 }
 
-pub fn manifest_hint(e: &ManifestError) -> Option<String> {
-    match e {
-        ManifestError::Foreign { path, .. } => Some(format!(
+/// The exit status of a failure of this kind.
+pub fn exit_code(kind: ErrorKind) -> i32 {
+    match kind {
+        ErrorKind::Damaged => 1,
+        _ => 2,
+    }
+}
+
+/// What the user can do about an error, in the binary's words.
+fn hint(e: &Error) -> Option<String> {
+    let parent = |p: &Path| p.parent().unwrap_or(Path::new(".")).display().to_string();
+    Some(match e {
+        Error::MissingLayer {
+            layer, vu: true, ..
+        } => format!(
+            "the folder holds no scores.{layer}; add it from the VU dataset, or build our own \
+             tables with `awari build --max-seeds {layer} --db NEW_DIR`"
+        ),
+        Error::MissingLayer { layer, dir, .. } => format!(
+            "build it with `awari build --max-seeds {layer} --db {}`",
+            dir.display()
+        ),
+        Error::NoFolder => "pass --db DIR or set AWARI_PATH".into(),
+        Error::LostManifest { dir, .. } => format!(
+            "`awari recover --db {} --checksums data/known-good.csv` rebuilds the manifest \
+             from the tables",
+            dir.display()
+        ),
+        Error::ForeignManifest { path, .. } => format!(
             "if it is a folder of ours whose manifest was damaged, `awari recover --db {} \
              --checksums data/known-good.csv` rebuilds it from the tables",
-            path.parent().unwrap_or(Path::new(".")).display()
-        )),
-        _ => None,
-    }
-}
-
-impl Classify for ProbeError {
-    fn damage(&self) -> bool {
-        self.is_damage()
-    }
-    fn hint(&self) -> Option<String> {
-        match self {
-            ProbeError::MissingLayer {
-                layer, vu: true, ..
-            } => Some(format!(
-                "the folder holds no scores.{layer}; add it from the VU dataset, or build our \
-                 own tables with `awari build --max-seeds {layer} --out NEW_DIR`"
-            )),
-            ProbeError::MissingLayer { layer, dir, .. } => Some(format!(
-                "build it with `awari build --max-seeds {layer} --out {}`",
-                dir.display()
-            )),
-            ProbeError::NoFolder => Some("pass --db DIR or set AWARI_PATH".into()),
-            ProbeError::LostManifest { dir, .. } => Some(format!(
-                "`awari recover --db {} --checksums data/known-good.csv` rebuilds the manifest \
-                 from the tables",
-                dir.display()
-            )),
-            ProbeError::Checksum(_) | ProbeError::MissingTable(_) | ProbeError::Compressed(_) => {
-                Some("`awari build` on the folder rebuilds damaged tables".into())
+            parent(path)
+        ),
+        Error::ForeignFolder { .. } => "choose another --db".into(),
+        Error::ManifestFine(_) => {
+            "`awari build` and `awari verify` check the tables it lists".into()
+        }
+        Error::NoEnvelope { .. } => {
+            "rebuild the layer with the envelope (without --no-envelope)".into()
+        }
+        Error::RanksDisagree(_) => {
+            "start every rank with the same binary, arguments and folder".into()
+        }
+        Error::Memory {
+            layer,
+            from_limit,
+            needed,
+            ..
+        } => format!(
+            "{}{}",
+            match (*from_limit, *layer) {
+                (true, 0) => format!("--memory-limit must be at least {}", human(*needed)),
+                (true, _) => format!(
+                    "raise --memory-limit to at least {}, or build fewer layers (--max-seeds {})",
+                    human(*needed),
+                    layer.saturating_sub(1)
+                ),
+                (false, _) => "free memory, or build fewer layers with --max-seeds".into(),
+            },
+            if *layer > 0 {
+                "; finished layers are kept and a rerun resumes"
+            } else {
+                ""
             }
-            ProbeError::Manifest(m) => manifest_hint(m),
-            _ => None,
-        }
-    }
+        ),
+        Error::Disk { .. } => "free disk space, or build fewer layers with --max-seeds".into(),
+        e if e.is_damage() => "`awari build` on the folder rebuilds damaged tables".into(),
+        _ => return None,
+    })
 }
 
-impl Classify for VerifyError {
-    fn damage(&self) -> bool {
-        self.is_damage()
-    }
-    fn hint(&self) -> Option<String> {
-        match self {
-            VerifyError::Probe(e) => e.hint(),
-            _ => None,
-        }
-    }
+/// `--db DIR`, the folder of tables, as every command takes it.
+#[derive(clap::Args, Clone, Debug)]
+pub struct DbArg {
+    /// Folder of tables (default: $AWARI_PATH, else ./db).
+    #[arg(long = "db", value_name = "DIR", alias = "out")]
+    db: Option<std::path::PathBuf>,
 }
 
-impl Classify for PackError {
-    fn damage(&self) -> bool {
-        self.is_damage()
-    }
-    fn hint(&self) -> Option<String> {
-        match self {
-            PackError::Checksum(_) => Some(
-                "nothing was compressed from it and nothing removed; `awari build` on the \
-                 folder rebuilds a damaged table"
-                    .into(),
-            ),
-            PackError::Manifest(m) => manifest_hint(m),
-            _ => None,
-        }
-    }
-}
-
-impl Classify for RecoverError {
-    fn damage(&self) -> bool {
-        self.is_damage()
+impl DbArg {
+    /// The folder: `--db`, else `$AWARI_PATH`, else `./db`.
+    pub fn path(&self) -> std::path::PathBuf {
+        self.db
+            .clone()
+            .or_else(|| {
+                std::env::var_os(awari_egdb::probe::AWARI_PATH)
+                    .filter(|p| !p.is_empty())
+                    .map(Into::into)
+            })
+            .unwrap_or_else(|| "./db".into())
     }
 }
 

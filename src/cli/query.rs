@@ -3,7 +3,7 @@
 use super::board::parse_board;
 use super::Failure;
 use awari_egdb::index;
-use awari_egdb::probe::{Database, MoveInfo, ProbeError, PvEnd, AWARI_PATH};
+use awari_egdb::probe::{Database, MoveInfo, PvEnd, AWARI_PATH};
 use awari_egdb::rules::Position;
 use clap::Args;
 use serde::Serialize;
@@ -72,7 +72,7 @@ fn answer(
     db: &Database,
     p: &Position,
     pv: Option<usize>,
-) -> Result<(Answer, [MoveInfo; 6]), ProbeError> {
+) -> awari_egdb::Result<(Answer, [MoveInfo; 6])> {
     let score = db.score(p)?;
     let env = db.envelope(p)?;
     let moves = db.moves(p)?;

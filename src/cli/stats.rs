@@ -3,9 +3,9 @@
 
 use super::verify::parse_layers;
 use super::Failure;
-use awari_egdb::build::human;
+use awari_egdb::error::human;
 use awari_egdb::probe::Database;
-use awari_egdb::stats::{self, LayerStats, StatsError};
+use awari_egdb::stats::{self, LayerStats};
 use clap::Args;
 use plotters::prelude::*;
 use std::ops::RangeInclusive;
@@ -27,12 +27,6 @@ pub struct StatsArgs {
     /// FILE (PNG or SVG, by its extension).
     #[arg(long, value_name = "FILE")]
     plot: Option<PathBuf>,
-}
-
-impl super::Classify for StatsError {
-    fn damage(&self) -> bool {
-        self.is_damage()
-    }
 }
 
 fn pct(s: &LayerStats, c: u64) -> String {

@@ -54,7 +54,7 @@
 mod read;
 mod write;
 
-pub use read::{CompressedTable, Reader};
+pub use read::{Bytes, CompressedTable, Reader};
 pub(crate) use write::encode_steps;
 pub use write::{encode, encode_to, Settings};
 
@@ -86,18 +86,6 @@ pub fn file_name(raw: &str) -> String {
     format!("{raw}{SUFFIX}")
 }
 
-/// A compressed file that is damaged or is not the table it stands for:
-/// its path and what is wrong.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{}: {source}", path.display())]
-pub struct Damaged {
-    /// The file.
-    pub path: std::path::PathBuf,
-    /// What is wrong.
-    #[source]
-    pub source: CompressError,
-}
-
 /// Why a compressed table cannot be read.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
@@ -115,6 +103,9 @@ pub enum CompressError {
     /// Not a compressed table.
     #[error("not a compressed awari table (bad magic)")]
     BadMagic,
+    /// Its header or block index cannot be read.
+    #[error("cannot read its header and block index: {}", std::io::Error::from(*.0))]
+    Read(std::io::ErrorKind),
     /// Written by another version of the format.
     #[error("format version {0}, this program reads versions 1 to {FORMAT_VERSION}")]
     UnsupportedVersion(u32),
@@ -345,9 +336,9 @@ pub struct Expected {
     pub raw_xxh3: String,
 }
 
-/// Reads and checks header and block index.
-fn parse_header(b: &[u8]) -> Result<Header, CompressError> {
-    let len = b.len() as u64;
+/// Reads and checks the header's fields from its first bytes `b` of a
+/// file of `len` bytes.
+fn header_fields(b: &[u8], len: u64) -> Result<Header, CompressError> {
     if b.len() < HEADER_BYTES {
         return Err(CompressError::Truncated {
             part: "header",
@@ -395,6 +386,13 @@ fn parse_header(b: &[u8]) -> Result<Header, CompressError> {
             "version 2 files carry a dictionary, this one has 0 bytes".into(),
         ));
     }
+    Ok(header)
+}
+
+/// Reads and checks header and block index from the first bytes `b` (at
+/// least the header, block index and dictionary) of a file of `len` bytes.
+fn parse_header(b: &[u8], len: u64) -> Result<Header, CompressError> {
+    let header = header_fields(b, len)?;
     let blocks = header.blocks();
     let data_start = header.data_start();
     if len < data_start {

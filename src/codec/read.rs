@@ -1,7 +1,7 @@
 //! Reading compressed tables: random access by entry through a per-thread
 //! cache of decompressed blocks, and sequential reading.
 
-use super::{parse_header, u64_at, CompressError, Expected, Header, HEADER_BYTES, STEP};
+use super::{header_fields, parse_header, u64_at, CompressError, Expected, Header, HEADER_BYTES, STEP};
 use rayon::prelude::*;
 use std::cell::RefCell;
 use std::io::{self, Read};
@@ -16,10 +16,48 @@ const CACHE_BYTES: usize = 1 << 20;
 /// Source of distinct table ids for the per-thread block cache.
 static NEXT_ID: AtomicU64 = AtomicU64::new(0);
 
-/// A compressed table over its bytes (a mapping, a buffer): random access
-/// by entry, one block decompressed per miss of the per-thread cache.
+/// Where a compressed table's bytes come from: a buffer or a mapping
+/// (anything `AsRef<[u8]>`, whose frames are read in place), or a file
+/// read with `pread` ([`crate::store::FileTable`], whose frames are read
+/// into a per-thread buffer).
+pub trait Bytes: Sync {
+    /// Bytes in all.
+    fn total_len(&self) -> u64;
+    /// Reads `out.len()` bytes at `at`.
+    fn read_at(&self, at: u64, out: &mut [u8]) -> io::Result<()>;
+    /// All the bytes, when they are in memory.
+    fn slice(&self) -> Option<&[u8]> {
+        None
+    }
+}
+
+impl<T: AsRef<[u8]> + Sync + ?Sized> Bytes for T {
+    fn total_len(&self) -> u64 {
+        self.as_ref().len() as u64
+    }
+    fn read_at(&self, at: u64, out: &mut [u8]) -> io::Result<()> {
+        let b = self.as_ref();
+        let s = usize::try_from(at).unwrap_or(usize::MAX);
+        match s.checked_add(out.len()).and_then(|e| b.get(s..e)) {
+            Some(src) => {
+                out.copy_from_slice(src);
+                Ok(())
+            }
+            None => Err(io::ErrorKind::UnexpectedEof.into()),
+        }
+    }
+    fn slice(&self) -> Option<&[u8]> {
+        Some(self.as_ref())
+    }
+}
+
+/// A compressed table over its bytes (a mapping, a buffer, a file read
+/// with `pread`; see [`Bytes`]): random access by entry, one block
+/// decompressed per miss of the per-thread cache.
 pub struct CompressedTable<B> {
     bytes: B,
+    /// Header, block index and dictionary (bytes `0..data_start`).
+    meta: Vec<u8>,
     header: Header,
     id: u64,
     /// The dictionary, prepared for decompression.
@@ -34,15 +72,42 @@ impl<B> std::fmt::Debug for CompressedTable<B> {
     }
 }
 
-impl<B: AsRef<[u8]> + Sync> CompressedTable<B> {
+impl<B: Bytes> CompressedTable<B> {
     /// Reads and checks header and block index (see the module's
     /// documentation); the blocks are checked when decompressed.
     pub fn parse(bytes: B) -> Result<Self, CompressError> {
-        let header = parse_header(bytes.as_ref())?;
+        let len = bytes.total_len();
+        let (header, meta) = match bytes.slice() {
+            Some(b) => {
+                let h = parse_header(b, len)?;
+                let meta = b[..h.data_start() as usize].to_vec();
+                (h, meta)
+            }
+            None => {
+                let read = |n: u64| -> Result<Vec<u8>, CompressError> {
+                    let mut v = vec![0u8; n as usize];
+                    bytes
+                        .read_at(0, &mut v)
+                        .map_err(|e| CompressError::Read(e.kind()))?;
+                    Ok(v)
+                };
+                let head = read(len.min(HEADER_BYTES as u64))?;
+                let start = header_fields(&head, len)?.data_start();
+                if len < start {
+                    return Err(CompressError::Truncated {
+                        part: "block index",
+                        needed: start,
+                        found: len,
+                    });
+                }
+                let meta = read(start)?;
+                (parse_header(&meta, len)?, meta)
+            }
+        };
         let ddict = match header.dictionary {
             0 => None,
             _ => {
-                let d = &bytes.as_ref()[header.index_end() as usize..header.data_start() as usize];
+                let d = &meta[header.index_end() as usize..header.data_start() as usize];
                 Some(
                     zstd_safe::DDict::try_create(d).ok_or_else(|| CompressError::HeaderField {
                         field: "dictionary",
@@ -53,6 +118,7 @@ impl<B: AsRef<[u8]> + Sync> CompressedTable<B> {
         };
         Ok(CompressedTable {
             bytes,
+            meta,
             header,
             id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
             ddict,
@@ -77,11 +143,6 @@ impl<B: AsRef<[u8]> + Sync> CompressedTable<B> {
     /// Number of blocks.
     pub fn blocks(&self) -> u64 {
         self.header.blocks()
-    }
-
-    /// The compressed file's bytes.
-    pub fn bytes(&self) -> &[u8] {
-        self.bytes.as_ref()
     }
 
     /// What the table reads its compressed bytes from.
@@ -116,28 +177,44 @@ impl<B: AsRef<[u8]> + Sync> CompressedTable<B> {
         Ok(())
     }
 
-    /// The compressed bytes of block `i`.
-    fn frame(&self, i: u64) -> Result<&[u8], CompressError> {
-        let b = self.bytes.as_ref();
+    /// Calls `f` with the compressed bytes of block `i`: borrowed from a
+    /// table in memory, else read into `buf`.
+    fn with_frame<T>(
+        &self,
+        i: u64,
+        buf: &mut Vec<u8>,
+        f: impl FnOnce(&[u8]) -> Result<T, CompressError>,
+    ) -> Result<T, CompressError> {
         let at = HEADER_BYTES + 8 * i as usize;
-        let (Some(s), Some(e)) = (b.get(at..at + 8), b.get(at + 8..at + 16)) else {
+        let m = &self.meta;
+        let (Some(s), Some(e)) = (m.get(at..at + 8), m.get(at + 8..at + 16)) else {
             return Err(CompressError::OutOfRange {
                 index: i * self.header.block_size as u64,
                 entries: self.header.entries,
             });
         };
         let (s, e) = (u64_at(s, 0), u64_at(e, 0));
-        // Checked when parsed; checked again so that bytes changed since
-        // (a mapping whose file was modified) cannot index out of bounds.
-        usize::try_from(s)
-            .ok()
-            .zip(usize::try_from(e).ok())
-            .and_then(|(s, e)| b.get(s..e))
-            .ok_or(CompressError::OffsetOutOfRange {
-                block: i,
-                offset: s,
-                reason: "no longer lies inside the file".into(),
-            })
+        // Checked when parsed; checked again so that a file changed since
+        // cannot index out of bounds.
+        let gone = || CompressError::OffsetOutOfRange {
+            block: i,
+            offset: s,
+            reason: "no longer lies inside the file".into(),
+        };
+        if let Some(b) = self.bytes.slice() {
+            let frame = usize::try_from(s)
+                .ok()
+                .zip(usize::try_from(e).ok())
+                .and_then(|(s, e)| b.get(s..e))
+                .ok_or_else(gone)?;
+            return f(frame);
+        }
+        if e < s || e > self.bytes.total_len() {
+            return Err(gone());
+        }
+        buf.resize((e - s) as usize, 0);
+        self.bytes.read_at(s, buf).map_err(|_| gone())?;
+        f(buf)
     }
 
     /// Decompresses block `i` into `out`, which must be the block's length.
@@ -148,8 +225,10 @@ impl<B: AsRef<[u8]> + Sync> CompressedTable<B> {
                 entries: self.header.entries,
             });
         }
-        let frame = self.frame(i)?;
-        with_cache(|c| decode(&mut c.dctx, self.ddict.as_ref(), frame, i, out))
+        with_cache(|c| {
+            let Cache { dctx, frame, .. } = c;
+            self.with_frame(i, frame, |z| decode(dctx, self.ddict.as_ref(), z, i, out))
+        })
     }
 
     /// The entry at Goedel index `g`, through the per-thread block cache.
@@ -188,12 +267,15 @@ impl<B: AsRef<[u8]> + Sync> CompressedTable<B> {
                     .min_by_key(|&k| c.slots[k].used)
                     .expect("a cache holds a slot")
             };
-            let frame = self.frame(block)?;
-            let Cache { dctx, slots, .. } = c;
+            let Cache {
+                dctx, slots, frame, ..
+            } = c;
             let s = &mut slots[k];
             s.table = u64::MAX;
             s.data.resize(len, 0);
-            decode(dctx, self.ddict.as_ref(), frame, block, &mut s.data)?;
+            self.with_frame(block, frame, |z| {
+                decode(dctx, self.ddict.as_ref(), z, block, &mut s.data)
+            })?;
             s.table = self.id;
             s.block = block;
             s.used = now;
@@ -229,18 +311,24 @@ impl<B: AsRef<[u8]> + Sync> CompressedTable<B> {
             g += take as u64;
         }
         parts.into_par_iter().try_for_each(|(block, at, part)| {
-            let frame = self.frame(block)?;
             let len = self.header.block_len(block);
             with_cache(|c| {
-                if at == 0 && part.len() == len {
-                    decode(&mut c.dctx, self.ddict.as_ref(), frame, block, part)
-                } else {
-                    let Cache { dctx, scratch, .. } = c;
-                    scratch.resize(len, 0);
-                    decode(dctx, self.ddict.as_ref(), frame, block, scratch)?;
-                    part.copy_from_slice(&scratch[at..at + part.len()]);
-                    Ok(())
-                }
+                let Cache {
+                    dctx,
+                    scratch,
+                    frame,
+                    ..
+                } = c;
+                self.with_frame(block, frame, |z| {
+                    if at == 0 && part.len() == len {
+                        decode(dctx, self.ddict.as_ref(), z, block, part)
+                    } else {
+                        scratch.resize(len, 0);
+                        decode(dctx, self.ddict.as_ref(), z, block, scratch)?;
+                        part.copy_from_slice(&scratch[at..at + part.len()]);
+                        Ok(())
+                    }
+                })
             })
         })
     }
@@ -336,6 +424,8 @@ struct Cache {
     slots: Vec<Slot>,
     clock: u64,
     scratch: Vec<u8>,
+    /// A block's compressed bytes, for tables read with `pread`.
+    frame: Vec<u8>,
 }
 
 thread_local! {
@@ -345,6 +435,7 @@ thread_local! {
             slots: Vec::new(),
             clock: 0,
             scratch: Vec::new(),
+            frame: Vec::new(),
         })
     };
 }
@@ -365,6 +456,7 @@ fn with_cache<T>(f: impl FnOnce(&mut Cache) -> T) -> T {
                 slots: Vec::new(),
                 clock: 0,
                 scratch: Vec::new(),
+                frame: Vec::new(),
             };
             (f.take().expect("called once"))(&mut c)
         }
@@ -413,14 +505,14 @@ pub struct Reader<B> {
     next: u64,
 }
 
-impl<B: AsRef<[u8]> + Sync> Reader<B> {
+impl<B: Bytes> Reader<B> {
     /// The table read.
     pub fn table(&self) -> &CompressedTable<B> {
         &self.table
     }
 }
 
-impl<B: AsRef<[u8]> + Sync> Read for Reader<B> {
+impl<B: Bytes> Read for Reader<B> {
     fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
         if self.at == self.buf.len() {
             let entries = self.table.header.entries;

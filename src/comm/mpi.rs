@@ -2,7 +2,8 @@
 //! --mpi ...` starts N of them, and each sees the others through
 //! `MPI_COMM_WORLD`.
 
-use super::{Comm, CommError};
+use super::Comm;
+use crate::error::{Error, Result};
 use mpi::collective::SystemOperation;
 use mpi::datatype::{Partition, PartitionMut};
 use mpi::topology::SimpleCommunicator;
@@ -27,7 +28,7 @@ pub struct Mpi {
 impl Mpi {
     /// Initializes MPI (once per process) for a program whose threads
     /// other than this one never call MPI (`MPI_THREAD_FUNNELED`).
-    pub fn init() -> Result<Self, String> {
+    pub fn init() -> std::result::Result<Self, String> {
         let (universe, provided) = mpi::initialize_with_threading(mpi::Threading::Funneled)
             .ok_or("MPI is initialized already")?;
         if provided < mpi::Threading::Funneled {
@@ -63,7 +64,7 @@ impl Comm for Mpi {
     fn size(&self) -> usize {
         self.size
     }
-    fn exchange(&self, out: Vec<Vec<u64>>) -> Result<Vec<u64>, CommError> {
+    fn exchange(&self, out: Vec<Vec<u64>>) -> Result<Vec<u64>> {
         assert_eq!(out.len(), self.size, "one outbox per rank");
         let send_counts: Vec<u64> = out.iter().map(|v| v.len() as u64).collect();
         let mut recv_counts = vec![0u64; self.size];
@@ -132,23 +133,23 @@ impl Comm for Mpi {
         debug_assert_eq!(all.len() as u64, total);
         Ok(all)
     }
-    fn sum(&self, v: &mut [u64]) -> Result<(), CommError> {
+    fn sum(&self, v: &mut [u64]) -> Result<()> {
         let mine = v.to_vec();
         self.world
             .all_reduce_into(&mine[..], v, SystemOperation::sum());
         Ok(())
     }
-    fn max(&self, v: &mut [u64]) -> Result<(), CommError> {
+    fn max(&self, v: &mut [u64]) -> Result<()> {
         let mine = v.to_vec();
         self.world
             .all_reduce_into(&mine[..], v, SystemOperation::max());
         Ok(())
     }
-    fn broadcast(&self, v: &mut [u64]) -> Result<(), CommError> {
+    fn broadcast(&self, v: &mut [u64]) -> Result<()> {
         self.world.process_at_rank(0).broadcast_into(v);
         Ok(())
     }
-    fn barrier(&self) -> Result<(), CommError> {
+    fn barrier(&self) -> Result<()> {
         self.world.barrier();
         Ok(())
     }

@@ -1,0 +1,293 @@
+//! Looking up exact scores: [`Database`] over a folder of tables.
+//!
+//! A folder is either one of ours (with `manifest.json`: scores and, when
+//! built, the cycle envelope, each checksummed) or a plain VU dataset folder
+//! holding only `scores.N` files. Layers are opened on first use; a
+//! missing layer or a file of the wrong size is a typed error naming the
+//! file, and a value no score of its layer can take is damage
+//! ([`Error::BadValue`]), never an answer. `Database` is `Send + Sync` and
+//! every probe takes `&self`.
+//!
+//! # Reading, or mapping
+//!
+//! [`Database::open`] reads every entry with `pread`: whatever another
+//! process does to the files (a table truncated under a running game), a
+//! probe returns an error at worst. [`Database::open_mapped`] maps the
+//! tables instead, for probes at memory speed, and is `unsafe`: a mapped
+//! table truncated while mapped kills the process with `SIGBUS` (the
+//! mapping contract of [`crate::store::map`]).
+//!
+//! Opening a folder or a layer reads no table: it checks the manifest, each
+//! table's size and, for a compressed table, its header and block index
+//! (whose own checksum is in the header; every block carries a checksum
+//! that is checked when it is decompressed). So the first probe of a layer
+//! costs a few system calls, not a read of gigabytes. The checksums of
+//! whole tables are verified where the caller asks for it:
+//! [`Database::verify`], [`Database::verify_layer`], or
+//! [`Database::verify_on_load`] for a database that checks every layer as
+//! it maps it (what `awari query --verify` does).
+//!
+//! A table of our folders may also be compressed ([`crate::codec`]):
+//! where the raw `scores.n` is absent and the manifest lists `scores.n.zst`,
+//! the compressed file is mapped instead, and a probe decompresses the one
+//! block that holds its entry (kept in a small per-thread cache of recently
+//! used blocks).
+//!
+//! # Where things are
+//!
+//! * `mod.rs`: [`Database`], where its tables come from, opening a folder
+//!   (or taking tables in memory), and the per-layer cache.
+//! * `tables.rs`: one table (raw or compressed) and the tables of a layer,
+//!   [`LayerTables`] and [`lookup`].
+//! * `load.rs`: mapping a layer's tables from a folder (the raw table,
+//!   else its compressed copy) and checking their checksums.
+//! * `query.rs`: probing positions: scores, [`Envelope`], [`MoveInfo`].
+//! * `pv.rs`: the principal variation ([`Pv`], [`PvStep`], [`PvEnd`]).
+
+mod load;
+mod pv;
+mod query;
+mod tables;
+
+pub use pv::{Pv, PvEnd, PvStep};
+pub use query::{Envelope, MoveInfo};
+pub use tables::{lookup, LayerTables};
+
+use crate::error::{Error, Result};
+use crate::format::Kind;
+use crate::index::layer_size;
+use crate::rules::MAX_SEEDS;
+use crate::store::{self, Folder, Manifest};
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+use tables::{Bytes, Layer, Table};
+
+/// The environment variable the VU dataset's own tools read the folder from.
+pub const AWARI_PATH: &str = "AWARI_PATH";
+
+/// Where the tables come from.
+enum Source {
+    /// A folder of ours.
+    Ours { dir: PathBuf, manifest: Manifest },
+    /// A plain VU dataset folder.
+    Vu { dir: PathBuf },
+    /// Tables handed over in memory.
+    Memory,
+}
+
+/// Exact scores from a folder of tables (ours or the VU dataset's).
+pub struct Database {
+    source: Source,
+    layers: Vec<OnceLock<Layer>>,
+    /// Checksum every table of ours as its layer is opened.
+    verify_on_load: bool,
+    /// Map the tables (the caller of `open_mapped` promised not to
+    /// truncate them) instead of reading them with `pread`.
+    mapped: bool,
+}
+
+impl Database {
+    /// Opens a folder of tables, read with `pread` (see the [module
+    /// documentation](self)). Nothing is read yet; each layer is opened
+    /// when first probed, after its tables' sizes (and, for compressed
+    /// tables, headers) are checked. No table is read whole: see
+    /// [`verify`](Self::verify) and [`verify_on_load`](Self::verify_on_load).
+    ///
+    /// A folder without `manifest.json` is taken for a VU dataset folder
+    /// (`scores.N` files only); one that also holds our envelope tables is
+    /// one of ours that lost its manifest, and is refused
+    /// ([`Error::LostManifest`]).
+    pub fn open(dir: impl AsRef<Path>) -> Result<Database> {
+        let dir = dir.as_ref().to_path_buf();
+        let source = match store::read_folder(&dir)? {
+            Folder::Ours(manifest) => Source::Ours { dir, manifest },
+            Folder::Vu => Source::Vu { dir },
+            Folder::Empty => return Err(Error::NoTables(dir)),
+        };
+        Ok(Database {
+            source,
+            layers: (0..=MAX_SEEDS).map(|_| OnceLock::new()).collect(),
+            verify_on_load: false,
+            mapped: false,
+        })
+    }
+
+    /// [`open`](Self::open), with the tables mapped into memory: warm
+    /// probes at memory speed, no system call per probe.
+    ///
+    /// # Safety
+    ///
+    /// No table of the folder may be truncated (or otherwise modified)
+    /// while the `Database` lives: a read of a mapped page that is no
+    /// longer in its file raises `SIGBUS`, which kills the process. Use it
+    /// on folders nothing writes to (no build, compress, decompress or
+    /// recover running in it, no other tool shortening its files).
+    pub unsafe fn open_mapped(dir: impl AsRef<Path>) -> Result<Database> {
+        let mut db = Self::open(dir)?;
+        db.mapped = true;
+        Ok(db)
+    }
+
+    /// With `yes`, every table of ours is checksummed (read whole) when its
+    /// layer is first mapped, and a table that does not match the manifest
+    /// is an [`Error::Checksum`] error: slower first probes, for callers
+    /// that want each answer to come from verified tables. A VU folder has
+    /// no checksums to verify.
+    pub fn verify_on_load(mut self, yes: bool) -> Database {
+        self.verify_on_load = yes;
+        self
+    }
+
+    /// Opens the folder named by `AWARI_PATH`.
+    pub fn from_env() -> Result<Database> {
+        match std::env::var_os(AWARI_PATH) {
+            Some(p) if !p.is_empty() => Self::open(PathBuf::from(p)),
+            _ => Err(Error::NoFolder),
+        }
+    }
+
+    /// A database over in-memory tables: `layers[n]` holds layer `n`'s
+    /// tables, if any; each must hold one byte per position of its layer.
+    pub fn from_tables<T: AsRef<[u8]> + Send + Sync + 'static>(
+        layers: Vec<Option<LayerTables<T>>>,
+    ) -> Result<Database> {
+        let slots: Vec<OnceLock<Layer>> = (0..=MAX_SEEDS).map(|_| OnceLock::new()).collect();
+        for (n, l) in layers.into_iter().enumerate() {
+            let Some(LayerTables { score, envelope }) = l else {
+                continue;
+            };
+            let n = n as u32;
+            if n > MAX_SEEDS {
+                return Err(Error::NoSuchLayer(n));
+            }
+            let check = |t: &T, table: &'static str| {
+                let found = t.as_ref().len() as u64;
+                let expected = layer_size(n);
+                if found == expected {
+                    Ok(())
+                } else {
+                    Err(Error::TableSize {
+                        layer: n,
+                        table,
+                        expected,
+                        found,
+                    })
+                }
+            };
+            check(&score, "scores")?;
+            if let Some((lo, hi)) = &envelope {
+                check(lo, "lower")?;
+                check(hi, "upper")?;
+            }
+            let _ = slots[n as usize].set(Layer {
+                score: Table::Raw(Box::new(score)),
+                envelope: envelope.map(|(lo, hi)| {
+                    (
+                        Table::Raw(Box::new(lo) as Bytes),
+                        Table::Raw(Box::new(hi) as Bytes),
+                    )
+                }),
+            });
+        }
+        Ok(Database {
+            source: Source::Memory,
+            layers: slots,
+            verify_on_load: false,
+            mapped: false,
+        })
+    }
+
+    /// The folder, if the tables come from one.
+    pub fn dir(&self) -> Option<&Path> {
+        match &self.source {
+            Source::Ours { dir, .. } | Source::Vu { dir } => Some(dir),
+            Source::Memory => None,
+        }
+    }
+
+    /// Whether this is a plain VU folder (scores only, no checksums).
+    pub fn is_vu(&self) -> bool {
+        matches!(self.source, Source::Vu { .. })
+    }
+
+    /// The manifest of one of our folders.
+    pub fn manifest(&self) -> Option<&Manifest> {
+        match &self.source {
+            Source::Ours { manifest, .. } => Some(manifest),
+            _ => None,
+        }
+    }
+
+    /// The layers available: built (ours), present (VU) or loaded (memory).
+    pub fn layers(&self) -> Vec<u32> {
+        match &self.source {
+            Source::Ours { manifest, .. } => manifest.layers.iter().map(|l| l.seeds).collect(),
+            Source::Vu { dir } => (0..=MAX_SEEDS)
+                .filter(|&n| dir.join(Kind::Score.file_name(n)).exists())
+                .collect(),
+            Source::Memory => (0..=MAX_SEEDS)
+                .filter(|&n| self.layers[n as usize].get().is_some())
+                .collect(),
+        }
+    }
+
+    #[inline]
+    fn layer(&self, n: u32) -> Result<&Layer> {
+        let slot = &self.layers[n as usize];
+        if let Some(l) = slot.get() {
+            return Ok(l);
+        }
+        self.layer_slow(n)
+    }
+
+    #[cold]
+    fn layer_slow(&self, n: u32) -> Result<&Layer> {
+        let slot = &self.layers[n as usize];
+        let l = self.load(n)?;
+        // Another thread may have won the race; either copy is the same.
+        let _ = slot.set(l);
+        Ok(slot.get().expect("layer just set"))
+    }
+
+    /// The raw bytes of one table of layer `n` (one signed byte per Goedel
+    /// index); `None` for an envelope table the folder does not have.
+    ///
+    /// A compressed table is decompressed into memory (in parallel, and
+    /// checked against its checksum) on the first call, and kept until the
+    /// `Database` is dropped: that costs the table's size in memory.
+    pub fn table(&self, n: u32, kind: Kind) -> Result<Option<&[u8]>> {
+        self.table_of(n, kind)?.map(Table::whole).transpose()
+    }
+
+    /// Table `kind` of layer `n` (mapping the layer if needed); `None` for
+    /// an envelope table of a layer built without it.
+    fn table_of(&self, n: u32, kind: Kind) -> Result<Option<&Table>> {
+        if n > MAX_SEEDS {
+            return Err(Error::NoSuchLayer(n));
+        }
+        let l = self.layer(n)?;
+        Ok(match kind {
+            Kind::Score => Some(&l.score),
+            Kind::Lower => l.envelope.as_ref().map(|e| &e.0),
+            Kind::Upper => l.envelope.as_ref().map(|e| &e.1),
+        })
+    }
+
+    /// Whether a table of layer `n` is served from its compressed file
+    /// (maps the layer if needed).
+    pub fn is_compressed(&self, n: u32, kind: Kind) -> Result<bool> {
+        Ok(self.table_of(n, kind)?.is_some_and(Table::is_compressed))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn assert_send_sync<T: Send + Sync>() {}
+
+    #[test]
+    fn database_is_send_and_sync() {
+        assert_send_sync::<Database>();
+    }
+}

@@ -1,0 +1,90 @@
+//! The principal variation: the line of best play from a position
+//! ([`Pv`], [`PvStep`], [`PvEnd`]).
+
+use super::Database;
+use crate::error::Result;
+use crate::rules::Position;
+use std::collections::HashSet;
+
+/// Why a principal variation ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PvEnd {
+    /// The side to move has no seeds: the game is over.
+    GameOver,
+    /// A position repeated: play goes on forever from here.
+    Repetition,
+    /// The step limit was reached.
+    Limit,
+}
+
+/// One move of a principal variation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct PvStep {
+    /// The position before the move.
+    pub position: Position,
+    /// Its score.
+    pub score: i8,
+    /// The pit played (a best move, the lowest pit among equals).
+    pub pit: u8,
+    /// Seeds captured by it.
+    pub captures: u8,
+}
+
+/// A line of best play.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct Pv {
+    /// The moves.
+    pub steps: Vec<PvStep>,
+    /// The position reached.
+    pub last: Position,
+    /// Why the line stops.
+    pub end: PvEnd,
+}
+
+impl Database {
+    /// The line of best moves (lowest pit among equals) from `p` until the
+    /// game ends, a position repeats, or `limit` moves were made.
+    pub fn principal_variation(&self, p: &Position, limit: usize) -> Result<Pv> {
+        Self::locate(p)?;
+        let mut pos = *p;
+        let mut seen = HashSet::new();
+        let mut steps = Vec::new();
+        loop {
+            if pos.mover_seeds() == 0 {
+                return Ok(Pv {
+                    steps,
+                    last: pos,
+                    end: PvEnd::GameOver,
+                });
+            }
+            if !seen.insert(pos) {
+                return Ok(Pv {
+                    steps,
+                    last: pos,
+                    end: PvEnd::Repetition,
+                });
+            }
+            if steps.len() >= limit {
+                return Ok(Pv {
+                    steps,
+                    last: pos,
+                    end: PvEnd::Limit,
+                });
+            }
+            let moves = self.moves(&pos)?;
+            let best = moves
+                .iter()
+                .filter(|m| m.score.is_some())
+                .max_by_key(|m| (m.score, std::cmp::Reverse(m.pit)))
+                .expect("a mover with seeds has a legal move");
+            steps.push(PvStep {
+                position: pos,
+                score: self.score(&pos)?,
+                pit: best.pit,
+                captures: best.captures,
+            });
+            pos = best.child.expect("legal move has a child");
+        }
+    }
+}

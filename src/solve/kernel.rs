@@ -1,0 +1,58 @@
+//! The propagation kernel both solvers share: a settled position's
+//! predecessors are visited a batch at a time, their state located (and
+//! prefetched) for the whole batch before any is touched, so the cache
+//! misses of a batch overlap. Each solver says how to locate a
+//! predecessor's state and what a settlement does to it.
+
+use crate::rules::Position;
+
+/// A settlement whose predecessors are still to visit.
+#[derive(Clone, Copy)]
+pub struct Item {
+    /// The settled position.
+    pub pos: Position,
+    /// Settled on the `<= -t` side.
+    pub lose: bool,
+}
+
+/// Settlements handled together: their predecessors' state bytes are
+/// prefetched before any is touched, so the cache misses overlap.
+pub const BATCH: usize = 32;
+
+/// A worker's scratch space for [`drain`].
+#[derive(Default)]
+pub struct Work {
+    /// Settled positions whose predecessors are not yet visited.
+    pub stack: Vec<Item>,
+    /// Predecessors of a batch: state offset, position, whether they were
+    /// reached from a `<= -t` settlement.
+    preds: Vec<(usize, Position, bool)>,
+}
+
+/// Propagates the settlements on `work`'s stack to closure, a batch at a
+/// time: `locate(p)` gives a predecessor's state offset (and prefetches
+/// its state), so a batch's cache misses overlap before `visit(offset, p,
+/// from_lose, stack)` updates each predecessor and pushes what settles.
+/// Returns the settlements whose predecessors were visited.
+#[inline]
+pub fn drain(
+    work: &mut Work,
+    locate: impl Fn(&Position) -> usize,
+    mut visit: impl FnMut(usize, Position, bool, &mut Vec<Item>),
+) -> u64 {
+    let Work { stack, preds } = work;
+    let mut count = 0;
+    while !stack.is_empty() {
+        let from = stack.len().saturating_sub(BATCH);
+        count += (stack.len() - from) as u64;
+        preds.clear();
+        for it in stack.drain(from..) {
+            it.pos
+                .for_each_predecessor(|p| preds.push((locate(&p), p, it.lose)));
+        }
+        for &(i, p, from_lose) in preds.iter() {
+            visit(i, p, from_lose, stack);
+        }
+    }
+    count
+}

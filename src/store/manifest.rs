@@ -1,0 +1,367 @@
+//! `manifest.json`: what a folder holds, layer by layer.
+//!
+//! The manifest names the rule set, the format version and the checksum
+//! algorithm, and lists every finished layer (its tables' names, sizes and
+//! checksums, and the figures of its build) and every compressed copy of a
+//! table. A layer is finished when the manifest lists it, and not before:
+//! the builder writes a layer's tables first, then the manifest, each
+//! atomically ([`super::write`]).
+
+use crate::error::{Error, Result};
+use crate::format::{Kind, CHECKSUM, RULE_SET};
+use serde::{Deserialize, Serialize};
+use std::fs;
+use std::io;
+use std::path::Path;
+
+/// The `format` field of our manifests.
+pub const FORMAT: &str = "awari-egdb";
+/// Manifest version this code reads and writes.
+pub const VERSION: u32 = 1;
+/// Name of the manifest file.
+pub const MANIFEST: &str = "manifest.json";
+
+
+/// One table file as the manifest records it.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
+pub struct FileEntry {
+    /// File name inside the folder.
+    pub name: String,
+    /// Size in bytes (one per position).
+    pub bytes: u64,
+    /// `xxh3-64` of the contents, 16 hex digits.
+    pub xxh3: String,
+}
+
+/// A compressed copy of one table, written by `awari compress` (the format
+/// is in [`crate::codec`]). The table's [`FileEntry`] stays the truth:
+/// the compressed file's header carries the same checksum of the
+/// uncompressed bytes, and the raw file may be absent once it was removed.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
+pub struct CompressedEntry {
+    /// Seeds of the layer.
+    pub seeds: u32,
+    /// Name of the raw table it holds (the [`FileEntry`] name).
+    pub raw: String,
+    /// File name inside the folder (`scores.n.zst`, ...).
+    pub name: String,
+    /// Size in bytes of the compressed file.
+    pub bytes: u64,
+    /// `xxh3-64` of the compressed file, 16 hex digits.
+    pub xxh3: String,
+    /// Entries per block.
+    pub block_size: u32,
+    /// The zstd level it was compressed with.
+    pub level: i32,
+    /// The dictionary size asked for (0: none).
+    #[serde(default)]
+    pub dictionary: u32,
+}
+
+/// Seconds spent in each phase of a layer.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct PhaseSeconds {
+    /// Computing exits and counters.
+    pub exits: f64,
+    /// The envelope sweep.
+    pub envelope: f64,
+    /// The score sweep.
+    pub score: f64,
+    /// Writing and checksumming the files.
+    pub write: f64,
+}
+
+/// One layer in the manifest.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct LayerEntry {
+    /// Seeds on the board.
+    pub seeds: u32,
+    /// Positions (entries per table).
+    pub positions: u64,
+    /// `scores.n`.
+    pub scores: FileEntry,
+    /// `lower.n`, with the envelope.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lower: Option<FileEntry>,
+    /// `upper.n`, with the envelope.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub upper: Option<FileEntry>,
+    /// Wall time of the build of this layer.
+    pub wall_seconds: f64,
+    /// Positions per second over the wall time.
+    pub positions_per_second: f64,
+    /// Where the time went.
+    pub phase_seconds: PhaseSeconds,
+    /// Peak resident memory of the process while building this layer
+    /// (anonymous plus mapped file pages).
+    pub peak_rss_bytes: u64,
+    /// The solver's own working memory for this layer.
+    pub working_bytes: u64,
+    /// Peak anonymous resident memory of the process while building this
+    /// layer (sampled every 20 ms): the working arrays plus heap and stacks;
+    /// what the memory guard estimates.
+    #[serde(default)]
+    pub peak_anon_bytes: u64,
+    /// Peak resident pages of the process's mapped files while building this
+    /// layer (sampled): the lower layers' tables, page cache the kernel can
+    /// reclaim.
+    #[serde(default)]
+    pub peak_file_bytes: u64,
+    /// The memory guard's estimate for this layer.
+    #[serde(default)]
+    pub estimate_bytes: u64,
+    /// Threads used.
+    pub threads: usize,
+    /// Settlements (predecessor walks) per position, score and envelope.
+    pub settlements_per_position: f64,
+    /// Positions with `lower == upper`, with the envelope.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pinned: Option<u64>,
+    /// Number of positions per score, from `-n` to `n`.
+    pub score_histogram: Vec<u64>,
+    /// Set when the entry was rebuilt from the tables by `awari recover`
+    /// (its build figures are then unknown and zero): how the tables were
+    /// trusted.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub recovered: Option<String>,
+    /// The solver that built the layer: `in-memory` or `compact` (absent
+    /// in manifests written before there were two).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub solver: Option<String>,
+    /// The compact solver's disk traffic (summed over the ranks).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub io: Option<IoFigures>,
+    /// Ranks that built the layer, when more than one (MPI); the memory
+    /// figures are then the largest rank's, the threads each rank's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ranks: Option<usize>,
+}
+
+/// Disk traffic of a layer built by the compact solver.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq, Eq)]
+pub struct IoFigures {
+    /// Bytes of lower-layer tables read (uncompressed bytes: the entries
+    /// streamed).
+    pub lower_read_bytes: u64,
+    /// Bytes written to the scratch folder (lists and per-position facts).
+    pub scratch_written_bytes: u64,
+    /// Bytes read back from the scratch folder.
+    pub scratch_read_bytes: u64,
+    /// Most bytes the scratch files held at once.
+    pub scratch_peak_bytes: u64,
+    /// Bytes of updates this rank sent to other ranks (0 in one process).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub sent_bytes: u64,
+}
+
+fn is_zero(x: &u64) -> bool {
+    *x == 0
+}
+
+impl LayerEntry {
+    /// The file entries recorded, score first.
+    pub fn files(&self) -> impl Iterator<Item = (Kind, &FileEntry)> {
+        [
+            (Kind::Score, Some(&self.scores)),
+            (Kind::Lower, self.lower.as_ref()),
+            (Kind::Upper, self.upper.as_ref()),
+        ]
+        .into_iter()
+        .filter_map(|(k, f)| f.map(|f| (k, f)))
+    }
+}
+
+/// `manifest.json`.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Manifest {
+    /// Always [`FORMAT`].
+    pub format: String,
+    /// Always [`VERSION`].
+    pub version: u32,
+    /// Always [`RULE_SET`].
+    pub rule_set: String,
+    /// Always [`CHECKSUM`].
+    pub checksum: String,
+    /// The finished layers, by seeds.
+    pub layers: Vec<LayerEntry>,
+    /// Compressed copies of tables (`awari compress`), by raw file name.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub compressed: Vec<CompressedEntry>,
+}
+
+impl Default for Manifest {
+    fn default() -> Self {
+        Manifest {
+            format: FORMAT.into(),
+            version: VERSION,
+            rule_set: RULE_SET.into(),
+            checksum: CHECKSUM.into(),
+            layers: Vec::new(),
+            compressed: Vec::new(),
+        }
+    }
+}
+
+impl Manifest {
+    /// Reads `dir/manifest.json`; `Ok(None)` when there is none.
+    pub fn load(dir: &Path) -> Result<Option<Manifest>> {
+        let path = dir.join(MANIFEST);
+        let bytes = match fs::read(&path) {
+            Ok(t) => t,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+            Err(source) => return Err(Error::Io { path, source }),
+        };
+        let text = String::from_utf8(bytes).map_err(|_| Error::ForeignManifest {
+            path: path.clone(),
+            reason: "not JSON: not even UTF-8 text".into(),
+        })?;
+        let value: serde_json::Value =
+            serde_json::from_str(&text).map_err(|e| Error::ForeignManifest {
+                path: path.clone(),
+                reason: format!("not JSON: {e}"),
+            })?;
+        if value.get("format").and_then(|f| f.as_str()) != Some(FORMAT) {
+            return Err(Error::ForeignManifest {
+                path,
+                reason: "no \"format\": \"awari-egdb\" field".into(),
+            });
+        }
+        let m: Manifest = serde_json::from_value(value).map_err(|e| Error::ForeignManifest {
+            path: path.clone(),
+            reason: e.to_string(),
+        })?;
+        m.validate().map_err(|reason| Error::ForeignManifest {
+            path: path.clone(),
+            reason,
+        })?;
+        let found = format!("rule set {} v{} ({})", m.rule_set, m.version, m.checksum);
+        let expected = format!("rule set {RULE_SET} v{VERSION} ({CHECKSUM})");
+        if found != expected {
+            return Err(Error::OtherRules {
+                path,
+                found,
+                expected,
+            });
+        }
+        Ok(Some(m))
+    }
+
+    /// Reads `dir/manifest.json` of a folder that must be one of ours: a
+    /// missing folder or manifest is an error.
+    pub fn load_ours(dir: &Path) -> Result<Manifest> {
+        super::check_folder(dir)?;
+        Manifest::load(dir)?.ok_or_else(|| Error::NotOurs(dir.to_path_buf()))
+    }
+
+    /// Writes `dir/manifest.json` atomically.
+    pub fn store(&self, dir: &Path) -> Result<()> {
+        let mut text = serde_json::to_string_pretty(self).expect("manifest serialises");
+        text.push('\n');
+        super::write::write_atomic(&dir.join(MANIFEST), text.as_bytes())
+    }
+
+    /// Checks what the rest of the code relies on: real layers, each once,
+    /// with one byte per position in every file.
+    fn validate(&self) -> std::result::Result<(), String> {
+        let mut seen = std::collections::HashSet::new();
+        for l in &self.layers {
+            let n = l.seeds;
+            if n > crate::rules::MAX_SEEDS || n == 47 {
+                return Err(format!("it lists layer {n}, which does not exist"));
+            }
+            if !seen.insert(n) {
+                return Err(format!("it lists layer {n} twice"));
+            }
+            let size = crate::index::layer_size(n);
+            if l.positions != size {
+                return Err(format!(
+                    "layer {n} has {size} positions, it says {}",
+                    l.positions
+                ));
+            }
+            for (_, f) in l.files() {
+                if f.bytes != size {
+                    return Err(format!(
+                        "{} should hold {size} bytes, it says {}",
+                        f.name, f.bytes
+                    ));
+                }
+                check_name(&f.name)?;
+            }
+        }
+        let mut names: std::collections::HashSet<&str> = self
+            .layers
+            .iter()
+            .flat_map(|l| l.files().map(|(_, f)| f.name.as_str()))
+            .collect();
+        let mut raws = std::collections::HashSet::new();
+        for c in &self.compressed {
+            let Some(l) = self.layer(c.seeds) else {
+                return Err(format!(
+                    "it lists {} for layer {}, which it does not list",
+                    c.name, c.seeds
+                ));
+            };
+            if !l.files().any(|(_, f)| f.name == c.raw) {
+                return Err(format!(
+                    "{} compresses '{}', which is not a table of layer {}",
+                    c.name, c.raw, c.seeds
+                ));
+            }
+            if !raws.insert(c.raw.as_str()) {
+                return Err(format!("it lists two compressed copies of {}", c.raw));
+            }
+            check_name(&c.name)?;
+            if !names.insert(c.name.as_str()) {
+                return Err(format!("it lists the file name {} twice", c.name));
+            }
+            crate::format::check_compression(c.level, c.block_size, c.dictionary)
+                .map_err(|(name, reason)| format!("{}: {name} {reason}", c.name))?;
+        }
+        Ok(())
+    }
+
+    /// The entry of layer `n`.
+    pub fn layer(&self, n: u32) -> Option<&LayerEntry> {
+        self.layers.iter().find(|l| l.seeds == n)
+    }
+
+    /// Inserts or replaces the entry of a layer, keeping them sorted.
+    pub fn put(&mut self, e: LayerEntry) {
+        self.remove(e.seeds);
+        self.layers.push(e);
+        self.layers.sort_by_key(|l| l.seeds);
+    }
+
+    /// Forgets layer `n`, with the compressed copies of its tables.
+    pub fn remove(&mut self, n: u32) {
+        self.layers.retain(|l| l.seeds != n);
+        self.compressed.retain(|c| c.seeds != n);
+    }
+
+    /// The compressed copy of the raw table named `raw`, if any.
+    pub fn compressed(&self, raw: &str) -> Option<&CompressedEntry> {
+        self.compressed.iter().find(|c| c.raw == raw)
+    }
+
+    /// Records a compressed copy, replacing the one of the same raw table.
+    pub fn put_compressed(&mut self, e: CompressedEntry) {
+        self.remove_compressed(&e.raw.clone());
+        self.compressed.push(e);
+        self.compressed
+            .sort_by(|a, b| (a.seeds, &a.name).cmp(&(b.seeds, &b.name)));
+    }
+
+    /// Forgets the compressed copy of the raw table named `raw`.
+    pub fn remove_compressed(&mut self, raw: &str) {
+        self.compressed.retain(|c| c.raw != raw);
+    }
+}
+
+/// A file name must stay inside the folder.
+fn check_name(name: &str) -> std::result::Result<(), String> {
+    if name.is_empty() || name.contains('/') || name.contains('\\') || name.starts_with('.') {
+        return Err(format!("file name '{name}' points outside the folder"));
+    }
+    Ok(())
+}

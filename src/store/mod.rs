@@ -1,0 +1,342 @@
+//! The folder of tables: what it holds, how each file in it is written and
+//! read, and the one answer to "where is this table".
+//!
+//! A database folder holds, per layer `n`, `scores.n` (the VU format: one
+//! signed byte per Goedel index, no header) and, with the envelope,
+//! `lower.n` and `upper.n` in the same format; any of them may be kept as
+//! a compressed copy `NAME.zst` instead ([`crate::codec`]). One
+//! `manifest.json` ([`Manifest`]) lists the finished layers and the
+//! compressed copies, with their checksums. A VU dataset folder holds
+//! `scores.n` files and nothing else.
+//!
+//! * [`manifest`]: the manifest's schema, loading (every field checked)
+//!   and storing.
+//! * [`write`]: atomic writes (temporary name, sync, rename, sync of the
+//!   folder), also of one table by several ranks ([`write_parts`]).
+//! * [`map`]: reading a table's bytes with `pread`, or mapped, with the
+//!   mapping contract.
+//! * [`lock`]: `build.lock`, which every writer of a folder holds.
+//! * this module: [`locate`], the single resolver of "the raw table, else
+//!   its compressed copy" that the probe, the builder's lower layers, the
+//!   verifier, compress, recover and stats all use, and [`check_layer`],
+//!   which checks a recorded layer's files against the manifest.
+
+pub mod lock;
+pub mod manifest;
+pub mod map;
+pub mod write;
+
+pub use lock::FolderLock;
+pub use manifest::{
+    CompressedEntry, FileEntry, IoFigures, LayerEntry, Manifest, PhaseSeconds, FORMAT, MANIFEST,
+    VERSION,
+};
+pub use map::{FileTable, Mapped};
+pub use write::{
+    checksum_file, sync_dir, temp_path, write_atomic, write_atomic_checked, write_atomic_try,
+    write_atomic_with, write_parts,
+};
+
+use crate::codec::{self, Bytes, CompressedTable, Expected};
+use crate::error::{AtPath, Error, Result, SizeOf};
+use crate::format::Kind;
+use crate::index::layer_size;
+use crate::rules::MAX_SEEDS;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+/// Checks that `dir` is an existing folder.
+pub fn check_folder(dir: &Path) -> Result<()> {
+    match fs::metadata(dir) {
+        Ok(m) if m.is_dir() => Ok(()),
+        Ok(_) => Err(Error::NotAFolder(dir.to_path_buf())),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            Err(Error::NoSuchFolder(dir.to_path_buf()))
+        }
+        Err(e) => Err(e).at(dir),
+    }
+}
+
+/// What kind of folder `dir` is, judged from its files.
+#[derive(Debug)]
+pub enum Folder {
+    /// One of ours, with its manifest.
+    Ours(Manifest),
+    /// A VU dataset folder: `scores.N` files, no manifest.
+    Vu,
+    /// No tables and no manifest.
+    Empty,
+}
+
+/// Reads the folder `dir` (which must exist): ours (its manifest loaded
+/// and checked), a VU dataset folder, or empty. A folder with our
+/// envelope tables but no manifest is one of ours that lost it
+/// ([`Error::LostManifest`]).
+pub fn read_folder(dir: &Path) -> Result<Folder> {
+    check_folder(dir)?;
+    if let Some(m) = Manifest::load(dir)? {
+        return Ok(Folder::Ours(m));
+    }
+    let ours = (0..=MAX_SEEDS)
+        .flat_map(|n| [Kind::Lower, Kind::Upper].map(|k| k.file_name(n)))
+        .find(|f| dir.join(f).exists() || dir.join(codec::file_name(f)).exists());
+    if let Some(file) = ours {
+        return Err(Error::LostManifest {
+            dir: dir.to_path_buf(),
+            file,
+        });
+    }
+    let vu = (0..=MAX_SEEDS).any(|n| dir.join(Kind::Score.file_name(n)).exists());
+    Ok(if vu { Folder::Vu } else { Folder::Empty })
+}
+
+/// The manifest of a folder the builder may write to: ours, or a new one
+/// for an empty folder. Refuses a folder of tables without a manifest
+/// (another tool's, a VU dataset, or ours that lost its manifest).
+pub fn manifest_to_write(dir: &Path) -> Result<Manifest> {
+    match read_folder(dir)? {
+        Folder::Ours(m) => Ok(m),
+        Folder::Empty => Ok(Manifest::default()),
+        Folder::Vu => {
+            let file = (0..=MAX_SEEDS)
+                .map(|n| Kind::Score.file_name(n))
+                .find(|f| dir.join(f).exists())
+                .unwrap_or_default();
+            Err(Error::ForeignFolder {
+                dir: dir.to_path_buf(),
+                file,
+            })
+        }
+    }
+}
+
+/// Where one table is kept.
+#[derive(Clone, Debug)]
+pub enum Stored {
+    /// The raw table (one byte per position of its layer).
+    Raw(PathBuf),
+    /// Only its compressed copy is there.
+    Compressed {
+        /// The `.zst` file.
+        path: PathBuf,
+        /// Its manifest entry and the raw table's, in a folder of ours
+        /// (`None` in a folder without manifest).
+        listed: Option<(CompressedEntry, FileEntry)>,
+    },
+}
+
+impl Stored {
+    /// The file.
+    pub fn path(&self) -> &Path {
+        match self {
+            Stored::Raw(p) | Stored::Compressed { path: p, .. } => p,
+        }
+    }
+
+    /// Whether it is the compressed copy.
+    pub fn is_compressed(&self) -> bool {
+        matches!(self, Stored::Compressed { .. })
+    }
+}
+
+/// The one resolver of a folder's tables: where table `kind` of layer `n`
+/// is kept in `dir`, whose manifest is `m` (`None` for a folder without
+/// one). The raw table if its file is there, else its compressed copy.
+///
+/// `Ok(None)` when the folder does not hold the table: a layer the
+/// manifest does not list (or, without manifest, no such file), or an
+/// envelope table of a layer built without the envelope. A table the
+/// manifest lists whose raw file is absent and which has no listed
+/// compressed copy is damage ([`Error::Missing`]).
+pub fn locate(dir: &Path, m: Option<&Manifest>, n: u32, kind: Kind) -> Result<Option<Stored>> {
+    let name = kind.file_name(n);
+    let raw = dir.join(&name);
+    let Some(m) = m else {
+        let zst = dir.join(codec::file_name(&name));
+        return Ok(if raw.exists() {
+            Some(Stored::Raw(raw))
+        } else if zst.exists() {
+            Some(Stored::Compressed {
+                path: zst,
+                listed: None,
+            })
+        } else {
+            None
+        });
+    };
+    let Some(f) = m
+        .layer(n)
+        .and_then(|e| e.files().find(|(k, _)| *k == kind).map(|(_, f)| f))
+    else {
+        return Ok(None);
+    };
+    let raw = dir.join(&f.name);
+    if raw.exists() {
+        return Ok(Some(Stored::Raw(raw)));
+    }
+    match m.compressed(&f.name) {
+        Some(c) => Ok(Some(Stored::Compressed {
+            path: dir.join(&c.name),
+            listed: Some((c.clone(), f.clone())),
+        })),
+        None => Err(Error::Missing(raw)),
+    }
+}
+
+/// Opens the compressed file `path` over `bytes` and checks that it holds
+/// table `kind` of layer `n`: header and block index (against the
+/// checksum the header carries), and, when listed, the checksum of the
+/// raw table the manifest records. The size was checked by whoever made
+/// `bytes`.
+pub fn open_compressed<B: Bytes>(
+    bytes: B,
+    path: &Path,
+    n: u32,
+    kind: Kind,
+    listed: Option<&(CompressedEntry, FileEntry)>,
+) -> Result<CompressedTable<B>> {
+    let damaged = |source| Error::compressed(path, source);
+    let t = CompressedTable::parse(bytes).map_err(damaged)?;
+    let raw_xxh3 = match listed {
+        Some((_, raw)) => raw.xxh3.clone(),
+        None => t.header().raw_checksum(),
+    };
+    t.check_table(&Expected {
+        kind,
+        layer: n,
+        raw_xxh3,
+    })
+    .map_err(damaged)?;
+    Ok(t)
+}
+
+/// The size a stored table's file must have: a raw table one byte per
+/// position, a listed compressed file the size the manifest records (an
+/// unlisted one whatever it has).
+pub fn expected_size(stored: &Stored, n: u32) -> Result<(u64, SizeOf)> {
+    Ok(match stored {
+        Stored::Raw(_) => (layer_size(n), SizeOf::Layer),
+        Stored::Compressed {
+            listed: Some((c, _)),
+            ..
+        } => (c.bytes, SizeOf::Recorded),
+        Stored::Compressed { path, listed: None } => {
+            (fs::metadata(path).at(path)?.len(), SizeOf::Recorded)
+        }
+    })
+}
+
+/// A table opened for reading with `pread`: raw, or through its
+/// compressed blocks.
+#[derive(Debug)]
+pub enum Table {
+    /// A raw table.
+    Raw(FileTable),
+    /// A compressed copy.
+    Compressed(CompressedTable<FileTable>, PathBuf),
+}
+
+impl Table {
+    /// Opens table `kind` of layer `n` where [`locate`] found it: sizes,
+    /// and for a compressed copy its header, block index and the table it
+    /// holds, are checked; no table is read whole.
+    pub fn open(stored: &Stored, n: u32, kind: Kind) -> Result<Table> {
+        let (len, of) = expected_size(stored, n)?;
+        let file = FileTable::open(stored.path(), len, of)?;
+        Ok(match stored {
+            Stored::Raw(_) => Table::Raw(file),
+            Stored::Compressed { path, listed } => Table::Compressed(
+                open_compressed(file, path, n, kind, listed.as_ref())?,
+                path.clone(),
+            ),
+        })
+    }
+
+    /// Entries `start .. start + out.len()` into `out` (compressed blocks
+    /// decompressed in parallel).
+    pub fn read_at(&self, start: u64, out: &mut [u8]) -> Result<()> {
+        match self {
+            Table::Raw(f) => f.read_at(start, out),
+            Table::Compressed(t, path) => t
+                .decompress_range(start, out)
+                .map_err(|e| Error::compressed(path, e)),
+        }
+    }
+
+    /// The entry at index `g`.
+    #[inline]
+    pub fn get(&self, g: u64) -> Result<i8> {
+        match self {
+            Table::Raw(f) => f.get(g),
+            Table::Compressed(t, path) => t.get(g).map_err(|e| Error::compressed(path, e)),
+        }
+    }
+
+    /// The file read.
+    pub fn path(&self) -> &Path {
+        match self {
+            Table::Raw(f) => f.path(),
+            Table::Compressed(_, p) => p,
+        }
+    }
+}
+
+/// Checks the files of the recorded layer `e` against the manifest `m`:
+/// sizes, then checksums (a table kept only compressed has its compressed
+/// file checked). `Ok(None)` when they all match; else the damage found
+/// (an [`ErrorKind::Damaged`](crate::error::ErrorKind::Damaged) error, or
+/// [`Error::NoEnvelope`] when `envelope` is asked for and the layer lacks
+/// it). Reads every table whole.
+pub fn check_layer(dir: &Path, m: &Manifest, e: &LayerEntry, envelope: bool) -> Result<Option<Error>> {
+    if envelope && (e.lower.is_none() || e.upper.is_none()) {
+        return Ok(Some(Error::NoEnvelope {
+            dir: dir.to_path_buf(),
+            layer: e.seeds,
+        }));
+    }
+    for (kind, f) in e.files() {
+        if kind != Kind::Score && !envelope {
+            continue;
+        }
+        let stored = match locate(dir, Some(m), e.seeds, kind) {
+            Ok(Some(s)) => s,
+            Ok(None) => unreachable!("the manifest lists {}", f.name),
+            Err(err) if err.is_damage() => return Ok(Some(err)),
+            Err(err) => return Err(err),
+        };
+        let (want, what) = match &stored {
+            Stored::Compressed {
+                listed: Some((c, _)),
+                ..
+            } => (&c.xxh3, "the manifest's checksum of the compressed file"),
+            _ => (&f.xxh3, "the manifest's checksum of the table"),
+        };
+        if let Some(damage) = check_file(&stored, e.seeds, want, what)? {
+            return Ok(Some(damage));
+        }
+    }
+    Ok(None)
+}
+
+/// Checks a stored file's size and checksum: `Ok(Some(damage))` when
+/// either differs.
+pub fn check_file(stored: &Stored, n: u32, want: &str, what: &'static str) -> Result<Option<Error>> {
+    let path = stored.path();
+    let (expected, of) = expected_size(stored, n)?;
+    let found = fs::metadata(path).at(path)?.len();
+    if found != expected {
+        return Ok(Some(Error::Size {
+            path: path.to_path_buf(),
+            expected,
+            found,
+            of,
+        }));
+    }
+    let sum = checksum_file(path)?;
+    Ok((sum != want).then(|| Error::Checksum {
+        path: path.to_path_buf(),
+        what,
+        expected: want.to_string(),
+        found: sum,
+    }))
+}

@@ -1,0 +1,54 @@
+//! Proving tables right: against an oracle folder (the VU dataset), by the
+//! forward Bellman check, against recorded move facts, and against a list
+//! of known-good checksums.
+//!
+//! # The verifiers
+//!
+//! * [`compare_with_oracle`] (`oracle.rs`; `awari verify --oracle`)
+//!   compares our `scores.n` with an oracle folder's (the VU dataset) byte
+//!   for byte. *Proves:* agreement on **pinned** positions (`lower ==
+//!   upper`), whose score no reading of the repetition rule changes, and
+//!   that our files match the manifest's checksums as they are streamed.
+//!   *Cannot:* say anything about unpinned positions (compared for
+//!   information only: they show how the oracle scores endless play); it
+//!   needs our envelope and oracle files of the layer's size, and it trusts
+//!   the oracle.
+//! * [`bellman_check`] (`bellman.rs`; `awari check`) recomputes every
+//!   stored score and envelope bound forward from the children. *Proves:*
+//!   the tables are internally consistent. *Cannot:* show them right: with
+//!   cycles the Bellman equations have more than one solution, so wrong
+//!   tables can pass; and it takes the lower layers as given.
+//! * [`check_fact`] (`facts.rs`; `awari verify --facts`) checks recorded
+//!   move facts ([`read_facts`], `data/vu-move-facts.csv`): the loss of a
+//!   move against the best one. *Proves:* agreement with an independent
+//!   source on the positions the facts name. *Cannot:* say anything about
+//!   other positions; facts of layers not built are skipped.
+//! * [`compare_checksums`] (`checksums.rs`; `awari verify --checksums`)
+//!   recomputes each table's checksum from its bytes (neither the manifest
+//!   nor a compressed header is trusted) and compares it with a list of
+//!   known-good checksums ([`read_known_good`], `data/known-good.csv`).
+//!   *Proves:* each listed table is byte-identical to one recorded as good.
+//!   *Cannot:* say anything about tables the list does not cover (higher
+//!   layers, an envelope the folder lacks); it is as good as the list.
+//!
+//! The two CSV readers ([`read_facts`], [`read_known_good`]) share the line
+//! and field splitting of `csv.rs`; the oracle comparison and the checksum
+//! comparison share the streaming helpers of `stream.rs`. Every verifier
+//! fails with [`VerifyError`] when it cannot run at all; what it finds is
+//! in its report.
+
+mod bellman;
+mod checksums;
+mod csv;
+mod facts;
+mod oracle;
+
+pub use bellman::{bellman_check, BellmanMismatch, BellmanVerdict};
+pub use checksums::{
+    compare_checksums, read_known_good, ChecksumReport, KnownTable, TableCheck, TableOutcome,
+};
+pub use facts::{check_fact, read_facts, Fact, FactOutcome};
+pub use oracle::{compare_with_oracle, Disagreement, LayerVerdict};
+
+/// Bytes read per step when streaming tables.
+const STEP: usize = 1 << 24;
