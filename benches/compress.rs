@@ -14,7 +14,7 @@ use awari_egdb::format::{checksum, Kind};
 use awari_egdb::index::{layer_size, unrank};
 use awari_egdb::probe::Database;
 use awari_egdb::rules::Position;
-use awari_egdb::table::{CompressedEntry, Manifest};
+use awari_egdb::store::{CompressedEntry, Manifest};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use std::hint::black_box;

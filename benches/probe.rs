@@ -1,4 +1,5 @@
-//! Probe throughput from a warm mapped layer 20 (80,214,915 positions):
+//! Probe throughput from a warm layer 20 (80,214,915 positions), mapped
+//! (`Database::open_mapped`) and read with `pread` (`Database::open`):
 //! random `score()` probes on one thread and split over several threads,
 //! `score_at()` (no ranking) and `moves()` on random positions.
 //!
@@ -57,7 +58,7 @@ fn database() -> Database {
         let t0 = Instant::now();
         let opts = BuildOptions {
             max_seeds: LAYER,
-            out: dir.clone(),
+            db: dir.clone(),
             envelope: true,
             memory_limit: None,
             reset_peak_rss: false,
@@ -68,7 +69,9 @@ fn database() -> Database {
         build::build(&opts, &Silent).unwrap_or_else(|e| panic!("building {}: {e}", dir.display()));
         eprintln!("built in {:.0?}", t0.elapsed());
     }
-    let db = Database::open(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
+    // SAFETY: nothing writes to the bench folder while the benches run.
+    let db =
+        unsafe { Database::open_mapped(&dir) }.unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
     eprintln!(
         "probing {} ({})",
         dir.display(),
@@ -129,6 +132,14 @@ fn bench_probe(c: &mut Criterion) {
     g.sample_size(20);
 
     g.bench_function("score/1 thread", |b| b.iter(|| score_sum(&db, &positions)));
+
+    // The same probes through `Database::open`, which reads with `pread`
+    // (safe whatever happens to the files): one system call per probe.
+    let pread = Database::open(db.dir().expect("a folder")).expect("open");
+    assert_eq!(score_sum(&pread, &positions), want);
+    g.bench_function("score pread/1 thread", |b| {
+        b.iter(|| score_sum(&pread, &positions))
+    });
 
     let mut out = vec![0i8; positions.len()];
     db.scores(&positions, &mut out).expect("probe");

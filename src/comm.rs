@@ -17,9 +17,9 @@ use std::sync::{Barrier, Mutex};
 #[cfg(feature = "mpi")]
 mod mpi;
 
-use crate::error::Result;
 #[cfg(feature = "mpi")]
 pub use self::mpi::Mpi;
+use crate::error::Result;
 
 /// The ranks of a build, as one of them sees them. Not `Sync`: only the
 /// thread that drives a rank's solve talks to the other ranks (MPI is

@@ -11,7 +11,7 @@
 //! decides its exit status from the kind alone.
 //!
 //! The compressed-file format reports its faults as
-//! [`CompressError`](crate::codec::CompressError); the library hands them
+//! [`CompressError`]; the library hands them
 //! out inside [`Error::Compressed`], with the file's path.
 
 use crate::codec::CompressError;
@@ -96,7 +96,9 @@ pub enum Error {
         vu: bool,
     },
     /// A table handed over in memory has the wrong size.
-    #[error("layer {layer}: {table} table of {found} bytes, but the layer has {expected} positions")]
+    #[error(
+        "layer {layer}: {table} table of {found} bytes, but the layer has {expected} positions"
+    )]
     TableSize {
         /// The layer.
         layer: u32,
@@ -535,7 +537,10 @@ mod tests {
 
     #[test]
     fn layer_lists_print_as_ranges() {
-        assert_eq!(Layers(&[0, 1, 2, 3, 5, 46, 48]).to_string(), "0..=3, 5, 46..=48");
+        assert_eq!(
+            Layers(&[0, 1, 2, 3, 5, 46, 48]).to_string(),
+            "0..=3, 5, 46..=48"
+        );
         assert_eq!(Layers(&[]).to_string(), "");
     }
 }

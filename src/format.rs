@@ -1,10 +1,9 @@
 //! Names and checks shared by every file format of the crate (the raw
-//! tables and manifest of [`crate::table`], the compressed tables of
+//! tables and manifest of [`crate::store`], the compressed tables of
 //! [`crate::codec`]): which table of a layer a file holds, the rule set the
 //! tables are built for, the checksum and the one error that says a file
 //! does not have the checksum it should. A leaf module: it uses nothing of
 //! the crate.
-
 
 /// The rule set our tables are built for (see [`crate::rules`]).
 pub const RULE_SET: &str = "awari-vu2002";
@@ -86,4 +85,3 @@ pub fn checksum(bytes: &[u8]) -> String {
 pub fn hex(sum: u64) -> String {
     format!("{sum:016x}")
 }
-

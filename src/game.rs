@@ -391,14 +391,12 @@ impl Game {
                     }
                     let mut pits = [0u8; PITS];
                     for (k, w) in words[1..13].iter().enumerate() {
-                        pits[k] = w
-                            .parse()
-                            .ok()
-                            .filter(|&v: &u8| v <= 48)
-                            .ok_or_else(|| bad(Error::RecordWord {
+                        pits[k] = w.parse().ok().filter(|&v: &u8| v <= 48).ok_or_else(|| {
+                            bad(Error::RecordWord {
                                 word: w.to_string(),
                                 expected: "a pit count",
-                            }))?;
+                            })
+                        })?;
                     }
                     let captured = if words.len() == 16 {
                         if words[13] != "captured" {
@@ -408,13 +406,12 @@ impl Game {
                             }));
                         }
                         let num = |w: &str| {
-                            w.parse::<u32>()
-                                .map_err(|_| {
-                                    bad(Error::RecordWord {
-                                        word: w.to_string(),
-                                        expected: "a number of seeds",
-                                    })
+                            w.parse::<u32>().map_err(|_| {
+                                bad(Error::RecordWord {
+                                    word: w.to_string(),
+                                    expected: "a number of seeds",
                                 })
+                            })
                         };
                         Some([num(words[14])?, num(words[15])?])
                     } else {
@@ -549,13 +546,7 @@ pub fn choose(db: &Database, game: &Game, depth: u32) -> Result<Option<Choice>> 
 /// The value of `p` for its mover: exact where the database holds it, else
 /// searched `depth` plies deep by alpha-beta within `(alpha, beta)`, with
 /// unexplored futures worth 0.
-fn negamax(
-    db: &Database,
-    p: &Position,
-    depth: u32,
-    mut alpha: i32,
-    beta: i32,
-) -> Result<i32> {
+fn negamax(db: &Database, p: &Position, depth: u32, mut alpha: i32, beta: i32) -> Result<i32> {
     let n = p.seeds() as i32;
     if p.mover_seeds() == 0 {
         return Ok(-n);

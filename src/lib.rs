@@ -47,7 +47,7 @@
 //!   per-layer figures; [`game`]: games, move by move, with the
 //!   database's worth of each move.
 //! * [`error`]: the one error type, [`Error`], and its [`ErrorKind`].
-//! * [`format`]: names and checksums shared by the files; [`mem`]: memory
+//! * [`format`](mod@format): names and checksums shared by the files; [`mem`]: memory
 //!   figures and buffers; [`fault`]: named fault points for crash tests.
 //!
 //! The library prints nothing and never exits; the `awari` binary (the

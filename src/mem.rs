@@ -194,12 +194,22 @@ impl Drop for PeakSampler {
     }
 }
 
-/// Bytes of memory available now (`MemAvailable`).
-pub fn available_memory() -> Option<u64> {
+/// A figure of `/proc/meminfo`, in bytes.
+fn meminfo(field: &str) -> Option<u64> {
     let text = std::fs::read_to_string("/proc/meminfo").ok()?;
-    let line = text.lines().find(|l| l.starts_with("MemAvailable:"))?;
+    let line = text.lines().find(|l| l.starts_with(field))?;
     let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
     Some(kb * 1024)
+}
+
+/// Bytes of memory available now (`MemAvailable`).
+pub fn available_memory() -> Option<u64> {
+    meminfo("MemAvailable:")
+}
+
+/// Bytes of memory the machine has (`MemTotal`).
+pub fn total_memory() -> Option<u64> {
+    meminfo("MemTotal:")
 }
 
 /// Resets the peak resident set counter (Linux; ignored elsewhere).
@@ -217,4 +227,3 @@ pub fn peak_rss() -> u64 {
         })
         .map_or(0, |kb| kb * 1024)
 }
-

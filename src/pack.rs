@@ -170,7 +170,10 @@ fn stored_listed(s: &Stored) -> Option<&(CompressedEntry, FileEntry)> {
 fn open_raw(dir: &Path, f: &FileEntry) -> Result<(Mapped, PathBuf)> {
     let path = dir.join(&f.name);
     // SAFETY: as in `open_listed`.
-    Ok((unsafe { Mapped::open(&path, f.bytes, SizeOf::Layer)? }, path))
+    Ok((
+        unsafe { Mapped::open(&path, f.bytes, SizeOf::Layer)? },
+        path,
+    ))
 }
 
 /// Compresses the tables of our folder `dir` into `.zst` files beside
@@ -402,7 +405,8 @@ fn write_compressed(
         file.sync_all().at(&tmp)?;
         drop(file);
         // SAFETY: the temporary file is this process's own.
-        let written = CompressedTable::parse(unsafe { Mapped::open(&tmp, bytes, SizeOf::Recorded)? });
+        let written =
+            CompressedTable::parse(unsafe { Mapped::open(&tmp, bytes, SizeOf::Recorded)? });
         if let (Ok(t), Source::Mapped(_, raw_path, expected)) = (&written, source) {
             let found = t.header().raw_checksum();
             if found != expected {

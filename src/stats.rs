@@ -7,9 +7,9 @@
 //! tables); in a VU dataset folder the histogram is counted from
 //! `scores.N` (read whole) and the pinned count is unknown.
 
+use crate::error::{Error, Result};
 use crate::format::Kind;
 use crate::index::layer_size;
-use crate::error::{Error, Result};
 use crate::probe::Database;
 use rayon::prelude::*;
 use serde::Serialize;

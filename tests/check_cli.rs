@@ -69,7 +69,7 @@ fn a_damaged_table_is_a_failed_check() {
     }
     // Bad input stays status 2.
     let (_, err) = awari_status(&["check", "--db", "/nonexistent/awari"], 2);
-    assert!(err.contains("not a folder"), "{err}");
+    assert!(err.contains("no such folder"), "{err}");
     let dir = full_copy("awari-check-range-");
     let (_, err) = awari_status(&["check", "--db", s(&dir), "--layers", "3..5"], 2);
     assert!(err.contains("3..=5"), "{err}");

@@ -266,8 +266,8 @@ fn bench_prints_per_layer_figures_and_the_memory_rate() {
 /// anything is read or written), so layer 40 is the first to build.
 #[test]
 fn layer_40_is_refused_by_the_memory_limit_on_any_machine() {
-    use awari_egdb::build::human;
-    use awari_egdb::table::Manifest;
+    use awari_egdb::error::human;
+    use awari_egdb::store::Manifest;
     let dir = common::full_copy("awari-cli-layer40-");
     let mut m = Manifest::load(&dir).unwrap().unwrap();
     let top = m.layer(common::MAX).expect("the top layer").clone();
@@ -301,17 +301,20 @@ fn layer_40_is_refused_by_the_memory_limit_on_any_machine() {
     };
     let files = names(&dir);
     // The least any solver needs: the compact solver's byte per position.
-    let needed = awari_egdb::solve::compact::memory_estimate(40);
-    let limit: u64 = 32 << 30;
+    let needed = awari_egdb::solve::compact::cost(40, 1).estimate;
+    // A limit of all the machine's memory (a larger one is refused as such).
+    let mib = awari_egdb::mem::total_memory().expect("/proc/meminfo") >> 20;
+    let limit: u64 = mib << 20;
     assert!(needed > limit, "layer 40 needs {needed} bytes?");
+    let flag = format!("{mib}MiB");
     let line = usage_error(&[
         "build",
         "--max-seeds",
         "40",
-        "--out",
+        "--db",
         common::s(&dir),
         "--memory-limit",
-        "32GiB",
+        &flag,
         "--quiet",
     ]);
     for part in [
@@ -368,7 +371,7 @@ fn progress_units_add_up_to_the_layers_work_exactly() {
                 let want = if compact {
                     awari_egdb::solve::compact::work_units(n, envelope)
                 } else {
-                    awari_egdb::solve::work_units(n, envelope)
+                    awari_egdb::solve::memory::work_units(n, envelope)
                 };
                 assert_eq!(was_compact, compact);
                 assert_eq!(work, want, "layer {n}, envelope {envelope}, {solver:?}");
@@ -383,14 +386,46 @@ fn build_without_a_terminal_prints_real_progress() {
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("db");
     let o = awari(
-        &["build", "--max-seeds", "12", "--out", out.to_str().unwrap()],
+        &["build", "--max-seeds", "16", "--db", out.to_str().unwrap()],
         None,
     );
     assert!(o.status.success());
     let stderr = text(&o.stderr);
+    // Small layers take no time: one line each, when done.
+    for n in 0..=12 {
+        let mine: Vec<&str> = stderr
+            .lines()
+            .filter(|l| {
+                l.starts_with(&format!("layer {n} ")) || l.starts_with(&format!("layer {n}:"))
+            })
+            .collect();
+        assert_eq!(mine.len(), 1, "layer {n}: {mine:#?}");
+        assert!(
+            mine[0].starts_with(&format!("layer {n} done: ")),
+            "{mine:?}"
+        );
+    }
+    // A layer of seconds: a line per phase, each phase named once.
+    let phases: Vec<&str> = stderr
+        .lines()
+        .filter_map(|l| l.strip_prefix("layer 16: "))
+        .filter_map(|l| l.split_once(" (at ").map(|(phase, _)| phase))
+        .collect();
+    assert_eq!(
+        phases,
+        [
+            "envelope exits",
+            "envelope",
+            "write",
+            "score exits",
+            "score",
+            "write"
+        ],
+        "{stderr}"
+    );
     let line = stderr
         .lines()
-        .find(|l| l.starts_with("layer 12: score"))
+        .find(|l| l.starts_with("layer 16: score ("))
         .unwrap_or_else(|| panic!("no score phase line: {stderr}"));
     // Both exit passes and the envelope sweep (four fifths of the work)
     // are done by then.
@@ -425,13 +460,13 @@ fn build_refuses_bad_arguments_and_leaves_nothing_behind() {
     std::fs::write(&file, b"x").unwrap();
     let line = usage_error(&["build", "--out", file.to_str().unwrap()]);
     assert!(line.contains("not a folder"), "{line}");
-    // A limit that stops the build at a later layer keeps the finished ones
-    // and says how to go on.
+    // A limit that a later layer of the range exceeds is refused before the
+    // first layer is built, naming that layer and how to go on.
     let line = usage_error(&[
         "build",
         "--max-seeds",
         "20",
-        "--out",
+        "--db",
         d,
         "--memory-limit",
         "40MiB",
@@ -441,8 +476,24 @@ fn build_refuses_bad_arguments_and_leaves_nothing_behind() {
         line.contains("raise --memory-limit to at least") && line.contains("--max-seeds"),
         "{line}"
     );
-    let m = awari_egdb::table::Manifest::load(&dir).unwrap().unwrap();
-    assert!(!m.layers.is_empty());
+    assert!(!dir.exists(), "a refused build wrote {}", dir.display());
+    // Nor absurd settings.
+    let line = usage_error(&["build", "--db", d, "--memory-limit", "1PiB"]);
+    assert!(line.contains("more than this machine has"), "{line}");
+    let line = usage_error(&["build", "--db", d, "--threads", "10000"]);
+    assert!(line.contains("core(s)"), "{line}");
+    let missing = tmp.path().join("no-scratch");
+    let line = usage_error(&[
+        "build",
+        "--max-seeds",
+        "3",
+        "--db",
+        d,
+        "--scratch",
+        missing.to_str().unwrap(),
+    ]);
+    assert!(line.contains("no such folder"), "{line}");
+    assert!(!dir.exists(), "a refused build wrote {}", dir.display());
 }
 
 #[test]

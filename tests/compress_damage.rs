@@ -8,12 +8,13 @@
 
 mod common;
 
-use awari_egdb::codec::{self, CompressError, Damaged, Settings, HEADER_BYTES};
+use awari_egdb::codec::{self, CompressError, Settings, HEADER_BYTES};
 use awari_egdb::format::{Kind, MAX_BLOCK_SIZE};
 use awari_egdb::index::unrank;
-use awari_egdb::pack::{self, Action, CompressOptions, PackError, Quiet};
-use awari_egdb::probe::{Database, ProbeError};
-use awari_egdb::table::{Manifest, MapError};
+use awari_egdb::pack::{self, Action, CompressOptions, Quiet};
+use awari_egdb::probe::Database;
+use awari_egdb::store::Manifest;
+use awari_egdb::Error;
 use common::compress::{compress_opts, copy, parse, raw_dir, raw_table, zst_dir, KINDS};
 use common::{awari, s, scratch};
 use rand::rngs::StdRng;
@@ -86,7 +87,7 @@ fn remove_raw_keeps_the_originals_when_a_check_fails() {
     std::fs::write(&zst, &z).unwrap();
     let e = pack::compress_folder(&dir, &opts, &Quiet).unwrap_err();
     assert!(e.is_damage(), "{e}");
-    assert!(matches!(e, PackError::Checksum(_)), "{e:?}");
+    assert!(matches!(e, Error::Checksum { .. }), "{e:?}");
 }
 
 #[test]
@@ -106,7 +107,7 @@ fn damaged_compressed_files_are_typed_probe_errors() {
     bad[HEADER_BYTES + 3] ^= 1;
     std::fs::write(&zst, &bad).unwrap();
     match Database::open(&dir).unwrap().score(&p) {
-        Err(ProbeError::Compressed(Damaged { path, source })) => {
+        Err(Error::Compressed { path, source }) => {
             assert_eq!(path, zst);
             assert!(
                 matches!(
@@ -120,7 +121,7 @@ fn damaged_compressed_files_are_typed_probe_errors() {
     }
     let db = Database::open(&dir).unwrap().verify_on_load(true);
     match db.score(&p) {
-        Err(ProbeError::Checksum(e)) => assert_eq!(e.path, zst),
+        Err(Error::Checksum { path, .. }) => assert_eq!(path, zst),
         r => panic!("want a checksum error, got {r:?}"),
     }
     match Database::open(&dir).unwrap().verify_layer(8) {
@@ -130,7 +131,7 @@ fn damaged_compressed_files_are_typed_probe_errors() {
     // Truncated: the size in the manifest.
     std::fs::write(&zst, &good[..good.len() - 1]).unwrap();
     match Database::open(&dir).unwrap().score(&p) {
-        Err(ProbeError::Map(MapError::Size { .. })) => {}
+        Err(Error::Size { .. }) => {}
         r => panic!("want a size error, got {r:?}"),
     }
     // Missing: an I/O error naming the file.
@@ -147,17 +148,20 @@ fn damaged_compressed_files_are_typed_probe_errors() {
     m.put_compressed(c);
     m.store(&dir).unwrap();
     match Database::open(&dir).unwrap().score(&p) {
-        Err(ProbeError::Compressed(Damaged {
+        Err(Error::Compressed {
             source: CompressError::Mismatch { field: "table", .. },
             ..
-        })) => {}
+        }) => {}
         r => panic!("want a table mismatch, got {r:?}"),
     }
     // A manifest that lists a compressed copy of a table it does not have.
     let mut m = Manifest::load(&dir).unwrap().unwrap();
     m.compressed[0].raw = "scores.99".into();
     m.store(&dir).unwrap();
-    assert!(matches!(Database::open(&dir), Err(ProbeError::Manifest(_))));
+    assert!(matches!(
+        Database::open(&dir),
+        Err(Error::ForeignManifest { .. })
+    ));
 }
 
 #[test]

@@ -15,7 +15,7 @@ use awari_egdb::pack::{self, Action, CompressOptions, DecompressOptions, Quiet};
 use awari_egdb::probe::Database;
 use awari_egdb::rules::Position;
 use awari_egdb::solve::Silent;
-use awari_egdb::table::Manifest;
+use awari_egdb::store::Manifest;
 use common::compress::{
     compress_opts, copy, parse, raw_dir, raw_table, zst_dir, zst_files, KINDS, MAX, SETTINGS,
 };

@@ -80,12 +80,25 @@ fn one_to_four_ranks_build_the_known_good_tables() {
         );
         eprintln!("{np} rank(s): layers 0..=16 in {:.1?}", t0.elapsed());
         assert_known_good(&dir, 51);
-        let m = awari_egdb::table::Manifest::load(&dir).unwrap().unwrap();
+        let m = awari_egdb::store::Manifest::load(&dir).unwrap().unwrap();
         let l16 = m.layer(16).unwrap();
         assert_eq!(l16.ranks, (np > 1).then_some(np), "{np} ranks");
-        if np > 1 {
-            let sent = l16.io.as_ref().unwrap().sent_bytes;
-            assert!(sent > 0, "{np} ranks sent nothing");
+        if np == 2 {
+            // Every exit and update for another rank's position is sent
+            // once, whatever the transport: MPI sends the bytes that ranks
+            // as threads of one process send, layer by layer.
+            let tmp2 = tempfile::tempdir().unwrap();
+            let dir2 = tmp2.path().join("db");
+            for rep in common::build_as_ranks(&vec![common::options(&dir2, 16, true); 2], 1) {
+                rep.unwrap();
+            }
+            let m2 = awari_egdb::store::Manifest::load(&dir2).unwrap().unwrap();
+            for n in awari_egdb::build::layers_up_to(16) {
+                let sent = |m: &awari_egdb::store::Manifest| {
+                    m.layer(n).unwrap().io.as_ref().map(|io| io.sent_bytes)
+                };
+                assert_eq!(sent(&m), sent(&m2), "layer {n}: bytes sent, MPI vs threads");
+            }
         }
     }
 }
@@ -97,25 +110,39 @@ fn one_to_four_ranks_build_the_known_good_tables() {
 fn a_killed_rank_stops_the_job_and_the_rerun_resumes() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("db");
+    // The ranks pause in the middle of layer 17's envelope sweep
+    // (`AWARI_PAUSE`) and say so: the kill is keyed to the work, not to
+    // the clock.
     let mut job = mpirun(2)
+        .env(awari_egdb::fault::PAUSE, "mid-envelope:17")
+        .args(["-x", awari_egdb::fault::PAUSE])
         .args(build_args(&dir, 18))
-        .stdin(Stdio::null())
+        .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .expect("start mpirun");
-    // Wait until the ranks are in layer 17.
-    let lock = dir.join("build.lock");
-    let t0 = Instant::now();
-    while std::fs::read_to_string(&lock).map_or(true, |t| t.trim() != "building layer 17") {
-        assert!(
-            t0.elapsed() < Duration::from_secs(300),
-            "layer 17 never started"
-        );
-        assert!(job.try_wait().unwrap().is_none(), "the job ended early");
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    std::thread::sleep(Duration::from_millis(500));
+    // Rank 0 reads the job's standard input and waits at the point while
+    // it is open; the other rank waits for rank 0 in the layer's first
+    // exchange after the point.
+    let _hold = job.stdin.take();
+    let stderr = job.stderr.take().expect("piped stderr");
+    let (tx, rx) = std::sync::mpsc::channel();
+    let reader = std::thread::spawn(move || {
+        use std::io::BufRead;
+        let mut all = String::new();
+        for line in std::io::BufReader::new(stderr).lines() {
+            let line = line.unwrap_or_default();
+            if line.contains("awari: paused at mid-envelope:17") {
+                let _ = tx.send(());
+            }
+            all.push_str(&line);
+            all.push('\n');
+        }
+        all
+    });
+    rx.recv_timeout(Duration::from_secs(300))
+        .expect("no rank paused in layer 17");
     // Kill one rank (a child of mpirun running our binary).
     let ranks = Command::new("pgrep")
         .args(["-P", &job.id().to_string(), "-f", "build --mpi"])
@@ -140,9 +167,9 @@ fn a_killed_rank_stops_the_job_and_the_rerun_resumes() {
         );
         std::thread::sleep(Duration::from_millis(100));
     };
-    let out = job.wait_with_output().unwrap();
-    assert!(!status.success(), "{}", text(&out.stderr));
-    let m = awari_egdb::table::Manifest::load(&dir).unwrap().unwrap();
+    let err = reader.join().expect("stderr reader");
+    assert!(!status.success(), "{err}");
+    let m = awari_egdb::store::Manifest::load(&dir).unwrap().unwrap();
     assert!(m.layer(16).is_some() && m.layer(17).is_none());
     // The rerun names the layer and resumes.
     let o = run(mpirun(2).args(build_args(&dir, 18)));

@@ -9,9 +9,9 @@ mod common;
 
 use awari_egdb::format::Kind;
 use awari_egdb::index::{self, layer_size, LayerIter};
-use awari_egdb::probe::{lookup, Database, LayerTables, MoveInfo, ProbeError, Pv, PvEnd};
-use awari_egdb::rules::{Position, PositionError};
-use awari_egdb::table::MapError;
+use awari_egdb::probe::{lookup, Database, LayerTables, MoveInfo, Pv, PvEnd};
+use awari_egdb::rules::Position;
+use awari_egdb::{Error, ErrorKind};
 use common::{db_dir, full_copy, scratch, vu_copy, MAX};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
@@ -106,13 +106,14 @@ fn expected_moves(p: &Position) -> [(bool, bool, u8, Option<i8>); 6] {
     out
 }
 
-fn assert_map_size(r: Result<i8, ProbeError>, file: &str, expected: u64, found: u64) {
+fn assert_map_size(r: Result<i8, Error>, file: &str, expected: u64, found: u64) {
     match r {
-        Err(ProbeError::Map(MapError::Size {
+        Err(Error::Size {
             path,
             expected: e,
             found: f,
-        })) => {
+            ..
+        }) => {
             assert!(
                 path.ends_with(file),
                 "error names {}, want {file}",
@@ -120,7 +121,7 @@ fn assert_map_size(r: Result<i8, ProbeError>, file: &str, expected: u64, found: 
             );
             assert_eq!((e, f), (expected, found), "sizes in the error");
         }
-        other => panic!("want MapError::Size for {file}, got {other:?}"),
+        other => panic!("want Error::Size for {file}, got {other:?}"),
     }
 }
 
@@ -368,7 +369,7 @@ fn from_tables_on_buffers_gives_the_same_answers() {
     }
     // A layer not handed over is missing.
     match mem.score(&position_with(MAX + 1)) {
-        Err(ProbeError::MissingLayer { layer, .. }) => assert_eq!(layer, MAX + 1),
+        Err(Error::MissingLayer { layer, .. }) => assert_eq!(layer, MAX + 1),
         other => panic!("want MissingLayer, got {other:?}"),
     }
     // Sparse layer lists: only layer 5 given, as slices of a static.
@@ -384,7 +385,7 @@ fn from_tables_on_buffers_gives_the_same_answers() {
     assert_eq!(m5.score(&p).unwrap(), file_score(&p));
     assert!(matches!(
         m5.score(&position_with(4)),
-        Err(ProbeError::MissingLayer { layer: 4, .. })
+        Err(Error::MissingLayer { layer: 4, .. })
     ));
 }
 
@@ -408,7 +409,7 @@ fn missing_layer_is_named_with_how_to_build_it() {
         for r in results {
             let e = r.expect_err("layer 13 is not in the folder");
             match &e {
-                ProbeError::MissingLayer { layer, dir: d, .. } => {
+                Error::MissingLayer { layer, dir: d, .. } => {
                     assert_eq!(*layer, MAX + 1);
                     assert_eq!(d, dir);
                 }
@@ -456,10 +457,10 @@ fn truncated_table_is_a_size_error_not_a_crash() {
             let msg = db.score(&p5).unwrap_err().to_string();
             assert!(msg.contains("scores.5") && msg.contains("4368"), "{msg}");
             match db.verify() {
-                Err(ProbeError::Map(MapError::Size { path, .. })) => {
+                Err(Error::Size { path, .. }) => {
                     assert!(path.ends_with("scores.5"))
                 }
-                other => panic!("verify: want MapError::Size, got {other:?}"),
+                other => panic!("verify: want Error::Size, got {other:?}"),
             }
         }
     }
@@ -480,11 +481,11 @@ fn truncated_table_reached_through_moves_is_an_error() {
         .unwrap();
     let db = Database::open(&dir).unwrap();
     match db.moves(&p) {
-        Err(ProbeError::Map(MapError::Size { path, found, .. })) => {
+        Err(Error::Size { path, found, .. }) => {
             assert!(path.ends_with("scores.5"));
             assert_eq!(found, 100);
         }
-        other => panic!("want MapError::Size through moves(), got {other:?}"),
+        other => panic!("want Error::Size through moves(), got {other:?}"),
     }
     assert!(db.best_moves(&p).is_err());
     assert!(db.principal_variation(&p, 10).is_err());
@@ -496,7 +497,7 @@ fn missing_table_file_of_our_folder_is_a_missing_table_error_naming_it() {
     fs::remove_file(dir.join("upper.6")).unwrap();
     let db = Database::open(&dir).unwrap();
     match db.score(&position_with(6)) {
-        Err(e @ ProbeError::MissingTable(_)) => {
+        Err(e @ Error::Missing(_)) => {
             assert!(e.is_damage());
             assert!(e.to_string().contains("upper.6"), "{e}");
         }
@@ -520,9 +521,14 @@ fn flipped_byte_is_found_by_verify_not_by_a_lookup() {
         assert!(db.verify_layer(6).unwrap(), "layer 6 is fine");
         for r in [db.verify_layer(7).map(|_| ()), db.verify().map(|_| ())] {
             match r {
-                Err(ProbeError::Checksum(e)) => {
-                    assert!(e.path.ends_with(&name), "{}", e.path.display());
-                    assert_ne!(e.expected, e.found);
+                Err(Error::Checksum {
+                    path,
+                    expected,
+                    found,
+                    ..
+                }) => {
+                    assert!(path.ends_with(&name), "{}", path.display());
+                    assert_ne!(expected, found);
                 }
                 other => panic!("{name}: want a Checksum error, got {other:?}"),
             }
@@ -533,7 +539,7 @@ fn flipped_byte_is_found_by_verify_not_by_a_lookup() {
         assert_eq!(db.score(&p6).unwrap(), file_score(&p6), "layer 6 is fine");
         for _ in 0..2 {
             let e = db.score(&p7).unwrap_err();
-            assert!(matches!(e, ProbeError::Checksum { .. }), "{e:?}");
+            assert!(matches!(e, Error::Checksum { .. }), "{e:?}");
             assert!(e.is_damage());
             assert!(e.to_string().contains(&name), "{e}");
         }
@@ -545,18 +551,18 @@ fn absent_folder_or_file_is_not_a_folder() {
     let base = scratch("awari-probe-nofolder-");
     let absent = base.join("nothing-here");
     match Database::open(&absent) {
-        Err(ProbeError::NotAFolder(p)) => assert_eq!(p, absent),
+        Err(e @ Error::NoSuchFolder(_)) => {
+            assert_eq!(e.path(), Some(absent.as_path()));
+            assert!(e.to_string().ends_with("no such folder"), "{e}");
+        }
         other => panic!(
-            "absent folder: want NotAFolder, got {:?}",
+            "absent folder: want NoSuchFolder, got {:?}",
             other.map(|_| ())
         ),
     }
     let file = base.join("a-file");
     fs::write(&file, b"x").unwrap();
-    assert!(matches!(
-        Database::open(&file),
-        Err(ProbeError::NotAFolder(_))
-    ));
+    assert!(matches!(Database::open(&file), Err(Error::NotAFolder(_))));
 }
 
 #[test]
@@ -566,9 +572,9 @@ fn empty_folder_is_not_a_folder() {
     let empty = base.join("empty");
     fs::create_dir(&empty).unwrap();
     match Database::open(&empty) {
-        Err(ProbeError::NotAFolder(p)) => assert_eq!(p, empty),
+        Err(Error::NoTables(p)) => assert_eq!(p, empty),
         other => panic!(
-            "empty folder: want NotAFolder, got {:?}",
+            "empty folder: want NoTables, got {:?}",
             other.map(|d| d.layers())
         ),
     }
@@ -628,7 +634,7 @@ fn folder_built_without_envelope_has_checksums_but_no_envelope() {
     bytes[0] ^= 1;
     fs::write(&path, bytes).unwrap();
     let db = Database::open(&dir).unwrap();
-    assert!(matches!(db.verify(), Err(ProbeError::Checksum { .. })));
+    assert!(matches!(db.verify(), Err(Error::Checksum { .. })));
 }
 
 #[test]
@@ -639,9 +645,15 @@ fn foreign_manifest_is_a_manifest_error() {
         b"{\"format\": \"something-else\"}",
     )
     .unwrap();
-    assert!(matches!(Database::open(&dir), Err(ProbeError::Manifest(_))));
+    assert!(matches!(
+        Database::open(&dir),
+        Err(Error::ForeignManifest { .. })
+    ));
     fs::write(dir.join("manifest.json"), b"not json").unwrap();
-    assert!(matches!(Database::open(&dir), Err(ProbeError::Manifest(_))));
+    assert!(matches!(
+        Database::open(&dir),
+        Err(Error::ForeignManifest { .. })
+    ));
 }
 
 #[test]
@@ -651,10 +663,10 @@ fn invalid_boards_are_position_errors() {
     let too_many = Position([48, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0]);
     let absurd = Position([255; 12]);
     for (p, want) in [
-        (full, PositionError::OpponentFull),
-        (Position::initial(), PositionError::OpponentFull),
-        (too_many, PositionError::TooManySeeds(49)),
-        (absurd, PositionError::TooManySeeds(255 * 12)),
+        (full, Error::OpponentFull),
+        (Position::initial(), Error::OpponentFull),
+        (too_many, Error::TooManySeeds(49)),
+        (absurd, Error::TooManySeeds(255 * 12)),
     ] {
         let errs = [
             db.score(&p).map(|_| ()),
@@ -665,19 +677,19 @@ fn invalid_boards_are_position_errors() {
         ];
         for e in errs {
             match e {
-                Err(ProbeError::Position(got)) => assert_eq!(got, want, "{p}"),
+                Err(got) => {
+                    assert_eq!(got.to_string(), want.to_string(), "{p}");
+                    assert_eq!(got.kind(), ErrorKind::Input, "{p}");
+                }
                 other => panic!("{p}: want Position({want:?}), got {other:?}"),
             }
         }
     }
     assert!(matches!(
         db.score_at(MAX, layer_size(MAX)),
-        Err(ProbeError::Index(index::IndexError::OutOfRange { .. }))
+        Err(Error::IndexOutOfRange { .. })
     ));
-    assert!(matches!(
-        db.score_at(49, 0),
-        Err(ProbeError::Index(index::IndexError::NoSuchLayer(49)))
-    ));
+    assert!(matches!(db.score_at(49, 0), Err(Error::NoSuchLayer(49))));
 }
 
 #[test]
@@ -711,7 +723,7 @@ fn scores_48_of_either_documented_size_opens_and_others_do_not() {
             // The initial position has no index: never guessed from the file.
             assert!(matches!(
                 db.score(&Position::initial()),
-                Err(ProbeError::Position(PositionError::OpponentFull))
+                Err(Error::OpponentFull)
             ));
         } else {
             assert_map_size(db.score(&probes[0]), "scores.48", size, len);

@@ -6,8 +6,9 @@
 //! If proptest ever finds a failure it records the seed in
 //! `proptest-regressions/`; commit that file with the fix.
 
-use awari_egdb::index::{goedel, layer_size, rank, unrank, IndexError};
-use awari_egdb::rules::{Position, PositionError, MAX_SEEDS, PITS};
+use awari_egdb::index::{goedel, layer_size, rank, unrank};
+use awari_egdb::rules::{Position, MAX_SEEDS, PITS};
+use awari_egdb::Error;
 use proptest::prelude::*;
 
 /// A board of 0..=48 seeds whose opponent side is not full (some opponent
@@ -82,8 +83,8 @@ proptest! {
         let n = p.seeds();
         let g = rank(&p);
         prop_assert!(g < layer_size(n), "[{}]: index {} of {}", p, g, layer_size(n));
-        prop_assert_eq!(unrank(n, g), Ok(p));
-        prop_assert_eq!(goedel(&p), Ok(g));
+        prop_assert_eq!(unrank(n, g).ok(), Some(p));
+        prop_assert_eq!(goedel(&p).ok(), Some(g));
     }
 
     /// `rank(unrank(n, g)) == g` for every index of every layer, and the
@@ -98,7 +99,7 @@ proptest! {
         prop_assert_eq!(rank(&p), g);
         let past = unrank(n, layer_size(n));
         prop_assert!(
-            matches!(past, Err(IndexError::OutOfRange { .. })),
+            matches!(past, Err(Error::IndexOutOfRange { .. })),
             "{:?}",
             past
         );
@@ -109,8 +110,8 @@ proptest! {
     fn a_full_opponent_side_has_no_index(p in full_opponent_board()) {
         prop_assert!(p.seeds() <= MAX_SEEDS);
         prop_assert!(!p.is_indexable(), "[{}]", p);
-        prop_assert_eq!(goedel(&p), Err(PositionError::OpponentFull));
-        prop_assert_eq!(Position::indexable(p.0), Err(PositionError::OpponentFull));
+        prop_assert!(matches!(goedel(&p), Err(Error::OpponentFull)));
+        prop_assert!(matches!(Position::indexable(p.0), Err(Error::OpponentFull)));
     }
 
     /// Sowing keeps every seed: on the board or captured (0, or at least

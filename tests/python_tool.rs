@@ -200,7 +200,7 @@ fn python_reader_reads_compressed_tables_of_both_versions() {
         assert!(out.status.success(), "{args:?}: {out:?}");
     }
     assert!(!dir.join("scores.12").exists());
-    let m = awari_egdb::table::Manifest::load(&dir).unwrap().unwrap();
+    let m = awari_egdb::store::Manifest::load(&dir).unwrap().unwrap();
     assert_eq!(m.compressed("scores.12").unwrap().dictionary, 4096);
     let head = std::fs::read(dir.join("scores.12.zst")).unwrap();
     assert_eq!(

@@ -5,7 +5,7 @@
 
 mod common;
 
-use awari_egdb::table::Manifest;
+use awari_egdb::store::Manifest;
 use common::{awari_status, full_copy, s, KNOWN_GOOD};
 use std::fs;
 use std::path::Path;

@@ -83,7 +83,27 @@ fn plots_are_valid_files_that_grow_with_the_layers_drawn() {
         u32::from_be_bytes(b[20..24].try_into().unwrap()),
     );
     assert_eq!((w, h), (1000, 900));
-    assert!(b.len() > 20_000, "{} bytes", b.len());
+    // Decoded, the picture is drawn: several colours (the series), and
+    // neither blank nor a filled box.
+    let mut reader = png::Decoder::new(std::io::Cursor::new(&b))
+        .read_info()
+        .unwrap();
+    let mut pixels = vec![0; reader.output_buffer_size()];
+    let info = reader.next_frame(&mut pixels).unwrap();
+    let px = info.color_type.samples();
+    let pixels = &pixels[..info.buffer_size()];
+    let colours: std::collections::BTreeSet<&[u8]> = pixels.chunks(px).collect();
+    let drawn = pixels
+        .chunks(px)
+        .filter(|c| c.iter().take(3).any(|&v| v != 255))
+        .count() as f64
+        / (w * h) as f64;
+    assert!(colours.len() >= 4, "{} colours", colours.len());
+    assert!(
+        (0.01..0.9).contains(&drawn),
+        "{:.1}% of the pixels drawn",
+        100.0 * drawn
+    );
     let (_, err) = awari_status(
         &[
             "stats",

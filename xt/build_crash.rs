@@ -8,27 +8,17 @@ use crate::common::{awari, awari_command, awari_in, ok, s, scratch, text, KNOWN_
 
 use awari_egdb::fault;
 use awari_egdb::solve::Silent;
-use awari_egdb::table::Manifest;
+use awari_egdb::store::Manifest;
 
 use std::collections::BTreeSet;
 use std::ffi::OsStr;
 use std::fs;
+use std::io::{BufRead, BufReader, Read};
 use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
-
-enum Moment {
-    /// Kill after this long.
-    After(Duration),
-    /// Kill this long after the manifest lists the layer (or at the time
-    /// limit, counted from the start).
-    AfterLayer(u32, Duration, Duration),
-    /// Kill as soon as a table is being written (a new or changed `.tmp`
-    /// file), or after the given time.
-    Writing(Duration),
-}
 
 /// A quiet run says nothing on stderr, except, after a run killed in the
 /// middle of a layer, which layer that was: the first one the manifest did
@@ -65,99 +55,62 @@ fn killed_build_resumes_to_same_bytes() {
             .spawn()
             .expect("spawn awari build")
     };
-    // Moments tied to the build's progress rather than to the clock, so
-    // that each run still has work left when it is killed, however fast
-    // the solver is: a run that resumes with the layer already listed is
-    // killed that long after it starts (while it verifies the listed
-    // layers or solves the next one).
+    // Each run is killed at a named point of the work (`AWARI_PAUSE`: the
+    // build says where it paused and waits for its standard input to
+    // close), not at a moment of the clock:
+    // mid-sweep, and with a table written but not yet renamed. Each rerun
+    // resumes after the last finished layer and is killed further on.
     let moments = [
-        Moment::After(Duration::from_millis(300)),
-        Moment::Writing(Duration::from_secs(8)),
-        Moment::AfterLayer(
-            DB_MAX - 3,
-            Duration::from_millis(150),
-            Duration::from_secs(20),
-        ),
-        // In the largest layer (7.6 M positions), early and later.
-        Moment::AfterLayer(
-            DB_MAX - 1,
-            Duration::from_millis(200),
-            Duration::from_secs(20),
-        ),
-        Moment::AfterLayer(
-            DB_MAX - 1,
-            Duration::from_millis(700),
-            Duration::from_secs(20),
-        ),
+        ("mid-envelope", (DB_MAX - 3).to_string()),
+        ("before-rename", format!("lower.{}", DB_MAX - 2)),
+        ("mid-score", (DB_MAX - 2).to_string()),
+        ("mid-envelope", (DB_MAX - 1).to_string()),
+        ("mid-score", (DB_MAX - 1).to_string()),
     ];
-    let mut killed = 0;
     // The layers the manifest listed when the run started.
     let mut listed_before: Vec<u32> = Vec::new();
-    for (i, moment) in moments.iter().enumerate() {
-        let before = tmp_files(&dir);
-        let mut child = spawn();
+    for (i, (point, what)) in moments.iter().enumerate() {
+        let mut child = awari_command()
+            .args(args)
+            .env(fault::PAUSE, format!("{point}:{what}"))
+            .stdin(Stdio::piped())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawn awari build");
         let start = Instant::now();
-        let mut layer_seen: Option<Instant> = None;
-        let finished = loop {
-            if child.try_wait().expect("poll child").is_some() {
-                break true;
+        // Held open: the build waits at the point until it is closed.
+        let _hold = child.stdin.take();
+        let mut err = BufReader::new(child.stderr.take().expect("piped stderr"));
+        let mut stderr = String::new();
+        let mut line = String::new();
+        let paused = format!("awari: paused at {point}:{what}\n");
+        loop {
+            line.clear();
+            if err.read_line(&mut line).expect("read stderr") == 0 {
+                panic!("run {i}: ended before {point}:{what}: {stderr}");
             }
-            let due = match moment {
-                Moment::After(d) => start.elapsed() >= *d,
-                Moment::Writing(d) => {
-                    start.elapsed() >= *d || {
-                        let now = tmp_files(&dir);
-                        now.iter().any(|f| !before.contains(f))
-                    }
-                }
-                Moment::AfterLayer(n, wait, limit) => {
-                    if layer_seen.is_none() {
-                        let listed = Manifest::load(&dir)
-                            .ok()
-                            .flatten()
-                            .is_some_and(|m| m.layer(*n).is_some());
-                        if listed {
-                            layer_seen = Some(Instant::now());
-                        } else {
-                            std::thread::sleep(Duration::from_millis(10));
-                        }
-                    }
-                    start.elapsed() >= *limit || layer_seen.is_some_and(|t| t.elapsed() >= *wait)
-                }
-            };
-            if due {
-                break false;
+            if line == paused {
+                break;
             }
-            std::thread::sleep(Duration::from_micros(200));
-        };
-        if !finished {
-            child.kill().expect("kill the build");
-            killed += 1;
+            stderr.push_str(&line);
         }
+        child.kill().expect("kill the build");
         let at = start.elapsed();
-        let out = child.wait_with_output().expect("reap the build");
-        let stderr = text(&out.stderr);
+        child.wait().expect("reap the build");
+        err.read_to_string(&mut stderr).expect("read stderr");
         assert!(!stderr.contains("panicked"), "run {i}: {stderr}");
-        if finished {
-            assert!(out.status.success(), "run {i}: {:?} {stderr}", out.status);
-        }
         only_interrupted_warning(&stderr, &listed_before)
             .unwrap_or_else(|e| panic!("run {i}: {e}"));
         // At any moment, whatever the manifest lists is complete and correct.
         let listed = listed_files_verify(&dir);
         eprintln!(
-            "builder: kill run {i}: {} at {at:.2?}; manifest lists layers {:?}; temporary files {:?}",
-            if finished { "finished" } else { "killed" },
-            listed,
+            "builder: run {i} killed at {point}:{what} after {at:.2?}; manifest lists layers \
+             {listed:?}; temporary files {:?}",
             tmp_files(&dir)
         );
         listed_before = listed;
     }
-    assert!(
-        killed >= 4,
-        "only {killed} runs were killed before finishing"
-    );
-
     // The last run finishes.
     let mut child = spawn();
     let start = Instant::now();

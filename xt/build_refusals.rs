@@ -5,10 +5,11 @@
 use crate::builder::*;
 use crate::common::{awari, ok, s, text, usage_error};
 
-use awari_egdb::build::{self, human, BuildError};
+use awari_egdb::build;
+use awari_egdb::error::human;
 use awari_egdb::index::layer_size;
 use awari_egdb::solve::Silent;
-use awari_egdb::table::{LockError, ManifestError};
+use awari_egdb::{Error, ErrorKind};
 
 use std::fs;
 
@@ -19,7 +20,7 @@ fn foreign_manifest_is_refused() {
         let dir = tmp.path();
         fs::write(dir.join("manifest.json"), content).unwrap();
         match build::build(&opts(dir, 3, true), &Silent) {
-            Err(BuildError::Manifest(ManifestError::Foreign { .. })) => {}
+            Err(Error::ForeignManifest { .. }) => {}
             other => panic!("manifest {:?}: {other:?}", text(content)),
         }
         let line = usage_error(&["build", "--max-seeds", "3", "--out", s(dir)]);
@@ -45,7 +46,7 @@ fn vu_like_folder_is_refused() {
         .modified()
         .unwrap();
     match build::build(&opts(dir, 5, true), &Silent) {
-        Err(BuildError::ForeignFolder { file, .. }) => assert_eq!(file, "scores.3"),
+        Err(Error::ForeignFolder { file, .. }) => assert_eq!(file, "scores.3"),
         other => panic!("{other:?}"),
     }
     let line = usage_error(&["build", "--max-seeds", "5", "--out", s(dir)]);
@@ -84,7 +85,7 @@ fn manifest_for_other_rules_is_refused() {
         let edited = serde_json::to_vec_pretty(&v).unwrap();
         fs::write(&path, &edited).unwrap();
         match build::build(&opts(dir, 6, true), &Silent) {
-            Err(BuildError::Manifest(ManifestError::Mismatch { .. })) => {}
+            Err(Error::OtherRules { .. }) => {}
             other => panic!("{field} changed: {other:?}"),
         }
         let line = usage_error(&["build", "--max-seeds", "6", "--out", s(dir)]);
@@ -115,13 +116,19 @@ fn memory_limit_refuses_layer_and_keeps_finished() {
     let mut o = opts(dir, 8, true);
     o.memory_limit = Some(1024);
     let needed = match build::build(&o, &Silent) {
-        Err(BuildError::Memory {
-            layer: 6,
-            needed,
-            available: 1024,
-            from_flag: true,
-            ..
-        }) => needed,
+        Err(e @ Error::Memory { .. }) => {
+            assert_eq!(e.kind(), ErrorKind::Memory);
+            match e {
+                Error::Memory {
+                    layer: 6,
+                    needed,
+                    available: 1024,
+                    from_limit: true,
+                    ..
+                } => needed,
+                other => panic!("{other:?}"),
+            }
+        }
         other => panic!("{other:?}"),
     };
     assert!(needed >= layer_size(6), "layer 6 needs {needed} bytes?");
@@ -176,7 +183,9 @@ fn unwritable_output_is_reported() {
     fs::write(&file, b"x").unwrap();
     let out = file.join("db");
     match build::build(&opts(&out, 3, true), &Silent) {
-        Err(BuildError::Io(e)) => assert!(e.path.starts_with(&file), "{e}"),
+        Err(e @ Error::Io { .. }) => {
+            assert!(e.path().unwrap().starts_with(&file), "{e}")
+        }
         other => panic!("{other:?}"),
     }
     let line = usage_error(&["build", "--max-seeds", "3", "--out", s(&out)]);
@@ -190,7 +199,7 @@ fn bad_arguments_are_refused() {
     let dir = tmp.path().join("db");
     let d = s(&dir);
     match build::build(&opts(&dir, 49, true), &Silent) {
-        Err(BuildError::NoSuchLayer(49)) => {}
+        Err(Error::NoSuchLayer(49)) => {}
         other => panic!("{other:?}"),
     }
     let line = usage_error(&["build", "--max-seeds", "49", "--out", d]);
@@ -212,7 +221,7 @@ fn locked_folder_is_refused() {
     let r = unsafe { libc::flock(lock.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) };
     assert_eq!(r, 0, "take the lock");
     match build::build(&opts(dir, 3, true), &Silent) {
-        Err(BuildError::Lock(LockError::Locked(_))) => {}
+        Err(e @ Error::Locked(_)) => assert_eq!(e.kind(), ErrorKind::Busy),
         other => panic!("{other:?}"),
     }
     let line = usage_error(&["build", "--max-seeds", "3", "--out", s(dir)]);
@@ -227,8 +236,9 @@ fn locked_folder_is_refused() {
 /// panic or a wrong table.
 #[test]
 fn missing_scratch_folder_is_an_error() {
-    use awari_egdb::solve::{solve_in_memory, solve_layer, Below, SolveError, Solved};
-    let lower = solve_in_memory(3, true).expect("layers 0..=3");
+    use awari_egdb::solve::memory::{solve_all, solve_layer, Solved};
+    use awari_egdb::solve::Below;
+    let lower = solve_all(3, true).expect("layers 0..=3");
     let below: Vec<Below> = lower
         .iter()
         .map(|t| Below {
@@ -241,18 +251,19 @@ fn missing_scratch_folder_is_an_error() {
     let mut called = false;
     let r = solve_layer(4, &below, true, Some(&dir), &Silent, &mut |_: &Solved| {
         called = true;
-        Ok::<(), SolveError>(())
+        Ok::<(), Error>(())
     });
     match r {
-        Err(e @ SolveError::Scratch { .. }) => {
+        Err(e @ Error::Scratch { .. }) => {
             assert!(e.to_string().contains("for-scratch"), "{e}");
+            assert_eq!(e.kind(), ErrorKind::Io);
         }
         other => panic!("expected a scratch error, got {:?}", other.map(|_| ())),
     }
     assert!(!called, "no table handed out");
     // Without the envelope no scratch file is needed.
     let r = solve_layer(4, &below, false, Some(&dir), &Silent, &mut |_: &Solved| {
-        Ok::<(), SolveError>(())
+        Ok::<(), Error>(())
     });
     assert!(r.is_ok());
 }

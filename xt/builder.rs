@@ -11,7 +11,7 @@ use awari_egdb::build::{self, BuildObserver, BuildOptions, BuildReport};
 use awari_egdb::format::Kind;
 use awari_egdb::index::{layer_size, unrank};
 use awari_egdb::solve::{self, Observer, Silent};
-use awari_egdb::table::Manifest;
+use awari_egdb::store::Manifest;
 
 use crate::common::{awari, s, KNOWN_GOOD};
 use std::collections::{BTreeMap, BTreeSet};
@@ -134,8 +134,8 @@ pub(crate) fn listed_files_verify(dir: &Path) -> Vec<u32> {
 /// Checks a manifest against the files it describes: layer sizes, names,
 /// checksums (recomputed), the score histogram and pinned count (recounted).
 pub(crate) fn check_manifest(dir: &Path, m: &Manifest, max: u32, envelope: bool) {
-    assert_eq!(m.format, awari_egdb::table::FORMAT);
-    assert_eq!(m.version, awari_egdb::table::VERSION);
+    assert_eq!(m.format, awari_egdb::store::FORMAT);
+    assert_eq!(m.version, awari_egdb::store::VERSION);
     assert_eq!(m.rule_set, awari_egdb::format::RULE_SET);
     assert_eq!(m.checksum, "xxh3-64");
     let seeds: Vec<u32> = m.layers.iter().map(|e| e.seeds).collect();
@@ -194,19 +194,36 @@ pub(crate) fn check_manifest(dir: &Path, m: &Manifest, max: u32, envelope: bool)
         } else {
             assert_eq!(e.pinned, None, "{who}: pinned without the envelope");
         }
-        assert!(e.threads >= 1, "{who}: threads");
-        assert!(e.wall_seconds.is_finite() && e.wall_seconds >= 0.0, "{who}");
-        assert!(e.working_bytes >= e.positions, "{who}: working bytes");
+        // The phases are timed inside the layer's wall time, and the rate is
+        // the positions over it.
+        let p = &e.phase_seconds;
+        let phases = p.exits + p.envelope + p.score + p.write;
+        assert!(
+            phases <= e.wall_seconds * 1.001 + 1e-6,
+            "{who}: phases {phases} s"
+        );
+        let rate = e.positions as f64 / e.wall_seconds.max(1e-9);
+        assert!(
+            (e.positions_per_second / rate - 1.0).abs() < 1e-6,
+            "{who}: rate"
+        );
+        assert_eq!(
+            e.working_bytes,
+            solve::memory::cost(n, envelope).working,
+            "{who}: working bytes"
+        );
         assert_eq!(
             e.estimate_bytes,
-            solve::memory_estimate(n, envelope),
+            solve::memory::cost(n, envelope).estimate,
             "{who}: the guard's estimate"
         );
-        // Both peaks are the process's, and the tests build concurrently in
-        // one process: only their presence can be checked here.
+        // The peak resident set covers the anonymous memory sampled during
+        // the layer (both are the process's; the tests build concurrently).
         assert!(
-            e.peak_anon_bytes > 0 && e.peak_rss_bytes > 0,
-            "{who}: memory peaks"
+            e.peak_rss_bytes >= e.peak_anon_bytes,
+            "{who}: peak RSS {} below its anonymous part {}",
+            e.peak_rss_bytes,
+            e.peak_anon_bytes
         );
     }
 }

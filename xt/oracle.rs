@@ -8,7 +8,7 @@ use crate::common::{awari, s, scratch, text, KNOWN_GOOD};
 use awari_egdb::build;
 use awari_egdb::format::checksum;
 use awari_egdb::solve::Silent;
-use awari_egdb::table::Manifest;
+use awari_egdb::store::Manifest;
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Output;

@@ -5,10 +5,11 @@
 
 use crate::builder::*;
 use crate::common::{awari, s};
-use awari_egdb::build::{self, BuildError, Solver};
+use awari_egdb::build::{self, Solver};
 use awari_egdb::index::layer_size;
-use awari_egdb::solve::{self, Silent, SolveError};
-use awari_egdb::table::Manifest;
+use awari_egdb::solve::{self, Silent};
+use awari_egdb::store::Manifest;
+use awari_egdb::{Error, ErrorKind};
 use std::fs;
 use std::path::Path;
 
@@ -133,8 +134,8 @@ fn compact_and_in_memory_builds_are_the_same_bytes() {
     }
 }
 
-/// A scratch folder that cannot hold the lists is an error naming it, not a
-/// panic, and the finished layers stay.
+/// A scratch folder that does not exist is refused before anything is
+/// written, naming it.
 #[test]
 fn compact_solver_with_a_missing_scratch_folder_is_an_error() {
     let tmp = tempdir();
@@ -143,8 +144,9 @@ fn compact_solver_with_a_missing_scratch_folder_is_an_error() {
     o.solver = Solver::Compact;
     o.scratch = Some(tmp.path().join("no-such-folder"));
     match build::build(&o, &Silent) {
-        Err(BuildError::Solve(SolveError::Scratch { dir: d, .. })) => {
-            assert_eq!(d, tmp.path().join("no-such-folder"))
+        Err(e @ Error::NoSuchFolder(_)) => {
+            assert_eq!(e.kind(), ErrorKind::Input);
+            assert_eq!(e.path(), Some(tmp.path().join("no-such-folder").as_path()))
         }
         other => panic!("{other:?}"),
     }
@@ -159,14 +161,14 @@ fn a_limit_below_the_compact_solver_is_refused_with_its_needs() {
     let mut o = opts(&dir, 20, true);
     o.memory_limit = Some(20 << 20);
     match build::build(&o, &Silent) {
-        Err(e @ BuildError::Memory { layer: 0, .. }) => {
+        Err(e @ Error::Memory { .. }) => {
             let text = e.to_string();
             assert!(text.contains("compact solver"), "{text}");
         }
         other => panic!("{other:?}"),
     }
     assert!(!dir.exists(), "nothing written");
-    assert!(solve::compact::memory_estimate(20) < solve::memory_estimate(20, true) / 2);
+    assert!(solve::compact::cost(20, 1).estimate < solve::memory::cost(20, true).estimate / 2);
 }
 
 /// Builds layers 0..=20 into `dir` on 2 threads under `--memory-limit

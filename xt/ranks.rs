@@ -4,31 +4,9 @@
 //! process; the ranks must be started alike.
 
 use crate::builder::*;
-use awari_egdb::build::{self, BuildError, BuildOptions, BuildReport};
-use awari_egdb::comm::Threads;
-use awari_egdb::solve::Silent;
-
-/// Runs `build_ranks` on `opts[r]` as rank `r` of `opts.len()`, each rank a
-/// thread with a pool of `threads`.
-fn build_as_ranks(opts: &[BuildOptions], threads: usize) -> Vec<Result<BuildReport, BuildError>> {
-    let comms = Threads::ranks(opts.len());
-    std::thread::scope(|sc| {
-        let handles: Vec<_> = comms
-            .iter()
-            .zip(opts)
-            .map(|(comm, o)| {
-                sc.spawn(move || {
-                    rayon::ThreadPoolBuilder::new()
-                        .num_threads(threads)
-                        .build()
-                        .unwrap()
-                        .install(|| build::build_ranks(o, comm, &Silent))
-                })
-            })
-            .collect();
-        handles.into_iter().map(|h| h.join().unwrap()).collect()
-    })
-}
+use crate::common::build_as_ranks;
+use awari_egdb::build;
+use awari_egdb::Error;
 
 /// Layers 0..=16 by 2, 3 and 4 ranks equal the known-good checksums; the
 /// manifest says how many ranks built each layer of more than one window.
@@ -44,12 +22,27 @@ fn two_to_four_ranks_build_the_known_good_tables() {
             assert_eq!(rep.built, build::layers_up_to(16), "rank {r}");
         }
         assert_known_good(&dir, 51);
-        let m = awari_egdb::table::Manifest::load(&dir).unwrap().unwrap();
+        let m = awari_egdb::store::Manifest::load(&dir).unwrap().unwrap();
         let l16 = m.layer(16).unwrap();
         assert_eq!(l16.ranks, Some(ranks));
         assert_eq!(l16.solver.as_deref(), Some("compact"));
-        let io = l16.io.as_ref().unwrap();
-        assert!(io.sent_bytes > 0, "ranks exchanged updates: {io:?}");
+        if ranks == 2 {
+            // Every exit and update for another rank's position is sent
+            // once, whatever the timing: the same bytes on 2 threads per
+            // rank as on 1, layer by layer.
+            let tmp2 = tempdir();
+            let dir2 = tmp2.path().join("db");
+            for rep in build_as_ranks(&vec![opts(&dir2, 16, true); 2], 2) {
+                rep.unwrap();
+            }
+            let m2 = awari_egdb::store::Manifest::load(&dir2).unwrap().unwrap();
+            for n in build::layers_up_to(16) {
+                let sent = |m: &awari_egdb::store::Manifest| {
+                    m.layer(n).unwrap().io.as_ref().map(|io| io.sent_bytes)
+                };
+                assert_eq!(sent(&m), sent(&m2), "layer {n}: bytes sent, 1 vs 2 threads");
+            }
+        }
         // A rerun with the same ranks reuses every layer.
         let again = build_as_ranks(&vec![o.clone(); ranks], 1);
         for rep in again {
@@ -68,7 +61,7 @@ fn ranks_started_differently_refuse() {
     b.max_seeds = 9;
     for r in build_as_ranks(&[a.clone(), b], 1) {
         match r {
-            Err(e @ BuildError::RanksDisagree(_)) => {
+            Err(e @ Error::RanksDisagree(_)) => {
                 assert!(e.to_string().contains("build options"), "{e}")
             }
             other => panic!("{other:?}"),
@@ -77,7 +70,7 @@ fn ranks_started_differently_refuse() {
     let c = opts(&tmp.path().join("c"), 8, true);
     for r in build_as_ranks(&[a, c], 1) {
         match r {
-            Err(e @ BuildError::RanksDisagree(_)) => {
+            Err(e @ Error::RanksDisagree(_)) => {
                 assert!(e.to_string().contains("output folder"), "{e}")
             }
             other => panic!("{other:?}"),

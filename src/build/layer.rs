@@ -187,9 +187,13 @@ fn write_tables(
     let positions = layer_size(n);
     let write = |kind: Kind| -> Result<FileEntry> {
         let name = kind.file_name(n);
-        let xxh3 = store::write_parts(&dir.join(&name), positions, solved.part(), comm, |start, buf| {
-            solved.extract(kind, start as usize, buf)
-        })?;
+        let xxh3 = store::write_parts(
+            &dir.join(&name),
+            positions,
+            solved.part(),
+            comm,
+            |start, buf| solved.extract(kind, start as usize, buf),
+        )?;
         Ok(FileEntry {
             name,
             bytes: positions,
@@ -227,8 +231,6 @@ fn write_tables(
     w.seconds += tw.elapsed().as_secs_f64();
     Ok(())
 }
-
-
 
 pub(super) fn build_layer(
     n: u32,
@@ -361,4 +363,3 @@ pub(super) fn build_layer(
     };
     Ok((entry, compressed))
 }
-

@@ -144,9 +144,17 @@ pub fn build(opts: &BuildOptions, obs: &dyn BuildObserver) -> Result<BuildReport
 }
 
 /// Where the lower layers of `n` are, for the planner.
-fn lower_of(dir: &Path, m: &Manifest, n: u32, finished: &[Option<Finished>], envelope: bool) -> Result<plan::Lower> {
+fn lower_of(
+    dir: &Path,
+    m: &Manifest,
+    n: u32,
+    finished: &[Option<Finished>],
+    envelope: bool,
+) -> Result<plan::Lower> {
     let mut lower = plan::Lower::raw(n, envelope);
-    lower.all_raw = (0..n).filter(|&k| k != 47).all(|k| finished[k as usize].is_some());
+    lower.all_raw = (0..n)
+        .filter(|&k| k != 47)
+        .all(|k| finished[k as usize].is_some());
     for k in (0..n).filter(|&k| k != 47 && finished[k as usize].is_none()) {
         for kind in [Kind::Score, Kind::Lower, Kind::Upper] {
             if let Some(store::Stored::Compressed {
@@ -332,7 +340,10 @@ pub fn build_ranks(
                 continue;
             }
             let e = manifest.layer(k).expect("a reused layer").clone();
-            let raw: u64 = compressed_only(dir, &manifest, k)?.iter().map(|f| f.bytes).sum();
+            let raw: u64 = compressed_only(dir, &manifest, k)?
+                .iter()
+                .map(|f| f.bytes)
+                .sum();
             obs.note(&format!(
                 "layer {k} is kept only compressed; writing its raw tables back ({}) \
                  to build layer {n}, since the in-memory solver reads lower layers raw",

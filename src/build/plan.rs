@@ -63,7 +63,10 @@ impl Lower {
         let tables = if envelope { 3 } else { 1 };
         Lower {
             all_raw: true,
-            mapped: (0..n).filter(|&k| k != 47).map(|k| layer_size(k) * tables).sum(),
+            mapped: (0..n)
+                .filter(|&k| k != 47)
+                .map(|k| layer_size(k) * tables)
+                .sum(),
             largest_compressed: 0,
         }
     }
@@ -160,9 +163,7 @@ pub fn check_range(
     } else {
         raw.sum()
     };
-    if let (Some(free), Some(first), Some(last)) =
-        (free_disk(dir), todo.first(), todo.last())
-    {
+    if let (Some(free), Some(first), Some(last)) = (free_disk(dir), todo.first(), todo.last()) {
         if needed > free {
             return Err(Error::Disk {
                 dir: dir.to_path_buf(),
@@ -180,7 +181,9 @@ pub fn check_range(
 /// its nearest existing ancestor); `None` where it cannot be told.
 fn free_disk(dir: &Path) -> Option<u64> {
     use std::os::unix::ffi::OsStrExt;
-    let existing = dir.ancestors().find(|p| p.exists() && !p.as_os_str().is_empty())?;
+    let existing = dir
+        .ancestors()
+        .find(|p| p.exists() && !p.as_os_str().is_empty())?;
     let c = std::ffi::CString::new(existing.as_os_str().as_bytes()).ok()?;
     let mut s: libc::statvfs = unsafe { std::mem::zeroed() };
     // SAFETY: a valid C string and a struct of the right type to fill.
@@ -211,7 +214,10 @@ mod tests {
         };
         let c = choose(20, &o, 1, &lower, big).unwrap();
         assert!(!c.compact);
-        assert_eq!(c.estimate, solve::memory::cost(20, true).estimate + lower.mapped);
+        assert_eq!(
+            c.estimate,
+            solve::memory::cost(20, true).estimate + lower.mapped
+        );
         let compact = solve::compact::cost(20, 1).estimate;
         let tight = Budget {
             bytes: compact,

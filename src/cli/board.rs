@@ -54,7 +54,12 @@ pub fn parse_board(words: &[String]) -> Result<Position, Failure> {
         }
         pits[i] = v as u8;
     }
-    Position::indexable(pits).map_err(|e| Failure::usage(format!("{}: {e}", Position(pits))))
+    let p = Position::indexable(pits)
+        .map_err(|e| Failure::usage(format!("{}: {e}", Position(pits))))?;
+    if p.seeds() == 47 {
+        return Err(awari_egdb::Error::Layer47.into());
+    }
+    Ok(p)
 }
 
 #[derive(serde::Serialize)]
@@ -103,7 +108,10 @@ pub fn position(a: PositionArgs) -> Result<(), Failure> {
             a.index
         ))
     })?;
-    let p = index::unrank(n, g).map_err(|e| Failure::usage(e.to_string()))?;
+    if n == 47 {
+        return Err(awari_egdb::Error::Layer47.into());
+    }
+    let p = index::unrank(n, g)?;
     print_board(&p, g, a.json);
     Ok(())
 }

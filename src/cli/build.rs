@@ -76,6 +76,16 @@ pub fn run(a: BuildArgs) -> Result<(), Failure> {
         .as_deref()
         .map(|s| super::parse_size("--memory-limit", s, "8GiB, 500MB, 1073741824"))
         .transpose()?;
+    if let (Some(limit), Some(total)) = (memory_limit, awari_egdb::mem::total_memory()) {
+        if limit > total {
+            return Err(Failure::usage(format!(
+                "--memory-limit {} is more than this machine has ({}); leave it out to use \
+                 the memory available",
+                human(limit),
+                human(total)
+            )));
+        }
+    }
     let max_seeds = a
         .max_seeds
         .trim()
@@ -241,6 +251,8 @@ enum Mode {
 /// it started, and when a plain progress line was last printed.
 struct Current {
     n: u32,
+    /// Whether the layer is large enough for a line per phase.
+    phase_lines: bool,
     bar: ProgressBar,
     done: u64,
     total: u64,
@@ -250,6 +262,11 @@ struct Current {
 
 /// Seconds between plain progress lines (without a terminal).
 const LINE_EVERY: f64 = 30.0;
+
+/// Layers of at least this many positions (layer 16 and up: seconds of
+/// work) get a plain progress line per phase; smaller ones only their
+/// line when done.
+const PHASE_LINES_FROM: u64 = 1 << 22;
 
 struct Progress {
     mode: Mode,
@@ -312,7 +329,7 @@ impl Observer for Progress {
     fn phase(&self, name: &'static str) {
         if let Some(c) = self.layer.lock().expect("progress lock").as_mut() {
             c.bar.set_message(name);
-            if self.mode == Mode::Lines {
+            if self.mode == Mode::Lines && c.phase_lines {
                 c.line(name);
             }
         }
@@ -349,13 +366,14 @@ impl BuildObserver for Progress {
         let bar = self.multi.add(ProgressBar::new(len));
         bar.set_style(
             ProgressStyle::with_template(
-                "{prefix:>9} {bar:30.green/white} {human_pos}/{human_len} {per_sec:.0} eta {eta} {msg}",
+                "{prefix:>9} {bar:30.green/white} {percent:>3}% eta {eta} {msg}",
             )
             .expect("template"),
         );
         bar.set_prefix(format!("layer {n}"));
         self.overall.set_message(format!("layer {n}"));
-        if self.mode == Mode::Lines {
+        let phase_lines = positions >= PHASE_LINES_FROM;
+        if self.mode == Mode::Lines && phase_lines {
             eprintln!(
                 "layer {n}: {positions} positions ({} solver)",
                 if compact { "compact" } else { "in-memory" }
@@ -363,6 +381,7 @@ impl BuildObserver for Progress {
         }
         *self.layer.lock().expect("progress lock") = Some(Current {
             n,
+            phase_lines,
             bar,
             done: 0,
             total: len,

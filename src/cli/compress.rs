@@ -3,8 +3,8 @@
 
 use super::verify::parse_layers;
 use super::Failure;
-use awari_egdb::error::human;
 use awari_egdb::codec::{self, Settings};
+use awari_egdb::error::human;
 use awari_egdb::pack::{
     self, CompressOptions, DecompressOptions, PackObserver, PackReport, PackedFile,
 };
@@ -12,16 +12,14 @@ use clap::Args;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::io::IsTerminal;
 use std::ops::RangeInclusive;
-use std::path::PathBuf;
 use std::sync::Mutex;
 use std::time::Instant;
 
 #[derive(Args)]
 #[command(after_help = super::EXIT_CODES)]
 pub struct CompressArgs {
-    /// Our folder of tables.
-    #[arg(long, value_name = "DIR")]
-    db: PathBuf,
+    #[command(flatten)]
+    db: super::DbArg,
     /// zstd level (1..=22; negative levels are faster and compress less).
     #[arg(long, value_name = "L", default_value_t = codec::DEFAULT_LEVEL, allow_negative_numbers = true)]
     level: i32,
@@ -56,9 +54,8 @@ pub struct CompressArgs {
 #[derive(Args)]
 #[command(after_help = super::EXIT_CODES)]
 pub struct DecompressArgs {
-    /// Our folder of tables.
-    #[arg(long, value_name = "DIR")]
-    db: PathBuf,
+    #[command(flatten)]
+    db: super::DbArg,
     /// Layers to decompress, e.g. 12..=22 (default: every compressed layer).
     #[arg(long, value_name = "A..=B", value_parser = parse_layers)]
     layers: Option<RangeInclusive<u32>>,
@@ -109,7 +106,7 @@ pub fn run_compress(a: CompressArgs) -> Result<(), Failure> {
         remove_raw: a.remove_raw,
     };
     pack(a.threads, a.quiet, a.json, |p| {
-        pack::compress_folder(&a.db, &opts, p)
+        pack::compress_folder(&a.db.path(), &opts, p)
     })
 }
 
@@ -119,7 +116,7 @@ pub fn run_decompress(a: DecompressArgs) -> Result<(), Failure> {
         remove_compressed: a.remove_compressed,
     };
     pack(a.threads, a.quiet, a.json, |p| {
-        pack::decompress_folder(&a.db, &opts, p)
+        pack::decompress_folder(&a.db.path(), &opts, p)
     })
 }
 

@@ -167,7 +167,17 @@ fn hint(e: &Error) -> Option<String> {
             }
         ),
         Error::Disk { .. } => "free disk space, or build fewer layers with --max-seeds".into(),
-        e if e.is_damage() => "`awari build` on the folder rebuilds damaged tables".into(),
+        e if e.is_damage() => {
+            let dir = e
+                .path()
+                .and_then(|p| if p.is_dir() { Some(p) } else { p.parent() });
+            match dir {
+                Some(d) if !d.join("manifest.json").exists() => {
+                    "copy the table again from the VU dataset".into()
+                }
+                _ => "`awari build` on the folder rebuilds damaged tables".into(),
+            }
+        }
         _ => return None,
     })
 }
@@ -175,7 +185,8 @@ fn hint(e: &Error) -> Option<String> {
 /// `--db DIR`, the folder of tables, as every command takes it.
 #[derive(clap::Args, Clone, Debug)]
 pub struct DbArg {
-    /// Folder of tables (default: $AWARI_PATH, else ./db).
+    /// Folder of tables: ours, or a VU dataset folder to read (default:
+    /// $AWARI_PATH, else ./db).
     #[arg(long = "db", value_name = "DIR", alias = "out")]
     db: Option<std::path::PathBuf>,
 }
@@ -202,10 +213,20 @@ pub fn parse_size(flag: &str, s: &str, e_g: &str) -> Result<u64, Failure> {
         .map_err(|_| Failure::usage(format!("{flag} '{s}' is not a size (e.g. {e_g})")))
 }
 
+/// Worker threads allowed per core: more only adds switching.
+const MAX_THREADS_PER_CORE: usize = 8;
+
 /// A worker pool of `threads` threads (default: all cores).
 pub fn pool(threads: Option<usize>) -> Result<rayon::ThreadPool, Failure> {
     if threads == Some(0) {
         return Err(Failure::usage("--threads must be at least 1"));
+    }
+    let cores = std::thread::available_parallelism().map_or(1, |c| c.get());
+    if let Some(t) = threads.filter(|&t| t > MAX_THREADS_PER_CORE * cores) {
+        return Err(Failure::usage(format!(
+            "--threads {t}: this machine has {cores} core(s); give at most {}",
+            MAX_THREADS_PER_CORE * cores
+        )));
     }
     let mut b = rayon::ThreadPoolBuilder::new();
     if let Some(t) = threads {
@@ -215,8 +236,41 @@ pub fn pool(threads: Option<usize>) -> Result<rayon::ThreadPool, Failure> {
         .map_err(|e| Failure::usage(format!("cannot start worker threads: {e}")))
 }
 
+/// Parses the arguments; help and version go to stdout (exit 0), and a
+/// parse error is one `awari:` line on stderr (exit 2), like every other
+/// error of the binary.
+fn parse() -> Result<Cli, i32> {
+    use clap::error::ErrorKind as Clap;
+    Cli::try_parse().map_err(|e| match e.kind() {
+        Clap::DisplayHelp | Clap::DisplayVersion => {
+            let _ = e.print();
+            0
+        }
+        Clap::DisplayHelpOnMissingArgumentOrSubcommand => {
+            let _ = e.print();
+            2
+        }
+        _ => {
+            let text = e.render().to_string();
+            let first = text.lines().next().unwrap_or("bad arguments");
+            let first = first.strip_prefix("error: ").unwrap_or(first);
+            let tip = match e.get(clap::error::ContextKind::Suggested) {
+                Some(clap::error::ContextValue::StyledStrs(s)) if !s.is_empty() => {
+                    format!("; {}", s[0].to_string().trim_start_matches("tip: "))
+                }
+                _ => String::new(),
+            };
+            eprintln!("awari: {first}{tip} (see --help)");
+            2
+        }
+    })
+}
+
 pub fn run() -> i32 {
-    let cli = Cli::parse();
+    let cli = match parse() {
+        Ok(cli) => cli,
+        Err(code) => return code,
+    };
     let result = match cli.command {
         Command::Index(a) => board::index(a),
         Command::Position(a) => board::position(a),

@@ -29,9 +29,8 @@ enum Computer {
     "(one line on stderr starting with 'awari:')."
 ))]
 pub struct PlayArgs {
-    /// Folder of tables: ours or a VU dataset folder (default: $AWARI_PATH, else ./db).
-    #[arg(long, value_name = "DIR")]
-    db: Option<PathBuf>,
+    #[command(flatten)]
+    db: super::DbArg,
     /// Start from this position (12 pit counts, the side to move first, as
     /// `awari query` takes them); that side is South.
     #[arg(
@@ -44,7 +43,12 @@ pub struct PlayArgs {
     from: Option<Vec<String>>,
     /// Seeds captured before the start, South then North, e.g. 20,12
     /// (default: the seeds off the board, split evenly).
-    #[arg(long, value_name = "S,N", requires = "from")]
+    #[arg(
+        long,
+        value_name = "S,N",
+        requires = "from",
+        allow_hyphen_values = true
+    )]
     captured: Option<String>,
     /// Start from a game record written by `save`.
     #[arg(long, value_name = "FILE")]
@@ -171,7 +175,7 @@ fn computer_move(db: &Database, g: &mut Game, depth: u32) -> Result<(), Failure>
 const HELP: &str = "commands: a pit label (A..F South, a..f North) | undo | go | hint | save FILE | load FILE | help | quit";
 
 pub fn run(a: PlayArgs) -> Result<(), Failure> {
-    let db = super::query::open(a.db.clone(), false)?;
+    let db = super::query::open(&a.db.path(), false)?;
     let mut g = start(&a)?;
     let interactive = std::io::stdin().is_terminal();
     let stdin = std::io::stdin();

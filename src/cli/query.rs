@@ -3,19 +3,17 @@
 use super::board::parse_board;
 use super::Failure;
 use awari_egdb::index;
-use awari_egdb::probe::{Database, MoveInfo, PvEnd, AWARI_PATH};
+use awari_egdb::probe::{Database, MoveInfo, PvEnd};
 use awari_egdb::rules::Position;
 use clap::Args;
 use serde::Serialize;
 use std::io::BufRead;
-use std::path::PathBuf;
 
 #[derive(Args)]
 #[command(after_help = super::EXIT_CODES)]
 pub struct QueryArgs {
-    /// Folder of tables: ours or a VU dataset folder (default: $AWARI_PATH, else ./db).
-    #[arg(long, value_name = "DIR")]
-    db: Option<PathBuf>,
+    #[command(flatten)]
+    db: super::DbArg,
     /// Twelve pit counts, pit 0 first (the mover's 0..5, then the opponent's 6..11).
     #[arg(value_name = "PIT", num_args = 0.., allow_negative_numbers = true)]
     pits: Vec<String>,
@@ -190,20 +188,13 @@ fn print_text(p: &Position, a: &Answer, moves: &[MoveInfo; 6]) {
     }
 }
 
-/// The database of `--db DIR`, else `$AWARI_PATH`, else `./db`.
-pub fn open(db: Option<PathBuf>, verify: bool) -> Result<Database, Failure> {
-    let dir = match db {
-        Some(d) => d,
-        None => match std::env::var_os(AWARI_PATH) {
-            Some(p) if !p.is_empty() => PathBuf::from(p),
-            _ => PathBuf::from("./db"),
-        },
-    };
-    Ok(Database::open(&dir)?.verify_on_load(verify))
+/// The database of the folder `dir` (see [`super::DbArg`]).
+pub fn open(dir: &std::path::Path, verify: bool) -> Result<Database, Failure> {
+    Ok(Database::open(dir)?.verify_on_load(verify))
 }
 
 pub fn run(a: QueryArgs) -> Result<(), Failure> {
-    let db = open(a.db, a.verify)?;
+    let db = open(&a.db.path(), a.verify)?;
     if a.stdin {
         return run_stdin(&db, a.json, a.pv);
     }

@@ -10,9 +10,8 @@ use std::path::PathBuf;
 #[derive(Args)]
 #[command(after_help = super::EXIT_CODES)]
 pub struct RecoverArgs {
-    /// Our folder of tables whose manifest.json was deleted or damaged.
-    #[arg(long, value_name = "DIR")]
-    db: PathBuf,
+    #[command(flatten)]
+    db: super::DbArg,
     /// Known-good checksums (the repository's data/known-good.csv): a layer
     /// in the list is trusted only if its tables equal it. Layers not in the
     /// list must pass the Bellman check on top of recovered layers.
@@ -33,7 +32,7 @@ pub fn run(a: RecoverArgs) -> Result<(), Failure> {
         .map(verify::read_known_good)
         .transpose()?;
     let pool = super::pool(a.threads)?;
-    let r = pool.install(|| recover::recover(&a.db, known.as_deref()))?;
+    let r = pool.install(|| recover::recover(&a.db.path(), known.as_deref()))?;
     let rejected: Vec<u32> = r.rejected().map(|l| l.seeds).collect();
     let recovered: Vec<u32> = r.recovered().map(|l| l.seeds).collect();
     if a.json {

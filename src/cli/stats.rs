@@ -14,9 +14,8 @@ use std::path::{Path, PathBuf};
 #[derive(Args)]
 #[command(after_help = super::EXIT_CODES)]
 pub struct StatsArgs {
-    /// Folder of tables: ours or a VU dataset folder.
-    #[arg(long, value_name = "DIR")]
-    db: PathBuf,
+    #[command(flatten)]
+    db: super::DbArg,
     /// Layers, e.g. 0..=24 (default: every layer in the folder).
     #[arg(long, value_name = "A..=B", value_parser = parse_layers)]
     layers: Option<RangeInclusive<u32>>,
@@ -34,8 +33,9 @@ fn pct(s: &LayerStats, c: u64) -> String {
 }
 
 pub fn run(a: StatsArgs) -> Result<(), Failure> {
-    let db = Database::open(&a.db)?;
-    let layers = super::verify::layers_in(&db, &a.db, a.layers)?;
+    let dir = a.db.path();
+    let db = Database::open(&dir)?;
+    let layers = super::verify::layers_in(&db, &dir, a.layers)?;
     let all: Vec<LayerStats> = layers
         .iter()
         .map(|&n| stats::layer_stats(&db, n))
@@ -89,6 +89,12 @@ fn plot(path: &Path, all: &[LayerStats]) -> Result<(), Failure> {
         .and_then(|e| e.to_str())
         .map(str::to_ascii_lowercase);
     let size = (1000, 900);
+    if matches!(ext.as_deref(), Some("png" | "svg")) {
+        // The plotting backends report a file they cannot create as a raw
+        // debug string: find out first, in plain words.
+        std::fs::File::create(path)
+            .map_err(|e| Failure::usage(format!("{}: {e}", path.display())))?;
+    }
     register_font()?;
     let r = match ext.as_deref() {
         Some("png") => draw(BitMapBackend::new(path, size).into_drawing_area(), all),

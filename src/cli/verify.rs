@@ -23,16 +23,21 @@ pub fn parse_layers(s: &str) -> Result<RangeInclusive<u32>, String> {
     let r = if let Some((a, b)) = s.split_once("..=") {
         num(a)?..=num(b)?
     } else if let Some((a, b)) = s.split_once("..").or_else(|| s.split_once('-')) {
-        let (a, b) = (a.trim(), b.trim());
+        let (a, b) = (num(a)?, num(b)?);
+        let (a, b) = (a.min(b), a.max(b));
         return Err(format!(
-            "'{s}': write ranges as A..=B, both ends included (e.g. {a}..={b})"
+            "'{s}': write ranges as A..=B, both ends included, the smaller first (e.g. {a}..={b})"
         ));
     } else {
         let n = num(s)?;
         n..=n
     };
     if r.is_empty() {
-        return Err(format!("'{s}' is an empty range"));
+        return Err(format!(
+            "'{s}' is an empty range: write the smaller layer first ({}..={})",
+            r.end(),
+            r.start()
+        ));
     }
     Ok(r)
 }
@@ -40,9 +45,8 @@ pub fn parse_layers(s: &str) -> Result<RangeInclusive<u32>, String> {
 #[derive(Args)]
 #[command(after_help = super::EXIT_CODES)]
 pub struct VerifyArgs {
-    /// Our folder of tables (built with the envelope for --oracle).
-    #[arg(long, value_name = "DIR")]
-    db: PathBuf,
+    #[command(flatten)]
+    db: super::DbArg,
     /// An oracle folder of scores.N files (the VU dataset) to compare with,
     /// on pinned positions.
     #[arg(long, value_name = "VU_DIR", group = "against")]
@@ -70,9 +74,8 @@ pub struct VerifyArgs {
 #[derive(Args)]
 #[command(after_help = super::EXIT_CODES)]
 pub struct CheckArgs {
-    /// Folder of tables.
-    #[arg(long, value_name = "DIR")]
-    db: PathBuf,
+    #[command(flatten)]
+    db: super::DbArg,
     /// Layers to check, e.g. 0..=16 (default: every built layer).
     #[arg(long, value_name = "A..=B", value_parser = parse_layers)]
     layers: Option<RangeInclusive<u32>>,
@@ -108,10 +111,10 @@ pub fn runs(layers: &[u32]) -> String {
 pub fn run_verify(a: VerifyArgs) -> Result<(), Failure> {
     let layers = a.layers.unwrap_or(0..=48);
     if let Some(facts) = a.facts {
-        return run_facts(a.db, facts, layers, a.json);
+        return run_facts(a.db.path(), facts, layers, a.json);
     }
     if let Some(list) = a.checksums {
-        return run_checksums(a.db, list, layers, a.json);
+        return run_checksums(a.db.path(), list, layers, a.json);
     }
     let Some(oracle) = a.oracle else {
         return Err(Failure::usage(
@@ -125,7 +128,7 @@ pub fn run_verify(a: VerifyArgs) -> Result<(), Failure> {
             oracle.display()
         )));
     }
-    let verdicts = verify::compare_with_oracle(&a.db, &oracle, layers, a.list)?;
+    let verdicts = verify::compare_with_oracle(&a.db.path(), &oracle, layers, a.list)?;
     let compared: Vec<_> = verdicts.iter().filter(|v| v.skipped.is_none()).collect();
     let pinned: u64 = compared.iter().map(|v| v.pinned).sum();
     let disagree: u64 = compared.iter().map(|v| v.pinned_disagree).sum();
@@ -176,7 +179,7 @@ pub fn run_verify(a: VerifyArgs) -> Result<(), Failure> {
             println!(
                 "layers {} not built in {}: skipped ({} layer(s))",
                 runs(&not_built),
-                a.db.display(),
+                a.db.path().display(),
                 not_built.len()
             );
         }
@@ -398,8 +401,9 @@ pub fn layers_in(
 }
 
 pub fn run_check(a: CheckArgs) -> Result<(), Failure> {
-    let db = Database::open(&a.db)?;
-    let layers = layers_in(&db, &a.db, a.layers)?;
+    let dir = a.db.path();
+    let db = Database::open(&dir)?;
+    let layers = layers_in(&db, &dir, a.layers)?;
     // The check of layer n reads every layer below it: verify the checksums
     // of all of them first (a VU folder has none to verify).
     let top = *layers.last().expect("not empty");
@@ -413,12 +417,12 @@ pub fn run_check(a: CheckArgs) -> Result<(), Failure> {
     let kind = if db.is_vu() {
         format!(
             "{}: a VU dataset folder (no manifest.json): it has no checksums to verify, and only scores.N is checked",
-            a.db.display()
+            a.db.path().display()
         )
     } else {
         format!(
             "{}: a folder of ours: checksums of the tables of {summed} layer(s) ({}) match the manifest",
-            a.db.display(),
+            a.db.path().display(),
             runs(&read)
         )
     };

@@ -1,7 +1,9 @@
 //! Reading compressed tables: random access by entry through a per-thread
 //! cache of decompressed blocks, and sequential reading.
 
-use super::{header_fields, parse_header, u64_at, CompressError, Expected, Header, HEADER_BYTES, STEP};
+use super::{
+    header_fields, parse_header, u64_at, CompressError, Expected, Header, HEADER_BYTES, STEP,
+};
 use rayon::prelude::*;
 use std::cell::RefCell;
 use std::io::{self, Read};

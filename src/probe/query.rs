@@ -184,7 +184,9 @@ impl Database {
                     // The opponent has no move: we take every seed left.
                     -(left as i32)
                 } else {
-                    self.layer(left)?.score.get(rank(&mv.child))? as i32
+                    let g = rank(&mv.child);
+                    let v = self.layer(left)?.score.get(g)?;
+                    self.checked(left, Kind::Score, g, v)? as i32
                 };
                 m.score = Some((mv.captured as i32 - child_score) as i8);
             }

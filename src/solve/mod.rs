@@ -27,7 +27,7 @@
 //!   lead to a child in layer `n` whose mover has seeds. A position has at
 //!   most 6 of them; their number is its counter.
 //! * **Predecessors** of `Q`: the positions `P` with an internal move to `Q`,
-//!   found by un-moves ([`Position::for_each_predecessor`]). The origin of the
+//!   found by un-moves ([`Position::for_each_predecessor`](crate::rules::Position::for_each_predecessor)). The origin of the
 //!   un-move is an empty pit of the side that has just moved; a sowing of `s`
 //!   seeds can be taken back if every pit it fed holds enough seeds; if the
 //!   last seed fell on the other side, it must not have made 2 or 3 there; and
@@ -103,7 +103,6 @@
 //!   equal the stored value.
 //! * A deliberately naive solver for small layers (plain fixpoint iteration
 //!   over all positions, in the test suite) produces the same tables.
-
 
 pub mod compact;
 pub mod kernel;
@@ -211,7 +210,6 @@ pub struct SolveStats {
     pub io: Option<crate::store::IoFigures>,
 }
 
-
 /// A solved layer's tables as either solver hands them out ([`memory::Solved`] in
 /// memory, [`compact::Assembled`] from its result lists), so one writer
 /// serves both.
@@ -229,7 +227,6 @@ pub trait Tables {
     /// The part of the layer these tables hold (all of it in one process).
     fn part(&self) -> crate::comm::Part;
 }
-
 
 /// Anonymous memory the process holds besides the working arrays while it
 /// solves a layer (code, heap, thread stacks, the lower layers' bookkeeping),
@@ -249,7 +246,6 @@ pub struct Cost {
 
 /// Value of "no exit": below every real value.
 pub(crate) const NO_EXIT: i32 = -64;
-
 
 /// Layers `0..=max` in memory, each solved by `one(n, below)` from the
 /// tables of the layers under it; index `k` holds layer `k`'s

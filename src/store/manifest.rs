@@ -21,7 +21,6 @@ pub const VERSION: u32 = 1;
 /// Name of the manifest file.
 pub const MANIFEST: &str = "manifest.json";
 
-
 /// One table file as the manifest records it.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
 pub struct FileEntry {

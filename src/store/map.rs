@@ -169,7 +169,6 @@ impl std::ops::Deref for Mapped {
     }
 }
 
-
 impl AsRef<[u8]> for Mapped {
     fn as_ref(&self) -> &[u8] {
         self

@@ -11,7 +11,7 @@
 //!
 //! * [`manifest`]: the manifest's schema, loading (every field checked)
 //!   and storing.
-//! * [`write`]: atomic writes (temporary name, sync, rename, sync of the
+//! * [`write`](mod@write): atomic writes (temporary name, sync, rename, sync of the
 //!   folder), also of one table by several ranks ([`write_parts`]).
 //! * [`map`]: reading a table's bytes with `pread`, or mapped, with the
 //!   mapping contract.
@@ -286,8 +286,13 @@ impl Table {
 /// file checked). `Ok(None)` when they all match; else the damage found
 /// (an [`ErrorKind::Damaged`](crate::error::ErrorKind::Damaged) error, or
 /// [`Error::NoEnvelope`] when `envelope` is asked for and the layer lacks
-/// it). Reads every table whole.
-pub fn check_layer(dir: &Path, m: &Manifest, e: &LayerEntry, envelope: bool) -> Result<Option<Error>> {
+/// it). Reads every table the layer lists, whole.
+pub fn check_layer(
+    dir: &Path,
+    m: &Manifest,
+    e: &LayerEntry,
+    envelope: bool,
+) -> Result<Option<Error>> {
     if envelope && (e.lower.is_none() || e.upper.is_none()) {
         return Ok(Some(Error::NoEnvelope {
             dir: dir.to_path_buf(),
@@ -295,9 +300,6 @@ pub fn check_layer(dir: &Path, m: &Manifest, e: &LayerEntry, envelope: bool) -> 
         }));
     }
     for (kind, f) in e.files() {
-        if kind != Kind::Score && !envelope {
-            continue;
-        }
         let stored = match locate(dir, Some(m), e.seeds, kind) {
             Ok(Some(s)) => s,
             Ok(None) => unreachable!("the manifest lists {}", f.name),
@@ -320,7 +322,12 @@ pub fn check_layer(dir: &Path, m: &Manifest, e: &LayerEntry, envelope: bool) -> 
 
 /// Checks a stored file's size and checksum: `Ok(Some(damage))` when
 /// either differs.
-pub fn check_file(stored: &Stored, n: u32, want: &str, what: &'static str) -> Result<Option<Error>> {
+pub fn check_file(
+    stored: &Stored,
+    n: u32,
+    want: &str,
+    what: &'static str,
+) -> Result<Option<Error>> {
     let path = stored.path();
     let (expected, of) = expected_size(stored, n)?;
     let found = fs::metadata(path).at(path)?.len();

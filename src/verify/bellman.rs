@@ -47,11 +47,7 @@ pub struct BellmanVerdict {
 /// (captures - score(child))` (`-n` without a move; a child whose mover has
 /// no seeds scores minus its seeds), and likewise `lower` from the
 /// children's `upper` and `upper` from their `lower`.
-pub fn bellman_check(
-    db: &Database,
-    n: u32,
-    max_listed: usize,
-) -> Result<BellmanVerdict> {
+pub fn bellman_check(db: &Database, n: u32, max_listed: usize) -> Result<BellmanVerdict> {
     let size = layer_size(n);
     // Every layer the check reads, mapped (and checksummed) up front.
     let mut tables: Vec<[Option<&[u8]>; 3]> = Vec::new();

@@ -2,8 +2,8 @@
 //! against a database.
 
 use super::csv;
-use crate::index::rank;
 use crate::error::{AtPath, Error, Result};
+use crate::index::rank;
 use crate::probe::Database;
 use crate::rules::Position;
 use serde::Serialize;
@@ -127,7 +127,7 @@ pub fn check_fact(db: &Database, f: &Fact) -> Result<FactOutcome> {
     let moves = match db.moves(&p) {
         Ok(m) => m,
         Err(Error::MissingLayer { layer, .. }) => return Ok(FactOutcome::Skipped { layer }),
-        Err(e) => return Err(e.into()),
+        Err(e) => return Err(e),
     };
     let best = moves.iter().filter_map(|m| m.score).max();
     let played = moves[f.mv as usize].score;

@@ -33,8 +33,8 @@
 //!
 //! The two CSV readers ([`read_facts`], [`read_known_good`]) share the line
 //! and field splitting of `csv.rs`; the oracle comparison and the checksum
-//! comparison share the streaming helpers of `stream.rs`. Every verifier
-//! fails with [`VerifyError`] when it cannot run at all; what it finds is
+//! comparison share the streaming helpers of this module. Every verifier
+//! fails with an [`Error`](crate::Error) when it cannot run at all; what it finds is
 //! in its report.
 
 mod bellman;

@@ -23,7 +23,7 @@ pub const MAX: u32 = 12;
 pub fn options(dir: &Path, max: u32, envelope: bool) -> BuildOptions {
     BuildOptions {
         max_seeds: max,
-        out: dir.to_path_buf(),
+        db: dir.to_path_buf(),
         envelope,
         memory_limit: None,
         reset_peak_rss: false,
@@ -225,4 +225,30 @@ pub fn usage_error(args: &[&str]) -> String {
         "awari {args:?}: stderr line must start with 'awari:': {stderr:?}"
     );
     lines[0].to_owned()
+}
+
+/// Runs `build_ranks` on `opts[r]` as rank `r` of `opts.len()`, each rank a
+/// thread with a pool of `threads`.
+#[allow(dead_code)]
+pub fn build_as_ranks(
+    opts: &[BuildOptions],
+    threads: usize,
+) -> Vec<Result<awari_egdb::build::BuildReport, awari_egdb::Error>> {
+    let comms = awari_egdb::comm::Threads::ranks(opts.len());
+    std::thread::scope(|sc| {
+        let handles: Vec<_> = comms
+            .iter()
+            .zip(opts)
+            .map(|(comm, o)| {
+                sc.spawn(move || {
+                    rayon::ThreadPoolBuilder::new()
+                        .num_threads(threads)
+                        .build()
+                        .unwrap()
+                        .install(|| awari_egdb::build::build_ranks(o, comm, &Silent))
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    })
 }

@@ -4,7 +4,7 @@
 //! into per-threshold lists.
 
 use super::lists::{write_lists, Disk, List, Lists};
-use super::{Lower, Ranks, CHUNK, MAX_CAPTURE, ROUND_CHUNKS, RECEIVED_BATCH};
+use super::{Lower, Ranks, CHUNK, MAX_CAPTURE, RECEIVED_BATCH, ROUND_CHUNKS};
 use crate::comm::Part;
 use crate::error::{Error, Result};
 use crate::format::Kind;
@@ -37,7 +37,6 @@ pub(super) fn forward(n: u32, p: &Position) -> (i32, u8) {
     }
     (e, internal)
 }
-
 
 /// Every position's [`forward`] facts, computed once per layer and kept
 /// in an unnamed scratch file, half a byte per position: 0..=6 internal

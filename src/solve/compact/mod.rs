@@ -1,7 +1,7 @@
 //! The compact solver: one byte of state per position in memory; exits,
 //! results and the lower layers on disk, read and written in index order.
 //!
-//! It computes what [`super::solve_layer`] computes (the same threshold
+//! It computes what [`super::memory::solve_layer`] computes (the same threshold
 //! games, the same bytes) in a third of the memory, and it reads the lower
 //! layers only as streams, so they may be kept compressed.
 //!
@@ -40,7 +40,7 @@
 //! those facts first, then the lower layers are streamed in index order, one table at a time, and
 //! each child position `C` of layer `n - c` hands `c - value(C)` to every
 //! position with a move capturing `c` seeds into `C`
-//! ([`Position::for_each_capture_predecessor`]), which keeps the largest. So
+//! ([`Position::for_each_capture_predecessor`](crate::rules::Position::for_each_capture_predecessor)), which keeps the largest. So
 //! each lower table is read once, sequentially, per exits pass, whatever its
 //! format, and the random accesses are into the layer's own array.
 //!
@@ -72,13 +72,13 @@
 //!
 //! # Where the code is
 //!
-//! * [`lists`]: lists of positions on disk (the scratch folder, varint
+//! * `lists`: lists of positions on disk (the scratch folder, varint
 //!   segments, zstd), and the figures of the traffic;
-//! * [`exits`]: the forward facts, the exits passes over the lower layers,
+//! * `exits`: the forward facts, the exits passes over the lower layers,
 //!   and the exits sorted into threshold lists;
-//! * [`sweep`]: the compact state and the threshold games on it, with the
+//! * `sweep`: the compact state and the threshold games on it, with the
 //!   exchanges between ranks;
-//! * [`assemble`]: the tables assembled from the result lists.
+//! * `assemble`: the tables assembled from the result lists.
 
 mod assemble;
 mod exits;
@@ -101,7 +101,6 @@ use std::sync::Mutex;
 use std::time::Instant;
 use sweep::{sweep, Game};
 
-
 /// Positions per segment of a list: the unit of parallel work.
 pub const CHUNK: u64 = 1 << 16;
 /// Positions per window: lists are written and read a window at a time.
@@ -120,7 +119,6 @@ const RECEIVED_BATCH: usize = 4096;
 /// The most seeds one capture takes (six pits of 3).
 const MAX_CAPTURE: u32 = 18;
 
-
 /// Lower layers as the compact solver reads them: ranges of a table, in
 /// index order.
 pub trait Lower: Sync {
@@ -135,11 +133,14 @@ pub struct Slices<'a>(pub &'a [Below<'a>]);
 impl Lower for Slices<'_> {
     fn read(&self, layer: u32, kind: Kind, start: u64, out: &mut [u8]) -> Result<()> {
         let memory = || PathBuf::from("(memory)");
-        let b = self.0.get(layer as usize).ok_or_else(|| Error::MissingLayer {
-            layer,
-            dir: memory(),
-            vu: false,
-        })?;
+        let b = self
+            .0
+            .get(layer as usize)
+            .ok_or_else(|| Error::MissingLayer {
+                layer,
+                dir: memory(),
+                vu: false,
+            })?;
         let t = match kind {
             Kind::Score => Some(b.score),
             Kind::Lower => b.lower,
@@ -207,7 +208,6 @@ pub fn work_units(n: u32, envelope: bool) -> u64 {
     layer_size(n) * if envelope { 6 } else { 2 }
 }
 
-
 /// This rank's part of the layer, and the other ranks.
 #[derive(Clone, Copy)]
 struct Ranks<'a> {
@@ -228,12 +228,11 @@ impl Ranks<'_> {
     }
 }
 
-
 /// Solves layer `n` (not 47) in one byte per position, reading the lower
 /// layers through `lower` and keeping lists in unnamed files in `scratch`.
 /// With several ranks (`comm`), this rank solves its part of the layer
 /// ([`Part`]) together with the others; the tables (this rank's part of
-/// them) are handed to `ready` as in [`super::solve_layer`]: the envelope
+/// them) are handed to `ready` as in [`super::memory::solve_layer`]: the envelope
 /// (when built), then the score.
 pub fn solve_layer<E: From<Error>>(
     n: u32,
@@ -258,7 +257,7 @@ pub fn solve_layer<E: From<Error>>(
         none: None,
     };
     if envelope {
-        obs.phase("exits");
+        obs.phase("envelope exits");
         let t0 = Instant::now();
         let last = last_threshold(n, true);
         let mut lists = new_lists();
@@ -312,14 +311,14 @@ pub fn solve_layer<E: From<Error>>(
         };
         ready(&tables)?;
     }
-    obs.phase("exits");
+    obs.phase("score exits");
     let t0 = Instant::now();
     let mut lists = new_lists();
     {
         let mut x = Buffer::zeroed(size as usize).map_err(|source| Error::Alloc {
-                bytes: size,
-                source,
-            })?;
+            bytes: size,
+            source,
+        })?;
         exits(&disk, ranks, &facts, lower, Kind::Score, &mut x, obs)?;
         let (mut lose, mut none) = (Vec::new(), None);
         sort_exits(

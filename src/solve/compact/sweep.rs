@@ -26,7 +26,6 @@ pub(super) const WIN_DONE: u8 = 0x80;
 pub(super) const LOSE_BITS: u8 = LOSE_NOW | LOSE_DONE;
 pub(super) const WIN_BITS: u8 = WIN_NOW | WIN_DONE;
 
-
 /// One threshold game on the compact state of this rank's part.
 pub(super) struct Sweep<'a> {
     pub(super) n: u32,
@@ -287,7 +286,12 @@ pub(super) fn sweep(
     let mut rwin: Lists = (0..count).map(|_| None).collect();
     let mut rlose: Lists = (0..count).map(|_| None).collect();
     let mut total = 0;
+    let middle = (n as i32 + last) / 2;
     for t in (last..=n as i32).rev() {
+        if t == middle {
+            let point = if joint { "mid-score" } else { "mid-envelope" };
+            crate::fault::point(point, &n);
+        }
         let ti = (n as i32 - t) as usize;
         let mut settled = 0;
         {

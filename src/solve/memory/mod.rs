@@ -2,9 +2,9 @@
 //! position with the envelope (2 without), the lower layers mapped.
 //!
 //! It plays the threshold games of the [parent module](super) directly on
-//! the state: [`exits`] computes every position's exits and counters
+//! the state: `exits` computes every position's exits and counters
 //! (prefetching the lower layers' entries of a batch's captures),
-//! [`sweep`] runs the thresholds.
+//! `sweep` runs the thresholds.
 //!
 //! # How it works
 //!
@@ -53,7 +53,7 @@
 //! Each settlement walks the predecessors of the settled position: random
 //! accesses into the layer's arrays. Score and envelope together come to about
 //! 3 settlements per position; the solver measures and reports them
-//! ([`SolveStats`](super::SolveStats)). The lower layers are only read, so they are
+//! ([`SolveStats`]). The lower layers are only read, so they are
 //! memory-mapped. The current layer's arrays are accessed at random and run
 //! much faster on huge pages (madvise `HugePage`, [`crate::mem::Buffer`]): on
 //! the build machine a random read-modify-write rate of about 9 M/s rose to
@@ -219,7 +219,6 @@ impl Solved {
     }
 }
 
-
 impl Tables for Solved {
     fn has(&self, kind: Kind) -> bool {
         Solved::has(self, kind)
@@ -293,7 +292,7 @@ pub fn solve_layer<E: From<Error>>(
     };
 
     if let Some(scratch) = &scratch {
-        obs.phase("exits");
+        obs.phase("envelope exits");
         let t0 = Instant::now();
         let st = solved.state.atomic();
         let masks = init(n, below, st, stride, Pass::Envelope(scratch), obs)?;
@@ -324,7 +323,7 @@ pub fn solve_layer<E: From<Error>>(
         solved.phase = Phase::Working;
     }
 
-    obs.phase("exits");
+    obs.phase("score exits");
     let t0 = Instant::now();
     let pass = match &scratch {
         Some(scratch) => Pass::ScoreFromScratch(scratch),

@@ -153,7 +153,16 @@ impl Sweep<'_> {
         let size = self.size;
         let chunks = size.div_ceil(CHUNK);
         let total = AtomicU64::new(0);
+        let middle = (self.n as i32 + self.last) / 2;
         for t in (self.last..=self.n as i32).rev() {
+            if t == middle {
+                let point = if self.last < 1 {
+                    "mid-envelope"
+                } else {
+                    "mid-score"
+                };
+                crate::fault::point(point, &self.n);
+            }
             let patterns = self.patterns(t);
             (0..chunks)
                 .into_par_iter()

@@ -1,0 +1,190 @@
+//! What a newcomer tripped on in a fresh clone, one test each: damaged
+//! values never shown as scores, a table truncated under a reader, plain
+//! one-line errors for bad arguments, one folder flag, and the refusals
+//! that name what to do.
+
+mod common;
+
+use awari_egdb::index;
+use awari_egdb::probe::Database;
+use awari_egdb::{Error, ErrorKind};
+use common::{awari, awari_status, full_copy, s, scratch, usage_error, vu_copy};
+use std::fs;
+
+/// The board of the README's example, at index 100 of layer 12.
+fn position_12() -> [String; 12] {
+    let p = index::unrank(12, 100).unwrap();
+    p.0.map(|v| v.to_string())
+}
+
+fn args<'a>(head: &[&'a str], pits: &'a [String; 12]) -> Vec<&'a str> {
+    head.iter()
+        .copied()
+        .chain(pits.iter().map(|p| p.as_str()))
+        .collect()
+}
+
+/// A byte outside `-n..=n` is damage (exit 1, naming the file and the
+/// entry), in our folders and in VU folders, in `query` and in the moves'
+/// worth that `play` shows.
+#[test]
+fn damaged_values_are_never_shown_as_scores() {
+    for vu in [false, true] {
+        let dir = if vu {
+            vu_copy("awari-newcomer-bad-vu-")
+        } else {
+            full_copy("awari-newcomer-bad-")
+        };
+        let path = dir.join("scores.12");
+        let mut bytes = fs::read(&path).unwrap();
+        bytes[100] = 100;
+        fs::write(&path, &bytes).unwrap();
+        let pits = position_12();
+        let (out, err) = awari_status(&args(&["query", "--db", s(&dir)], &pits), 1);
+        assert!(!out.contains("+100"), "{out}");
+        assert!(
+            err.contains("scores.12") && err.contains("entry 100 holds 100"),
+            "{err}"
+        );
+        // A position one capture above reads the damaged entry as a worth.
+        let db = Database::open(&dir).unwrap();
+        let above = (0..index::layer_size(14))
+            .map(|g| index::unrank(14, g).unwrap())
+            .find(|p| {
+                p.moves().legal().any(|m| {
+                    m.captured == 2 && m.child.mover_seeds() > 0 && index::rank(&m.child) == 100
+                })
+            })
+            .expect("a capture into entry 100 of layer 12");
+        match db.moves(&above) {
+            Err(e @ Error::BadValue { .. }) => assert_eq!(e.kind(), ErrorKind::Damaged),
+            other => panic!("vu {vu}: want BadValue, got {other:?}"),
+        }
+    }
+}
+
+/// A table shortened under an open database (a `Database::open`, which
+/// reads with `pread`) is an error on the next probe, never a crash.
+#[test]
+fn a_table_truncated_under_a_reader_is_an_error() {
+    let dir = full_copy("awari-newcomer-trunc-");
+    let db = Database::open(&dir).unwrap();
+    let p = index::unrank(12, index::layer_size(12) - 1).unwrap();
+    db.score(&p).unwrap();
+    fs::OpenOptions::new()
+        .write(true)
+        .open(dir.join("scores.12"))
+        .unwrap()
+        .set_len(10)
+        .unwrap();
+    let e = db.score(&p).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::Damaged, "{e}");
+    assert!(e.to_string().contains("scores.12"), "{e}");
+}
+
+/// Argument errors are one `awari:` line, exit 2, like every other error.
+#[test]
+fn argument_errors_are_one_line() {
+    for bad in [
+        &["query", "--pv", "-1", "1", "1"][..],
+        &["check", "--layers", "3-5"],
+        &["stats", "--bogus"],
+        &["qurey"],
+        &["build", "--max-seeds"],
+    ] {
+        let out = awari(bad, None);
+        let err = String::from_utf8_lossy(&out.stderr).into_owned();
+        assert_eq!(out.status.code(), Some(2), "{bad:?}: {err}");
+        assert_eq!(err.lines().count(), 1, "{bad:?}: {err}");
+        assert!(err.starts_with("awari: "), "{bad:?}: {err}");
+    }
+    // A reversed range names the range to write instead.
+    let line = usage_error(&["check", "--layers", "5..3"]);
+    assert!(line.contains("3..=5"), "{line}");
+    let line = usage_error(&["check", "--layers", "5..=3"]);
+    assert!(
+        line.contains("empty range") && line.contains("3..=5"),
+        "{line}"
+    );
+}
+
+/// `--db` is the folder flag of every command, defaulting to `$AWARI_PATH`.
+#[test]
+fn every_command_takes_the_folder_from_awari_path() {
+    let dir = full_copy("awari-newcomer-env-");
+    for cmd in [
+        &["check", "--layers", "3"][..],
+        &["stats", "--layers", "3"],
+        &["verify", "--checksums", common::KNOWN_GOOD, "--layers", "3"],
+    ] {
+        let out = common::awari_in(cmd, None, &[("AWARI_PATH", dir.as_os_str())], None);
+        assert!(
+            out.status.success(),
+            "{cmd:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    let missing = scratch("awari-newcomer-nofolder-").join("absent");
+    let (_, err) = awari_status(&["stats", "--db", s(&missing)], 2);
+    assert!(err.contains("no such folder"), "{err}");
+}
+
+/// A board of 47 seeds has no table: refused by every command that takes
+/// a board or a layer.
+#[test]
+fn forty_seven_seeds_are_refused_everywhere() {
+    let mut pits = vec!["0".to_string(); 12];
+    pits[0] = "47".into();
+    let refs: Vec<&str> = pits.iter().map(|p| p.as_str()).collect();
+    for cmd in [vec!["index"], vec!["query", "--db", s(common::db_dir())]] {
+        let mut a = cmd.clone();
+        a.extend(&refs);
+        let line = usage_error(&a);
+        assert!(line.contains("47 seeds cannot occur"), "{cmd:?}: {line}");
+    }
+    let line = usage_error(&["position", "47", "0"]);
+    assert!(line.contains("47 seeds cannot occur"), "{line}");
+}
+
+/// A folder of ours that lost its manifest: `build` points to `recover`,
+/// as `query` does, and `recover` keeps every damaged manifest it set
+/// aside.
+#[test]
+fn a_lost_manifest_points_to_recover_which_keeps_old_copies() {
+    let dir = full_copy("awari-newcomer-lost-");
+    fs::remove_file(dir.join("manifest.json")).unwrap();
+    let line = usage_error(&["build", "--max-seeds", "12", "--db", s(&dir), "--quiet"]);
+    assert!(line.contains("awari recover"), "{line}");
+    fs::write(dir.join("manifest.json"), b"damaged once").unwrap();
+    fs::write(dir.join("manifest.json.damaged"), b"damaged before").unwrap();
+    awari_status(&["recover", "--db", s(&dir)], 0);
+    assert_eq!(
+        fs::read(dir.join("manifest.json.damaged")).unwrap(),
+        b"damaged before"
+    );
+    assert_eq!(
+        fs::read(dir.join("manifest.json.damaged.1")).unwrap(),
+        b"damaged once"
+    );
+}
+
+/// `stats --plot` into a folder that does not exist: the plain reason.
+#[test]
+fn a_plot_that_cannot_be_written_says_why() {
+    let dir = full_copy("awari-newcomer-plot-");
+    let (_, err) = awari_status(
+        &[
+            "stats",
+            "--db",
+            s(&dir),
+            "--plot",
+            "/nonexistent/folder/s.png",
+        ],
+        2,
+    );
+    assert!(err.contains("No such file or directory"), "{err}");
+    assert!(
+        !err.contains("ImageError") && !err.contains("Os {"),
+        "{err}"
+    );
+}
