@@ -201,6 +201,9 @@ pub enum Error {
     /// The ranks of a build were not started alike.
     #[error("the ranks disagree on {0}")]
     RanksDisagree(&'static str),
+    /// MPI cannot be started as the build needs it.
+    #[error("{0}")]
+    Mpi(String),
     /// The in-memory solver with several ranks.
     #[error(
         "the in-memory solver runs in one process; with several ranks every layer is built by \

@@ -98,11 +98,17 @@ type Found = Option<std::result::Result<LayerTables<Mapped>, String>>;
 fn find_layer(dir: &Path, n: u32) -> Result<Found> {
     let size = layer_size(n);
     let path = |k: Kind| dir.join(k.file_name(n));
-    let [s, lo, hi] = [Kind::Score, Kind::Lower, Kind::Upper].map(|k| path(k).exists());
+    // Where the folder keeps each table (no manifest to go by).
+    let mut stored = Vec::new();
+    for k in [Kind::Score, Kind::Lower, Kind::Upper] {
+        stored.push(store::locate(dir, None, n, k)?);
+    }
+    let raw = |i: usize| matches!(stored[i], Some(store::Stored::Raw(_)));
+    let [s, lo, hi] = [raw(0), raw(1), raw(2)];
     if !s && !lo && !hi {
-        let zst = [Kind::Score, Kind::Lower, Kind::Upper]
+        let zst = stored
             .iter()
-            .any(|&k| dir.join(crate::codec::file_name(&k.file_name(n))).exists());
+            .any(|t| t.as_ref().is_some_and(|t| t.is_compressed()));
         return Ok(zst.then(|| {
             Err("only compressed copies are there; recovery needs the raw tables".into())
         }));

@@ -140,7 +140,7 @@ fn built_manifest_matches_in_memory_solver() {
                 &d.tables[k][n as usize],
                 &mem[n as usize][k],
             ) {
-                panic!("files vs solve_in_memory: {diff}");
+                panic!("files vs solve::memory::solve_all: {diff}");
             }
         }
     }

@@ -178,7 +178,7 @@ fn build_mpi(
     }
     pool.build_global()
         .map_err(|e| Failure::usage(format!("cannot start worker threads: {e}")))?;
-    let mpi = Mpi::init().map_err(Failure::usage)?;
+    let mpi = Mpi::init()?;
     let root = mpi.rank() == 0;
     let progress = Progress::new(if root { mode } else { Mode::Quiet });
     // A panic must stop the job too: unwinding would finalize MPI, which

@@ -28,13 +28,13 @@ pub struct Mpi {
 impl Mpi {
     /// Initializes MPI (once per process) for a program whose threads
     /// other than this one never call MPI (`MPI_THREAD_FUNNELED`).
-    pub fn init() -> std::result::Result<Self, String> {
+    pub fn init() -> Result<Self> {
         let (universe, provided) = mpi::initialize_with_threading(mpi::Threading::Funneled)
-            .ok_or("MPI is initialized already")?;
+            .ok_or(Error::Mpi("MPI is initialized already".into()))?;
         if provided < mpi::Threading::Funneled {
-            return Err(format!(
+            return Err(Error::Mpi(format!(
                 "the MPI library offers {provided:?} threading; the build needs Funneled"
-            ));
+            )));
         }
         let world = universe.world();
         Ok(Mpi {
