@@ -49,6 +49,8 @@ pub enum SizeOf {
     Layer,
     /// The size the manifest records for it (a compressed file).
     Recorded,
+    /// The size it had when it was opened (a file no manifest lists).
+    Opened,
 }
 
 /// Why a call failed. See the [module documentation](self).
@@ -300,6 +302,7 @@ pub enum Error {
     #[error("{}: {found} bytes, {}", path.display(), match of {
         SizeOf::Layer => format!("but the layer has {expected} positions"),
         SizeOf::Recorded => format!("but the manifest records {expected}"),
+        SizeOf::Opened => format!("but it had {expected} when it was opened"),
     })]
     Size {
         /// The file.
@@ -407,6 +410,10 @@ impl Error {
         use Error::*;
         match self {
             Io { .. } | Alloc { .. } | Scratch { .. } => ErrorKind::Io,
+            Compressed {
+                source: CompressError::Read(k),
+                ..
+            } if *k != io::ErrorKind::UnexpectedEof => ErrorKind::Io,
             Size { .. } | Missing(_) | Checksum { .. } | Compressed { .. } | BadValue { .. } => {
                 ErrorKind::Damaged
             }
@@ -522,6 +529,16 @@ mod tests {
         };
         assert_eq!(rec.kind(), ErrorKind::Input);
         assert_eq!(rec.to_string(), "line 3: pit A is empty");
+    }
+
+    #[test]
+    fn a_failed_read_of_a_compressed_file_is_io_and_a_short_one_damage() {
+        let read = |k| Error::compressed("scores.9.zst", CompressError::Read(k));
+        assert_eq!(read(io::ErrorKind::Other).kind(), ErrorKind::Io);
+        assert_eq!(
+            read(io::ErrorKind::UnexpectedEof).kind(),
+            ErrorKind::Damaged
+        );
     }
 
     #[test]

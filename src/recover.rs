@@ -278,7 +278,7 @@ pub fn recover(dir: &Path, known: Option<&[KnownTable]>) -> Result<RecoverReport
             let Ok(len) = fs::metadata(&path).map(|m| m.len()) else {
                 continue;
             };
-            let file = store::FileTable::open(&path, len, SizeOf::Recorded)?;
+            let file = store::FileTable::open(&path, len, SizeOf::Opened)?;
             let Ok(t) = crate::codec::CompressedTable::parse(file) else {
                 continue;
             };

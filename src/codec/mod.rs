@@ -103,8 +103,10 @@ pub enum CompressError {
     /// Not a compressed table.
     #[error("not a compressed awari table (bad magic)")]
     BadMagic,
-    /// Its header or block index cannot be read.
-    #[error("cannot read its header and block index: {}", std::io::Error::from(*.0))]
+    /// The file cannot be read (the operating system failed the read; a
+    /// file that ended early is [`CompressError::Truncated`] or
+    /// [`CompressError::OffsetOutOfRange`]).
+    #[error("cannot read it: {}", std::io::Error::from(*.0))]
     Read(std::io::ErrorKind),
     /// Written by another version of the format.
     #[error("format version {0}, this program reads versions 1 to {FORMAT_VERSION}")]

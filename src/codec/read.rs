@@ -215,7 +215,10 @@ impl<B: Bytes> CompressedTable<B> {
             return Err(gone());
         }
         buf.resize((e - s) as usize, 0);
-        self.bytes.read_at(s, buf).map_err(|_| gone())?;
+        self.bytes.read_at(s, buf).map_err(|e| match e.kind() {
+            std::io::ErrorKind::UnexpectedEof => gone(),
+            k => CompressError::Read(k),
+        })?;
         f(buf)
     }
 

@@ -42,6 +42,8 @@ pub struct FileTable {
     file: File,
     len: u64,
     path: PathBuf,
+    /// Where its expected size came from.
+    of: SizeOf,
 }
 
 impl FileTable {
@@ -52,6 +54,7 @@ impl FileTable {
             file: open_sized(path, expected, of)?,
             len: expected,
             path: path.to_path_buf(),
+            of,
         })
     }
 
@@ -80,7 +83,7 @@ impl FileTable {
                 path: self.path.clone(),
                 expected: self.len,
                 found: self.file.metadata().map_or(0, |m| m.len()),
-                of: SizeOf::Recorded,
+                of: self.of,
             }),
             Err(e) => Err(e).at(&self.path),
         }

@@ -221,7 +221,7 @@ pub fn expected_size(stored: &Stored, n: u32) -> Result<(u64, SizeOf)> {
             ..
         } => (c.bytes, SizeOf::Recorded),
         Stored::Compressed { path, listed: None } => {
-            (fs::metadata(path).at(path)?.len(), SizeOf::Recorded)
+            (fs::metadata(path).at(path)?.len(), SizeOf::Opened)
         }
     })
 }

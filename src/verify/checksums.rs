@@ -261,7 +261,7 @@ fn checksum_of(path: &Path, compressed: bool, k: &KnownTable) -> Result<TableOut
         });
     }
     let len = std::fs::metadata(path).at(path)?.len();
-    let file = FileTable::open(path, len, SizeOf::Recorded)?;
+    let file = FileTable::open(path, len, SizeOf::Opened)?;
     let table = match crate::codec::CompressedTable::parse(file) {
         Ok(t) => t,
         Err(e) => {

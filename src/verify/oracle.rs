@@ -159,7 +159,7 @@ fn compare_layer(
         ours.push(open_ours(dir, manifest, n, kind)?);
     }
     let their_len = std::fs::metadata(theirs).map_or(0, |m| m.len());
-    let oracle = FileTable::open(theirs, their_len, SizeOf::Recorded)?;
+    let oracle = FileTable::open(theirs, their_len, SizeOf::Opened)?;
     let files = files.map(|(_, f)| f);
     let mut bufs = vec![vec![0u8; STEP]; 4];
     let mut hashers: Vec<_> = (0..3).map(|_| xxhash_rust::xxh3::Xxh3::new()).collect();
