@@ -445,14 +445,16 @@ mod tests {
         }
     }
 
-    /// Any number of ranks makes the same tables as one process (layers up
-    /// to 16 have more windows than ranks; small layers leave ranks empty).
+    /// Any number of ranks makes the same tables as one process (layers 13
+    /// and 14 have more windows than ranks; small layers leave ranks empty).
+    /// `xt/ranks.rs` builds layers 0..=16 by 2, 3 and 4 ranks against the
+    /// known-good checksums.
     #[test]
     fn ranks_make_the_same_tables() {
         let dir = tempfile::tempdir().unwrap();
-        let want = solve_all(16, true, dir.path(), 1, 2).unwrap();
+        let want = solve_all(14, true, dir.path(), 1, 2).unwrap();
         for ranks in [2, 3, 4] {
-            let got = solve_all(16, true, dir.path(), ranks, 1).unwrap();
+            let got = solve_all(14, true, dir.path(), ranks, 1).unwrap();
             for (n, (w, g)) in want.iter().zip(&got).enumerate() {
                 assert!(w == g, "layer {n} differs with {ranks} ranks");
             }
