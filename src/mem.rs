@@ -12,9 +12,13 @@ pub struct Buffer {
 }
 
 impl Buffer {
-    /// `len` zero bytes.
-    pub fn zeroed(len: usize) -> std::io::Result<Self> {
-        let map = MmapMut::map_anon(len.max(1))?;
+    /// `len` zero bytes; [`Error::Alloc`](crate::Error::Alloc) when the
+    /// system cannot give them.
+    pub fn zeroed(len: usize) -> crate::Result<Self> {
+        let map = MmapMut::map_anon(len.max(1)).map_err(|source| crate::Error::Alloc {
+            bytes: len as u64,
+            source,
+        })?;
         #[cfg(target_os = "linux")]
         {
             // Only a hint: a kernel without transparent huge pages ignores it.
@@ -76,7 +80,7 @@ pub(crate) fn prefetch(p: *const u8) {
 /// pseudo-random offsets on each of `threads` threads, issued one at a time
 /// or, with `batch > 1`, prefetched `batch` at a time. Returns operations
 /// per second over all threads.
-pub fn rmw_rate(len: usize, threads: usize, ops: u64, batch: usize) -> std::io::Result<f64> {
+pub fn rmw_rate(len: usize, threads: usize, ops: u64, batch: usize) -> crate::Result<f64> {
     use std::sync::atomic::Ordering::Relaxed;
     let mut buf = Buffer::zeroed(len.max(1))?;
     // Touch every page first, so the timing sees no page faults.

@@ -12,7 +12,7 @@ use crate::codec::{encode_steps, file_name, CompressedTable, Settings};
 use crate::error::{AtPath, Error, Result, SizeOf};
 use crate::format::Kind;
 use crate::store::{
-    self as table, CompressedEntry, FileEntry, FolderLock, LayerEntry, Manifest, Mapped, Stored,
+    self, CompressedEntry, FileEntry, FolderLock, LayerEntry, Manifest, Mapped, Stored,
 };
 use std::fs::{self, File};
 use std::io;
@@ -145,14 +145,14 @@ fn open_listed(
     };
     if check_file {
         let what = "the manifest's checksum of the compressed file";
-        if let Some(damage) = table::check_file(&stored, c.seeds, &c.xxh3, what)? {
+        if let Some(damage) = store::check_file(&stored, c.seeds, &c.xxh3, what)? {
             return Err(damage);
         }
     }
     // SAFETY: the caller holds the folder's lock, which every writer of
     // the folder takes (see `store::map`).
     let map = unsafe { Mapped::open(&path, c.bytes, SizeOf::Recorded)? };
-    let t = table::open_compressed(map, &path, c.seeds, kind, stored_listed(&stored))?;
+    let t = store::open_compressed(map, &path, c.seeds, kind, stored_listed(&stored))?;
     Ok((t, path))
 }
 
@@ -273,7 +273,7 @@ pub(crate) fn compress_layers(
                 raw: f.name.clone(),
                 name: name.clone(),
                 bytes,
-                xxh3: table::checksum_file(&path)?,
+                xxh3: store::checksum_file(&path)?,
                 block_size: s.block_size,
                 level: s.level,
                 dictionary: s.dictionary,
@@ -301,7 +301,7 @@ pub(crate) fn compress_layers(
                     report.removed.push(f.name.clone());
                 }
             }
-            table::sync_dir(dir)?;
+            store::sync_dir(dir)?;
         }
     }
     Ok(report)
@@ -332,14 +332,14 @@ pub(crate) fn compress_and_remove_raw(
         raw: f.name.clone(),
         name,
         bytes,
-        xxh3: table::checksum_file(&path)?,
+        xxh3: store::checksum_file(&path)?,
         block_size: s.block_size,
         level: s.level,
         dictionary: s.dictionary,
     };
     let raw_path = dir.join(&f.name);
     fs::remove_file(&raw_path).at(&raw_path)?;
-    table::sync_dir(dir)?;
+    store::sync_dir(dir)?;
     Ok(entry)
 }
 
@@ -382,7 +382,7 @@ fn write_compressed(
     s: Settings,
     obs: &dyn PackObserver,
 ) -> Result<u64> {
-    let tmp = table::temp_path(path);
+    let tmp = store::temp_path(path);
     let raw = source.bytes();
     let result = (|| -> Result<u64> {
         let file = File::create(&tmp).at(&tmp)?;
@@ -429,7 +429,7 @@ fn write_compressed(
             })
             .map_err(|e| Error::compressed(&tmp, e))?;
         fs::rename(&tmp, path).at(path)?;
-        table::sync_dir(path.parent().unwrap_or(Path::new(".")))?;
+        store::sync_dir(path.parent().unwrap_or(Path::new(".")))?;
         Ok(bytes)
     })();
     if result.is_err() {
@@ -482,7 +482,7 @@ pub(crate) fn decompress_layer(
         let raw_path = dir.join(&f.name);
         let raw_ok = raw_path.exists()
             && fs::metadata(&raw_path).at(&raw_path)?.len() == f.bytes
-            && table::checksum_file(&raw_path)? == f.xxh3;
+            && store::checksum_file(&raw_path)? == f.xxh3;
         let action = if raw_ok {
             Action::AlreadyRaw
         } else {
@@ -495,7 +495,7 @@ pub(crate) fn decompress_layer(
             let (t, zst) = open_listed(dir, &c, kind, f, true)?;
             obs.start(&f.name, t.blocks());
             let mut failed = None;
-            table::write_atomic_checked(&raw_path, f.bytes, &f.xxh3, |start, buf| {
+            store::write_atomic_checked(&raw_path, f.bytes, &f.xxh3, |start, buf| {
                 if failed.is_some() {
                     return;
                 }
@@ -528,7 +528,7 @@ pub(crate) fn decompress_layer(
             if p.exists() {
                 fs::remove_file(&p).at(&p)?;
             }
-            table::sync_dir(dir)?;
+            store::sync_dir(dir)?;
             obs.removed(&c.name);
             report.removed.push(c.name.clone());
         }

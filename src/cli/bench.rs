@@ -134,9 +134,8 @@ fn rmw(n: u32, threads: usize) -> Result<(), Failure> {
         n
     );
     for t in [1, threads] {
-        let one = rmw_rate(len, t, ops / t as u64, 1).map_err(|e| Failure::usage(e.to_string()))?;
-        let batched =
-            rmw_rate(len, t, ops / t as u64, 32).map_err(|e| Failure::usage(e.to_string()))?;
+        let one = rmw_rate(len, t, ops / t as u64, 1)?;
+        let batched = rmw_rate(len, t, ops / t as u64, 32)?;
         println!(
             "  {t} thread(s): {:.1} one at a time, {:.1} prefetched 32 at a time",
             one / 1e6,

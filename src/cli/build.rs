@@ -118,7 +118,6 @@ pub fn run(a: BuildArgs) -> Result<(), Failure> {
                 dictionary: 0,
             }),
     };
-    let pool = super::pool(a.threads)?;
     let mode = if a.quiet {
         Mode::Quiet
     } else if std::io::stderr().is_terminal() {
@@ -128,12 +127,12 @@ pub fn run(a: BuildArgs) -> Result<(), Failure> {
     };
     let started = Instant::now();
     let report = if a.mpi {
-        drop(pool);
         match build_mpi(&opts, a.threads, mode)? {
             Some(report) => report,
             None => return Ok(()), // not rank 0: rank 0 reports
         }
     } else {
+        let pool = super::pool(a.threads)?;
         let progress = Progress::new(mode);
         let report = pool.install(|| build::build(&opts, &progress))?;
         progress.finish();
@@ -172,11 +171,8 @@ fn build_mpi(
     mode: Mode,
 ) -> Result<Option<build::BuildReport>, Failure> {
     use awari_egdb::comm::{Comm, Mpi};
-    let mut pool = rayon::ThreadPoolBuilder::new();
-    if let Some(t) = threads {
-        pool = pool.num_threads(t);
-    }
-    pool.build_global()
+    super::pool_builder(threads)?
+        .build_global()
         .map_err(|e| Failure::usage(format!("cannot start worker threads: {e}")))?;
     let mpi = Mpi::init()?;
     let root = mpi.rank() == 0;

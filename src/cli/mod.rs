@@ -218,6 +218,15 @@ const MAX_THREADS_PER_CORE: usize = 8;
 
 /// A worker pool of `threads` threads (default: all cores).
 pub fn pool(threads: Option<usize>) -> Result<rayon::ThreadPool, Failure> {
+    pool_builder(threads)?
+        .build()
+        .map_err(|e| Failure::usage(format!("cannot start worker threads: {e}")))
+}
+
+/// The builder of a worker pool of `threads` threads (default: all cores),
+/// with the count checked: at least 1, at most [`MAX_THREADS_PER_CORE`] per
+/// core.
+pub fn pool_builder(threads: Option<usize>) -> Result<rayon::ThreadPoolBuilder, Failure> {
     if threads == Some(0) {
         return Err(Failure::usage("--threads must be at least 1"));
     }
@@ -232,8 +241,7 @@ pub fn pool(threads: Option<usize>) -> Result<rayon::ThreadPool, Failure> {
     if let Some(t) = threads {
         b = b.num_threads(t);
     }
-    b.build()
-        .map_err(|e| Failure::usage(format!("cannot start worker threads: {e}")))
+    Ok(b)
 }
 
 /// Parses the arguments; help and version go to stdout (exit 0), and a

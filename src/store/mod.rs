@@ -33,8 +33,7 @@ pub use manifest::{
 };
 pub use map::{FileTable, Mapped};
 pub use write::{
-    checksum_file, sync_dir, temp_path, write_atomic, write_atomic_checked, write_atomic_try,
-    write_atomic_with, write_parts,
+    checksum_file, sync_dir, temp_path, write_atomic, write_atomic_checked, write_parts,
 };
 
 use crate::codec::{self, Bytes, CompressedTable, Expected};

@@ -36,37 +36,16 @@ pub fn temp_path(path: &Path) -> PathBuf {
 /// fsync the folder. On failure the temporary file is removed and `path` is
 /// left as it was.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
-    write_atomic_with(path, bytes.len() as u64, |start, buf| {
+    write_atomic_inner(path, bytes.len() as u64, None, |start, buf| {
         let start = start as usize;
         buf.copy_from_slice(&bytes[start..start + buf.len()]);
+        Ok(())
     })
     .map(|_| ())
 }
 
 /// Like [`write_atomic`] for `len` bytes produced piecewise by `fill(start,
-/// buf)`; returns the checksum of what was written.
-pub fn write_atomic_with(
-    path: &Path,
-    len: u64,
-    mut fill: impl FnMut(u64, &mut [u8]),
-) -> Result<String> {
-    write_atomic_try(path, len, |start, buf| {
-        fill(start, buf);
-        Ok(())
-    })
-}
-
-/// Like [`write_atomic_with`] for a `fill` that can fail; on failure
-/// nothing is put in place.
-pub fn write_atomic_try(
-    path: &Path,
-    len: u64,
-    fill: impl FnMut(u64, &mut [u8]) -> Result<()>,
-) -> Result<String> {
-    write_atomic_inner(path, len, None, fill)
-}
-
-/// Like [`write_atomic_with`], but `path` is replaced only when the bytes
+/// buf)`, but `path` is replaced only when the bytes
 /// written have the checksum `expected` (as [`crate::format::checksum`]
 /// writes it); otherwise the temporary file is removed, `path` is left as
 /// it was, and the error is an [`Error::Checksum`].
@@ -135,7 +114,7 @@ pub fn sync_dir(dir: &Path) -> Result<()> {
 }
 
 /// Writes the table at `path` (`len` bytes), of which this rank fills the
-/// range `part` by `fill(start, buf)`: one rank as [`write_atomic_try`]
+/// range `part` by `fill(start, buf)`: one rank as [`write_atomic`]
 /// does; with several, rank 0 creates the temporary file at its full
 /// length, every rank writes and syncs its range, and rank 0 checksums the
 /// whole file and renames it into place. Returns the checksum, on every
@@ -148,7 +127,7 @@ pub fn write_parts(
     mut fill: impl FnMut(u64, &mut [u8]) -> Result<()>,
 ) -> Result<String> {
     if comm.size() == 1 {
-        return write_atomic_try(path, len, fill);
+        return write_atomic_inner(path, len, None, fill);
     }
     let tmp = temp_path(path);
     let root = comm.rank() == 0;

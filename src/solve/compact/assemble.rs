@@ -25,6 +25,27 @@ pub struct Assembled {
 }
 
 impl Assembled {
+    /// The tables of layer `n`'s part `part` from a sweep's result lists:
+    /// the envelope (`envelope`) or the score.
+    pub(super) fn new(
+        n: u32,
+        part: Part,
+        disk: &Disk,
+        envelope: bool,
+        win: Lists,
+        lose: Lists,
+    ) -> Assembled {
+        Assembled {
+            n,
+            part,
+            disk: disk.clone(),
+            envelope,
+            win,
+            lose,
+            cache: Mutex::new(None),
+        }
+    }
+
     /// Seeds of the layer.
     pub fn seeds(&self) -> u32 {
         self.n

@@ -97,7 +97,6 @@ use exits::{exits, last_threshold, sort_exits, ExitLists, Facts};
 use lists::Disk;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering::Relaxed;
-use std::sync::Mutex;
 use std::time::Instant;
 use sweep::{sweep, Game};
 
@@ -262,10 +261,7 @@ pub fn solve_layer<E: From<Error>>(
         let last = last_threshold(n, true);
         let mut lists = new_lists();
         {
-            let mut x = Buffer::zeroed(size as usize).map_err(|source| Error::Alloc {
-                bytes: size,
-                source,
-            })?;
+            let mut x = Buffer::zeroed(size as usize)?;
             // lower(P) >= t through an exit c - upper(C).
             exits(&disk, ranks, &facts, lower, Kind::Upper, &mut x, obs)?;
             sort_exits(&disk, n, part, last, &mut x, Some(&mut lists.win), None)?;
@@ -300,25 +296,13 @@ pub fn solve_layer<E: From<Error>>(
         )?;
         stats.envelope_settlements = settled;
         stats.envelope_seconds = t0.elapsed().as_secs_f64();
-        let tables = Assembled {
-            n,
-            part,
-            disk: disk.clone(),
-            envelope: true,
-            win,
-            lose,
-            cache: Mutex::new(None),
-        };
-        ready(&tables)?;
+        ready(&Assembled::new(n, part, &disk, true, win, lose))?;
     }
     obs.phase("score exits");
     let t0 = Instant::now();
     let mut lists = new_lists();
     {
-        let mut x = Buffer::zeroed(size as usize).map_err(|source| Error::Alloc {
-            bytes: size,
-            source,
-        })?;
+        let mut x = Buffer::zeroed(size as usize)?;
         exits(&disk, ranks, &facts, lower, Kind::Score, &mut x, obs)?;
         let (mut lose, mut none) = (Vec::new(), None);
         sort_exits(
@@ -351,15 +335,7 @@ pub fn solve_layer<E: From<Error>>(
     )?;
     stats.score_settlements = settled;
     stats.score_seconds = t0.elapsed().as_secs_f64();
-    ready(&Assembled {
-        n,
-        part,
-        disk: disk.clone(),
-        envelope: false,
-        win,
-        lose,
-        cache: Mutex::new(None),
-    })?;
+    ready(&Assembled::new(n, part, &disk, false, win, lose))?;
     stats.io = Some(disk.figures());
     Ok(stats)
 }

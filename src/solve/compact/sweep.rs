@@ -267,9 +267,7 @@ pub(super) fn sweep(
     } = game;
     let part = ranks.part;
     let size = part.len();
-    let bytes = size.next_multiple_of(8);
-    let mut state =
-        Buffer::zeroed(bytes as usize).map_err(|source| Error::Alloc { bytes, source })?;
+    let mut state = Buffer::zeroed(size.next_multiple_of(8) as usize)?;
     state.as_mut_slice()[..size as usize]
         .par_chunks_mut(CHUNK as usize)
         .enumerate()

@@ -283,10 +283,7 @@ pub fn solve_layer<E: From<Error>>(
     let mut solved = Solved {
         n,
         len: size,
-        state: Buffer::zeroed(padded * stride).map_err(|source| Error::Alloc {
-            bytes: (padded * stride) as u64,
-            source,
-        })?,
+        state: Buffer::zeroed(padded * stride)?,
         stride,
         phase: Phase::Working,
     };
