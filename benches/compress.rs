@@ -72,7 +72,7 @@ fn encode(raw: &[u8], kind: Kind, n: u32, (level, block_size, dictionary): Grid)
         block_size,
         dictionary,
     };
-    codec::encode(raw, kind, n, s).expect("compress")
+    codec::encode(raw, &awari_egdb::rules::AWARI, kind, n, s).expect("compress")
 }
 
 /// Ratio of the score tables per layer for each level and block size, and

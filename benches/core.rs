@@ -5,7 +5,7 @@
 use std::hint::black_box;
 
 use awari_egdb::index;
-use awari_egdb::rules::Position;
+use awari_egdb::rules::{Position, AWARI};
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
@@ -70,7 +70,7 @@ fn bench_core(c: &mut Criterion) {
             b.iter(|| {
                 let mut acc = 0u64;
                 for p in &positions {
-                    let list = black_box(p).moves();
+                    let list = black_box(p).moves(&AWARI);
                     for m in list.as_slice() {
                         acc = acc.wrapping_add(u64::from(m.captured) + u64::from(m.legal));
                     }
@@ -84,7 +84,7 @@ fn bench_core(c: &mut Criterion) {
             b.iter(|| {
                 let mut acc = 0u64;
                 for p in &positions {
-                    black_box(p).for_each_predecessor(|r| {
+                    black_box(p).for_each_predecessor(&AWARI, |r| {
                         acc = acc.wrapping_add(u64::from(black_box(r).0[0]) + 1);
                     });
                 }

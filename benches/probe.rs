@@ -57,6 +57,7 @@ fn database() -> Database {
         );
         let t0 = Instant::now();
         let opts = BuildOptions {
+            rules: awari_egdb::rules::AWARI,
             max_seeds: LAYER,
             db: dir.clone(),
             envelope: true,

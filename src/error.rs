@@ -152,6 +152,38 @@ pub enum Error {
         /// What this library builds.
         expected: String,
     },
+    /// A rule set name that is not a preset.
+    #[error("unknown rule set '{name}'; the rule sets are: {known}")]
+    UnknownRules {
+        /// The name asked for.
+        name: String,
+        /// The presets' names.
+        known: String,
+    },
+    /// A folder's tables follow one rule set and the command asked for
+    /// another.
+    #[error("{}: its tables follow the {folder} rules, not {asked}{hint}", dir.display())]
+    RulesDiffer {
+        /// The folder.
+        dir: PathBuf,
+        /// The folder's rule set.
+        folder: &'static str,
+        /// The rule set asked for.
+        asked: &'static str,
+        /// What to do instead.
+        hint: &'static str,
+    },
+    /// A check that needs the VU data (awari only) asked of another rule
+    /// set's folder.
+    #[error("{}: {what} compares with the VU database, which follows the awari rules; this folder follows {rules}", dir.display())]
+    VuOnly {
+        /// The folder.
+        dir: PathBuf,
+        /// The check.
+        what: &'static str,
+        /// The folder's rule set.
+        rules: &'static str,
+    },
     /// A folder that has our envelope tables (`lower.N`, `upper.N`) but no
     /// `manifest.json`: one of ours whose manifest was lost.
     #[error("{}: holds {file} but no manifest.json: a folder of ours whose manifest was lost", dir.display())]
@@ -445,6 +477,8 @@ impl Error {
             Missing(p) | NoSuchFolder(p) | NotAFolder(p) | NoTables(p) | NotOurs(p)
             | ManifestFine(p) | Locked(p) => Some(p),
             MissingLayer { dir, .. }
+            | RulesDiffer { dir, .. }
+            | VuOnly { dir, .. }
             | LostManifest { dir, .. }
             | ForeignFolder { dir, .. }
             | NoEnvelope { dir, .. }

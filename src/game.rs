@@ -1,7 +1,8 @@
-//! A game of awari between two sides, as `awari play` runs it: the board as
+//! A game between two sides, as `awari play` runs it: the board as
 //! players see it, moves by pit label, retraction, the game record, the
-//! ends of a game by the awari rules, and a computer player that plays from
-//! the database (or searches a few plies where the database has no answer).
+//! ends of a game by its rule set ([`Rules`]: awari or abapa), and a
+//! computer player that plays from the database (or searches a few plies
+//! where the database has no answer).
 //!
 //! # The board
 //!
@@ -14,12 +15,19 @@
 //!
 //! # The ends of a game
 //!
-//! Checked after every move, in this order:
-//! 1. a side has captured 25 seeds or more: it wins;
-//! 2. both sides have captured 24: a draw;
-//! 3. the position (board and side to move) occurred before in the game:
+//! Checked after every move, in this order, with the numbers of the rule
+//! set ([`Rules::win`], [`Rules::draw`], [`Rules::repetition`],
+//! [`Rules::no_capture_limit`]):
+//! 1. a side has captured `win` seeds or more (25): it wins;
+//! 2. both sides have captured `draw` (24): a draw;
+//! 3. the position (board and side to move) occurs for the `repetition`-th
+//!    time (awari: the first repetition; abapa: the third occurrence):
 //!    play would go on forever, and the seeds left are split evenly;
-//! 4. the side to move has no seeds: the other side takes the seeds left.
+//! 4. `no_capture_limit` plies (abapa: 500) have passed without a capture:
+//!    the seeds left are split evenly;
+//! 5. the side to move has no seeds: the other side takes the seeds left;
+//! 6. the side to move has seeds but no legal move (abapa: it cannot feed
+//!    an opponent without seeds): each side takes the seeds of its own row.
 //!
 //! A game started from a position with fewer than 48 seeds counts the
 //! seeds already off the board as captured: by default split evenly between
@@ -27,9 +35,10 @@
 //!
 //! # The record
 //!
-//! A game record is text: `#` starts a comment; the first line is `start`,
-//! the twelve pit counts `A`..`F` then `a`..`f`, and optionally `captured S
-//! N`; South moves first; then one move label per line.
+//! A game record is text: `#` starts a comment; an optional first line
+//! `rules NAME` names the rule set (awari when absent); then `start`, the
+//! twelve pit counts `A`..`F` then `a`..`f`, and optionally `captured S N`;
+//! South moves first; then one move label per line.
 //!
 //! # The computer player
 //!
@@ -43,7 +52,7 @@
 
 use crate::error::{Error, Result};
 use crate::probe::Database;
-use crate::rules::{Position, PITS};
+use crate::rules::{Position, Rules, PITS};
 
 /// One of the two players.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
@@ -151,8 +160,9 @@ impl Board {
         }
     }
 
-    /// The side to move's pit for a label, checked against the board.
-    pub fn pit_of(&self, label: &str) -> Result<usize> {
+    /// The side to move's pit for a label, checked against the board under
+    /// `rules`.
+    pub fn pit_of(&self, rules: &Rules, label: &str) -> Result<usize> {
         let mut chars = label.chars();
         let (Some(c), None) = (chars.next(), chars.next()) else {
             return Err(Error::NotALabel(label.to_string()));
@@ -170,19 +180,19 @@ impl Board {
             });
         }
         let p = self.position();
-        match p.moves().from_pit(pit) {
+        match p.moves(rules).from_pit(pit) {
             None => Err(Error::EmptyPit(c)),
             Some(m) if !m.legal => Err(Error::IllegalMove(c)),
             Some(_) => Ok(pit),
         }
     }
 
-    /// The board after the side to move plays its pit `pit` (a legal move),
-    /// and the seeds it captured.
-    pub fn play(&self, pit: usize) -> (Board, u8) {
+    /// The board after the side to move plays its pit `pit` (a legal move
+    /// under `rules`), and the seeds it captured.
+    pub fn play(&self, rules: &Rules, pit: usize) -> (Board, u8) {
         let m = *self
             .position()
-            .moves()
+            .moves(rules)
             .from_pit(pit)
             .expect("a legal move was checked");
         let next = self.to_move.other();
@@ -237,10 +247,16 @@ pub enum End {
     Won(Side),
     /// Both sides captured 24.
     Draw,
-    /// The position occurred before: the seeds left are split evenly.
+    /// The position occurred as often as the rule set allows: the seeds
+    /// left are split evenly.
     Repetition,
+    /// Too many plies without a capture: the seeds left are split evenly.
+    NoCaptureLimit(u32),
     /// The side to move has no seeds: the other side takes the seeds left.
     NoSeeds(Side),
+    /// The side to move cannot feed the opponent (who has no seeds): each
+    /// side takes the seeds of its own row.
+    CannotFeed(Side),
 }
 
 impl End {
@@ -253,8 +269,16 @@ impl End {
                 "the position repeats: play would go on forever, so the seeds left are split evenly"
                     .into()
             }
+            End::NoCaptureLimit(k) => format!(
+                "{k} plies without a capture: play would go on forever, so the seeds left are split evenly"
+            ),
             End::NoSeeds(s) => format!(
                 "{} has no seeds to move: {} takes the seeds left",
+                s.name(),
+                s.other().name()
+            ),
+            End::CannotFeed(s) => format!(
+                "{} cannot give {} seeds: each side takes the seeds of its own row",
                 s.name(),
                 s.other().name()
             ),
@@ -265,17 +289,24 @@ impl End {
 /// A game: the start, the moves played, and every board since the start.
 #[derive(Clone, Debug)]
 pub struct Game {
+    rules: Rules,
     boards: Vec<Board>,
     labels: Vec<char>,
 }
 
 impl Game {
-    /// A new game from `start` (South to move).
-    pub fn new(start: Board) -> Game {
+    /// A new game from `start` (South to move) under `rules`.
+    pub fn new(start: Board, rules: Rules) -> Game {
         Game {
+            rules,
             boards: vec![start],
             labels: Vec::new(),
         }
+    }
+
+    /// The rule set the game is played under.
+    pub fn rules(&self) -> &Rules {
+        &self.rules
     }
 
     /// The board now.
@@ -295,23 +326,41 @@ impl Game {
 
     /// How the game ended, if it did.
     pub fn end(&self) -> Option<End> {
+        let r = &self.rules;
         let b = self.board();
         for side in [Side::South, Side::North] {
-            if b.captured_by(side) >= 25 {
+            if b.captured_by(side) >= r.win as u32 {
                 return Some(End::Won(side));
             }
         }
-        if b.captured == [24, 24] {
+        if b.captured == [r.draw as u32; 2] {
             return Some(End::Draw);
         }
-        if self.boards[..self.boards.len() - 1]
+        // A capture changes the seeds on the board: the boards since the
+        // last one are those that can repeat.
+        let since = self
+            .boards
             .iter()
-            .any(|o| o.pits == b.pits && o.to_move == b.to_move)
-        {
+            .rposition(|o| o.seeds() != b.seeds())
+            .map_or(0, |i| i + 1);
+        let occurrences = self.boards[since..]
+            .iter()
+            .filter(|o| o.pits == b.pits && o.to_move == b.to_move)
+            .count();
+        if occurrences >= r.repetition as usize {
             return Some(End::Repetition);
         }
-        if b.position().mover_seeds() == 0 {
+        if let Some(k) = r.no_capture_limit {
+            if (self.boards.len() - 1 - since) as u32 >= k {
+                return Some(End::NoCaptureLimit(k));
+            }
+        }
+        let p = b.position();
+        if p.mover_seeds() == 0 {
             return Some(End::NoSeeds(b.to_move));
+        }
+        if p.moves(r).legal().next().is_none() {
+            return Some(End::CannotFeed(b.to_move));
         }
         None
     }
@@ -324,7 +373,9 @@ impl Game {
         let left = b.seeds();
         Some(match self.end()? {
             End::Won(_) | End::Draw => [2 * s, 2 * n],
-            End::Repetition => [2 * s + left, 2 * n + left],
+            End::Repetition | End::NoCaptureLimit(_) => [2 * s + left, 2 * n + left],
+            End::CannotFeed(Side::South) => [2 * (s + left), 2 * n],
+            End::CannotFeed(Side::North) => [2 * s, 2 * (n + left)],
             End::NoSeeds(Side::South) => [2 * s, 2 * (n + left)],
             End::NoSeeds(Side::North) => [2 * (s + left), 2 * n],
         })
@@ -336,8 +387,8 @@ impl Game {
             return Err(Error::GameOver);
         }
         let b = *self.board();
-        let pit = b.pit_of(label)?;
-        let (next, captured) = b.play(pit);
+        let pit = b.pit_of(&self.rules, label)?;
+        let (next, captured) = b.play(&self.rules, pit);
         self.labels.push(b.to_move.label(pit));
         self.boards.push(next);
         Ok(captured)
@@ -355,7 +406,8 @@ impl Game {
         let s = self.start();
         let pits: Vec<String> = s.pits.iter().map(|p| p.to_string()).collect();
         let mut out = format!(
-            "# awari game record: the start (pits A..F, then a..f; South moves first), then one move per line\nstart {} captured {} {}\n",
+            "# awari game record: the rule set, the start (pits A..F, then a..f; South moves first), then one move per line\nrules {}\nstart {} captured {} {}\n",
+            self.rules.name,
             pits.join(" "),
             s.captured[0],
             s.captured[1]
@@ -370,6 +422,7 @@ impl Game {
     /// Reads a game record and replays its moves.
     pub fn from_record(text: &str) -> Result<Game> {
         let mut game: Option<Game> = None;
+        let mut rules: Option<Rules> = None;
         for (i, line) in text.lines().enumerate() {
             let line = line.split('#').next().unwrap_or_default().trim();
             if line.is_empty() {
@@ -380,6 +433,15 @@ impl Game {
                 source: Box::new(e),
             };
             match &mut game {
+                None if rules.is_none() && line.split_whitespace().next() == Some("rules") => {
+                    let words: Vec<&str> = line.split_whitespace().collect();
+                    if words.len() != 2 {
+                        return Err(bad(Error::RecordSyntax(
+                            "a 'rules' line names one rule set: 'rules awari' or 'rules abapa'",
+                        )));
+                    }
+                    rules = Some(Rules::by_name(words[1]).map_err(bad)?);
+                }
                 None => {
                     let words: Vec<&str> = line.split_whitespace().collect();
                     if words.first() != Some(&"start") || !(words.len() == 13 || words.len() == 16)
@@ -418,7 +480,7 @@ impl Game {
                         None
                     };
                     let start = Board::new(pits, captured).map_err(bad)?;
-                    game = Some(Game::new(start));
+                    game = Some(Game::new(start, rules.unwrap_or_default()));
                 }
                 Some(g) => {
                     g.play(line).map_err(bad)?;
@@ -453,7 +515,7 @@ pub fn move_worths(db: &Database, board: &Board) -> Result<Vec<MoveWorth>> {
     let p = board.position();
     let n = p.seeds();
     let mut out = Vec::new();
-    for m in p.moves().legal() {
+    for m in p.moves(db.rules()).legal() {
         let left = n - m.captured as u32;
         let (worth, missing_layer) = if m.child.mover_seeds() == 0 {
             (Some((m.captured as u32 + left) as i8), None)
@@ -528,8 +590,9 @@ pub fn choose(db: &Database, game: &Game, depth: u32) -> Result<Option<Choice>> 
     let depth = depth.max(1);
     let p = board.position();
     let mut best: Option<(i32, char)> = None;
-    for m in p.moves().legal() {
-        let v = m.captured as i32 - negamax(db, &m.child, depth - 1, -64, 64)?;
+    let rules = game.rules();
+    for m in p.moves(rules).legal() {
+        let v = m.captured as i32 - negamax(db, rules, &m.child, depth - 1, -64, 64)?;
         let label = board.to_move.label(m.pit as usize);
         if best.map_or(true, |(b, _)| v > b) {
             best = Some((v, label));
@@ -546,7 +609,14 @@ pub fn choose(db: &Database, game: &Game, depth: u32) -> Result<Option<Choice>> 
 /// The value of `p` for its mover: exact where the database holds it, else
 /// searched `depth` plies deep by alpha-beta within `(alpha, beta)`, with
 /// unexplored futures worth 0.
-fn negamax(db: &Database, p: &Position, depth: u32, mut alpha: i32, beta: i32) -> Result<i32> {
+fn negamax(
+    db: &Database,
+    rules: &Rules,
+    p: &Position,
+    depth: u32,
+    mut alpha: i32,
+    beta: i32,
+) -> Result<i32> {
     let n = p.seeds() as i32;
     if p.mover_seeds() == 0 {
         return Ok(-n);
@@ -562,18 +632,22 @@ fn negamax(db: &Database, p: &Position, depth: u32, mut alpha: i32, beta: i32) -
         return Ok(0);
     }
     let mut best = i32::MIN;
-    for m in p.moves().legal() {
+    for m in p.moves(rules).legal() {
         let c = m.captured as i32;
         let v = if m.child.mover_seeds() == 0 {
             n
         } else {
-            c - negamax(db, &m.child, depth - 1, c - beta, c - alpha)?
+            c - negamax(db, rules, &m.child, depth - 1, c - beta, c - alpha)?
         };
         best = best.max(v);
         alpha = alpha.max(v);
         if alpha >= beta {
             break;
         }
+    }
+    if best == i32::MIN {
+        // No legal move: each side takes its own row.
+        return Ok(p.final_score());
     }
     Ok(best)
 }

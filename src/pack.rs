@@ -11,6 +11,7 @@
 use crate::codec::{encode_steps, file_name, CompressedTable, Settings};
 use crate::error::{AtPath, Error, Result, SizeOf};
 use crate::format::Kind;
+use crate::rules::Rules;
 use crate::store::{
     self, CompressedEntry, FileEntry, FolderLock, LayerEntry, Manifest, Mapped, Stored,
 };
@@ -133,6 +134,7 @@ fn open_locked(
 /// `check_file` the checksum of the whole file against the manifest.
 fn open_listed(
     dir: &Path,
+    rules: &Rules,
     c: &CompressedEntry,
     kind: Kind,
     raw: &FileEntry,
@@ -152,7 +154,7 @@ fn open_listed(
     // SAFETY: the caller holds the folder's lock, which every writer of
     // the folder takes (see `store::map`).
     let map = unsafe { Mapped::open(&path, c.bytes, SizeOf::Recorded)? };
-    let t = store::open_compressed(map, &path, c.seeds, kind, stored_listed(&stored))?;
+    let t = store::open_compressed(map, rules, &path, c.seeds, kind, stored_listed(&stored))?;
     Ok((t, path))
 }
 
@@ -210,6 +212,7 @@ pub(crate) fn compress_layers(
     obs: &dyn PackObserver,
 ) -> Result<PackReport> {
     let s = opts.settings;
+    let rules = manifest.rules();
     let mut report = PackReport::default();
     for l in layers {
         for (kind, f) in l.files() {
@@ -226,10 +229,11 @@ pub(crate) fn compress_layers(
                     && c.dictionary == s.dictionary
                 {
                     obs.start(&c.name, l.positions.div_ceil(c.block_size as u64));
-                    let checked = open_listed(dir, &c, kind, f, true).and_then(|(t, path)| {
-                        t.verify(None, &|k| obs.advance(k))
-                            .map_err(|e| Error::compressed(path, e))
-                    });
+                    let checked =
+                        open_listed(dir, &rules, &c, kind, f, true).and_then(|(t, path)| {
+                            t.verify(None, &|k| obs.advance(k))
+                                .map_err(|e| Error::compressed(path, e))
+                        });
                     match checked {
                         Ok(()) => {
                             let done = PackedFile {
@@ -258,13 +262,13 @@ pub(crate) fn compress_layers(
             let bytes = if raw_present {
                 let (map, raw_path) = open_raw(dir, f)?;
                 let raw = Source::Mapped(&map, &raw_path, &f.xxh3);
-                write_compressed(&path, raw, kind, l.seeds, s, obs)?
+                write_compressed(&path, raw, &rules, kind, l.seeds, s, obs)?
             } else if let Some(c) = manifest.compressed(&f.name) {
-                let (old, path_old) = open_listed(dir, c, kind, f, true)?;
+                let (old, path_old) = open_listed(dir, &rules, c, kind, f, true)?;
                 let raw = old
                     .decompress_all()
                     .map_err(|e| Error::compressed(path_old, e))?;
-                write_compressed(&path, Source::Bytes(&raw), kind, l.seeds, s, obs)?
+                write_compressed(&path, Source::Bytes(&raw), &rules, kind, l.seeds, s, obs)?
             } else {
                 return Err(Error::Missing(raw_path));
             };
@@ -315,6 +319,7 @@ pub(crate) fn compress_layers(
 /// lists is written again by the next build).
 pub(crate) fn compress_and_remove_raw(
     dir: &Path,
+    rules: &Rules,
     layer: u32,
     kind: Kind,
     f: &FileEntry,
@@ -325,7 +330,7 @@ pub(crate) fn compress_and_remove_raw(
     let bytes = {
         let (map, raw_path) = open_raw(dir, f)?;
         let raw = Source::Mapped(&map, &raw_path, &f.xxh3);
-        write_compressed(&path, raw, kind, layer, s, &Quiet)?
+        write_compressed(&path, raw, rules, kind, layer, s, &Quiet)?
     };
     let entry = CompressedEntry {
         seeds: layer,
@@ -377,6 +382,7 @@ impl Source<'_> {
 fn write_compressed(
     path: &Path,
     source: Source<'_>,
+    rules: &Rules,
     kind: Kind,
     layer: u32,
     s: Settings,
@@ -397,7 +403,7 @@ fn write_compressed(
                 crate::fault::point("mid-compress", &name);
             }
         };
-        let bytes = encode_steps(raw, kind, layer, s, &mut w, &progress, &|at, k| {
+        let bytes = encode_steps(raw, rules, kind, layer, s, &mut w, &progress, &|at, k| {
             source.release(at, k)
         })
         .at(&tmp)?;
@@ -474,6 +480,7 @@ pub(crate) fn decompress_layer(
     obs: &dyn PackObserver,
     report: &mut PackReport,
 ) -> Result<()> {
+    let rules = manifest.rules();
     for (kind, f) in l.files() {
         let Some(c) = manifest.compressed(&f.name).cloned() else {
             continue;
@@ -492,7 +499,7 @@ pub(crate) fn decompress_layer(
                     f.name, c.name
                 ));
             }
-            let (t, zst) = open_listed(dir, &c, kind, f, true)?;
+            let (t, zst) = open_listed(dir, &rules, &c, kind, f, true)?;
             obs.start(&f.name, t.blocks());
             let mut failed = None;
             store::write_atomic_checked(&raw_path, f.bytes, &f.xxh3, |start, buf| {

@@ -204,7 +204,7 @@ fn layer_8_sample(dictionary: u32) -> (Vec<u8>, Vec<u8>) {
         block_size: 256,
         dictionary,
     };
-    let z = codec::encode(&raw, Kind::Score, 8, settings).unwrap();
+    let z = codec::encode(&raw, &awari_egdb::rules::AWARI, Kind::Score, 8, settings).unwrap();
     assert_eq!(parse(&z).unwrap().header().dictionary > 0, dictionary > 0);
     (raw, z)
 }

@@ -84,7 +84,7 @@ fn round_trip_with_a_dictionary_for_every_table_of_layers_0_to_14() {
     for n in 0..=MAX {
         for kind in KINDS {
             let raw = raw_table(kind, n);
-            let z = codec::encode(&raw, kind, n, settings).unwrap();
+            let z = codec::encode(&raw, &awari_egdb::rules::AWARI, kind, n, settings).unwrap();
             let t = parse(&z).unwrap();
             let h = t.header();
             // Tables too small to train a dictionary on are written without

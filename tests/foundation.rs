@@ -6,7 +6,7 @@
 //! the library's helpers.
 
 use awari_egdb::index::{self, LayerIter};
-use awari_egdb::rules::Position;
+use awari_egdb::rules::{Position, AWARI};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
@@ -504,7 +504,7 @@ fn ref_moves(p: &Position) -> Vec<(u8, u8, [u8; PITS], bool)> {
 
 /// The internal moves of P: legal, no capture, and the child's mover has seeds.
 fn internal_children(p: &Position) -> Vec<Position> {
-    p.moves()
+    p.moves(&AWARI)
         .legal()
         .filter(|m| m.captured == 0 && m.child.mover_seeds() > 0)
         .map(|m| m.child)
@@ -513,7 +513,7 @@ fn internal_children(p: &Position) -> Vec<Position> {
 
 /// Checks the move generator against the reference and the invariants.
 fn check_moves(p: &Position) {
-    let list = p.moves();
+    let list = p.moves(&AWARI);
     let moves = list.as_slice();
     let want = ref_moves(p);
     assert_eq!(moves.len(), want.len(), "number of moves of {p}");
@@ -551,7 +551,7 @@ fn check_moves(p: &Position) {
     } else {
         assert!(moves.is_empty(), "{p} has no mover seeds but moves");
         assert!(
-            p.predecessors().is_empty(),
+            p.predecessors(&AWARI).is_empty(),
             "{p}: no mover seeds, yet predecessors"
         );
     }
@@ -562,7 +562,7 @@ fn check_duality(p: &Position) {
     let children = internal_children(p);
     let mut appearances = 0usize;
     for q in &children {
-        let preds = q.predecessors();
+        let preds = q.predecessors(&AWARI);
         let mut sorted = preds.clone();
         sorted.sort_unstable();
         sorted.dedup();
@@ -581,7 +581,7 @@ fn check_duality(p: &Position) {
 /// Every predecessor R of Q is indexable, same seeds, and moves internally to Q.
 fn check_predecessors_of(q: &Position, preds: &[Position]) {
     let mut via_callback = Vec::with_capacity(preds.len());
-    q.for_each_predecessor(|r| via_callback.push(r));
+    q.for_each_predecessor(&AWARI, |r| via_callback.push(r));
     assert_eq!(
         via_callback, preds,
         "for_each_predecessor vs predecessors, {q}"
@@ -602,7 +602,7 @@ fn worked_example() {
     let (b, c) = p.sow(5);
     assert_eq!(c, 3);
     assert_eq!(b, [1, 1, 1, 1, 1, 0, 5, 0, 3, 0, 0, 0]);
-    let list = p.moves();
+    let list = p.moves(&AWARI);
     let m = list.from_pit(5).unwrap();
     assert!(m.legal);
     assert_eq!(m.captured, 3);
@@ -620,7 +620,7 @@ fn rules_exhaustive_up_to_8_seeds() {
             check_duality(&p);
             if p.mover_seeds() > 0 {
                 // P itself as a Q.
-                let preds = p.predecessors();
+                let preds = p.predecessors(&AWARI);
                 let mut s = preds.clone();
                 s.sort_unstable();
                 s.dedup();
@@ -642,7 +642,7 @@ fn rules_exhaustive_predecessor_completeness_up_to_8_seeds() {
         let mut backward = 0u64;
         for (_, p) in LayerIter::new(n) {
             forward += internal_children(&p).len() as u64;
-            p.for_each_predecessor(|_| backward += 1);
+            p.for_each_predecessor(&AWARI, |_| backward += 1);
         }
         assert_eq!(forward, backward, "internal edges of layer {n}");
     }
@@ -657,7 +657,7 @@ fn rules_random_positions() {
         check_moves(&p);
         check_duality(&p);
         if p.mover_seeds() > 0 && i % 4 == 0 {
-            let preds = p.predecessors();
+            let preds = p.predecessors(&AWARI);
             let mut s = preds.clone();
             s.sort_unstable();
             s.dedup();
@@ -684,9 +684,9 @@ fn no_mover_seeds_means_no_moves() {
         b[..6].fill(0);
         b[6 + rng.gen_range(0..6)] += moved;
         let p = Position(b);
-        assert!(p.moves().as_slice().is_empty(), "{p}");
-        assert!(p.moves().legal().next().is_none(), "{p}");
-        assert!(p.predecessors().is_empty(), "{p}");
+        assert!(p.moves(&AWARI).as_slice().is_empty(), "{p}");
+        assert!(p.moves(&AWARI).legal().next().is_none(), "{p}");
+        assert!(p.predecessors(&AWARI).is_empty(), "{p}");
     }
 }
 

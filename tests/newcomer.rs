@@ -7,6 +7,7 @@ mod common;
 
 use awari_egdb::index;
 use awari_egdb::probe::Database;
+use awari_egdb::rules::AWARI;
 use awari_egdb::{Error, ErrorKind};
 use common::{awari, awari_status, full_copy, s, scratch, usage_error, vu_copy};
 use std::fs;
@@ -51,7 +52,7 @@ fn damaged_values_are_never_shown_as_scores() {
         let above = (0..index::layer_size(14))
             .map(|g| index::unrank(14, g).unwrap())
             .find(|p| {
-                p.moves().legal().any(|m| {
+                p.moves(&AWARI).legal().any(|m| {
                     m.captured == 2 && m.child.mover_seeds() > 0 && index::rank(&m.child) == 100
                 })
             })

@@ -7,7 +7,7 @@
 //! `proptest-regressions/`; commit that file with the fix.
 
 use awari_egdb::index::{goedel, layer_size, rank, unrank};
-use awari_egdb::rules::{Position, MAX_SEEDS, PITS};
+use awari_egdb::rules::{Position, Rules, ABAPA, AWARI, MAX_SEEDS, PITS};
 use awari_egdb::Error;
 use proptest::prelude::*;
 
@@ -120,7 +120,7 @@ proptest! {
     #[test]
     fn sowing_conserves_seeds_and_captures(p in any_board()) {
         let n = p.seeds();
-        let moves = p.moves();
+        let moves = p.moves(&AWARI);
         prop_assert_eq!(moves.as_slice().len(), p.0[..6].iter().filter(|&&x| x > 0).count());
         for m in moves.as_slice() {
             let pit = m.pit as usize;
@@ -135,6 +135,17 @@ proptest! {
             prop_assert!(m.child.is_indexable(), "[{}] pit {}", p, pit);
         }
         prop_assert_eq!(moves.legal().next().is_some(), p.mover_seeds() > 0);
+        // Abapa: the same sowings; a grand slam captures nothing; a move
+        // exists unless the mover has no seeds or cannot feed.
+        let abapa = p.moves(&ABAPA);
+        let feeds = abapa.as_slice().iter().any(|m| m.child.mover_seeds() > 0);
+        for (a, m) in abapa.as_slice().iter().zip(moves.as_slice()) {
+            let slam = m.captured > 0 && m.child.mover_seeds() == 0;
+            prop_assert_eq!(a.captured, if slam { 0 } else { m.captured });
+            prop_assert_eq!(a.child.seeds(), n - a.captured as u32);
+            prop_assert_eq!(a.legal, a.child.mover_seeds() > 0, "[{}] pit {}", p, a.pit);
+        }
+        prop_assert_eq!(abapa.legal().next().is_some(), feeds);
     }
 
     /// Every un-move of `q` is a position with a legal, non-capturing move
@@ -142,37 +153,46 @@ proptest! {
     /// mover has seeds is found among that position's un-moves.
     #[test]
     fn un_moves_invert_moves(q in position()) {
-        let preds = q.predecessors();
-        if q.mover_seeds() == 0 {
-            prop_assert!(preds.is_empty(), "[{}]: {:?}", q, preds);
-        }
-        for p in &preds {
-            prop_assert!(p.is_indexable(), "[{}] <- [{}]", q, p);
-            prop_assert_eq!(p.seeds(), q.seeds());
-            prop_assert!(
-                p.moves()
-                    .legal()
-                    .any(|m| m.captured == 0 && m.child == q),
-                "[{}] is not a move of its un-move [{}]",
-                q,
-                p
-            );
-        }
-        let mut sorted = preds.clone();
-        sorted.sort();
-        sorted.dedup();
-        prop_assert_eq!(sorted.len(), preds.len(), "[{}]: an un-move twice", q);
-        // Forward: the moves of q taken back.
-        for m in q.moves().legal() {
-            if m.captured == 0 && m.child.mover_seeds() > 0 {
-                prop_assert!(
-                    m.child.predecessors().contains(&q),
-                    "[{}] pit {} -> [{}]: not among its un-moves",
-                    q,
-                    m.pit,
-                    m.child
-                );
-            }
+        for rules in [AWARI, ABAPA] {
+            un_moves_invert_moves_under(&q, &rules)?;
         }
     }
+}
+
+/// [`un_moves_invert_moves`] under one rule set.
+fn un_moves_invert_moves_under(q: &Position, rules: &Rules) -> Result<(), TestCaseError> {
+    let q = *q;
+    let preds = q.predecessors(rules);
+    if q.mover_seeds() == 0 {
+        prop_assert!(preds.is_empty(), "[{}]: {:?}", q, preds);
+    }
+    for p in &preds {
+        prop_assert!(p.is_indexable(), "[{}] <- [{}]", q, p);
+        prop_assert_eq!(p.seeds(), q.seeds());
+        prop_assert!(
+            p.moves(rules)
+                .legal()
+                .any(|m| m.captured == 0 && m.child == q),
+            "[{}] is not a move of its un-move [{}]",
+            q,
+            p
+        );
+    }
+    let mut sorted = preds.clone();
+    sorted.sort();
+    sorted.dedup();
+    prop_assert_eq!(sorted.len(), preds.len(), "[{}]: an un-move twice", q);
+    // Forward: the moves of q taken back.
+    for m in q.moves(rules).legal() {
+        if m.captured == 0 && m.child.mover_seeds() > 0 {
+            prop_assert!(
+                m.child.predecessors(rules).contains(&q),
+                "[{}] pit {} -> [{}]: not among its un-moves",
+                q,
+                m.pit,
+                m.child
+            );
+        }
+    }
+    Ok(())
 }

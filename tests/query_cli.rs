@@ -6,7 +6,7 @@
 mod common;
 
 use awari_egdb::index::{self, layer_size};
-use awari_egdb::rules::Position;
+use awari_egdb::rules::{Position, AWARI};
 use common::{awari_in, db_dir, full_copy, scratch, text, vu_copy, MAX};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
@@ -277,7 +277,7 @@ fn pv_is_at_most_n_steps() {
                 let pit = int(&s["pit"]);
                 assert!((0..6).contains(&pit));
                 let m = *pos
-                    .moves()
+                    .moves(&AWARI)
                     .from_pit(pit as usize)
                     .unwrap_or_else(|| panic!("pit {pit} of [{pos}] is empty: {v}"));
                 assert!(m.legal, "pit {pit} of [{pos}] is illegal: {v}");

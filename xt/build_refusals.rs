@@ -238,7 +238,7 @@ fn locked_folder_is_refused() {
 fn missing_scratch_folder_is_an_error() {
     use awari_egdb::solve::memory::{solve_all, solve_layer, Solved};
     use awari_egdb::solve::Below;
-    let lower = solve_all(3, true).expect("layers 0..=3");
+    let lower = solve_all(3, &awari_egdb::rules::AWARI, true).expect("layers 0..=3");
     let below: Vec<Below> = lower
         .iter()
         .map(|t| Below {
@@ -249,10 +249,18 @@ fn missing_scratch_folder_is_an_error() {
         .collect();
     let dir = std::env::temp_dir().join("awari-no-such-folder/for-scratch");
     let mut called = false;
-    let r = solve_layer(4, &below, true, Some(&dir), &Silent, &mut |_: &Solved| {
-        called = true;
-        Ok::<(), Error>(())
-    });
+    let r = solve_layer(
+        4,
+        &awari_egdb::rules::AWARI,
+        &below,
+        true,
+        Some(&dir),
+        &Silent,
+        &mut |_: &Solved| {
+            called = true;
+            Ok::<(), Error>(())
+        },
+    );
     match r {
         Err(e @ Error::Scratch { .. }) => {
             assert!(e.to_string().contains("for-scratch"), "{e}");
@@ -262,8 +270,14 @@ fn missing_scratch_folder_is_an_error() {
     }
     assert!(!called, "no table handed out");
     // Without the envelope no scratch file is needed.
-    let r = solve_layer(4, &below, false, Some(&dir), &Silent, &mut |_: &Solved| {
-        Ok::<(), Error>(())
-    });
+    let r = solve_layer(
+        4,
+        &awari_egdb::rules::AWARI,
+        &below,
+        false,
+        Some(&dir),
+        &Silent,
+        &mut |_: &Solved| Ok::<(), Error>(()),
+    );
     assert!(r.is_ok());
 }

@@ -7,6 +7,7 @@
 use crate::builder::*;
 use crate::common::{ok, s};
 use crate::{facts, naive, tables, MAX};
+use awari_egdb::rules::AWARI;
 
 use awari_egdb::format::Kind;
 use awari_egdb::index::layer_size;
@@ -74,7 +75,7 @@ fn built_tables_pass_bellman_check() {
             let s = |m: u32, g: u64| d.get(0, m, g);
             let l = |m: u32, g: u64| d.get(1, m, g);
             let u = |m: u32, g: u64| d.get(2, m, g);
-            naive::bellman_check(n, &s, &l, &u)
+            naive::bellman_check(n, &AWARI, &s, &l, &u)
         })
         .collect();
     eprintln!(
@@ -131,7 +132,8 @@ fn built_tables_pass_vu_facts() {
 fn built_manifest_matches_in_memory_solver() {
     // The library's in-memory solver gives the same bytes as the files.
     let d = db();
-    let mem = solve::memory::solve_all(9, true).expect("in-memory solve");
+    let mem =
+        solve::memory::solve_all(9, &awari_egdb::rules::AWARI, true).expect("in-memory solve");
     for n in 0..=9u32 {
         for k in 0..3 {
             if let Some(diff) = first_difference(
@@ -251,7 +253,8 @@ fn envelope_build_upgrades_scores_only_folder() {
     let w = rec.warnings();
     assert_eq!(w.len(), 9, "one warning per layer: {w:#?}");
     assert!(w.iter().all(|m| m.contains("envelope")), "{w:#?}");
-    let mem = solve::memory::solve_all(8, true).expect("in-memory solve");
+    let mem =
+        solve::memory::solve_all(8, &awari_egdb::rules::AWARI, true).expect("in-memory solve");
     let t = table_files(dir);
     for n in layers(8) {
         for (k, kind) in KINDS.iter().enumerate() {

@@ -3,7 +3,7 @@
 //! tests one fact against any score tables.
 
 use awari_egdb::index::rank;
-use awari_egdb::rules::Position;
+use awari_egdb::rules::{Position, AWARI};
 
 /// One row of `vu-move-facts.csv`.
 #[derive(Clone, Debug)]
@@ -123,7 +123,7 @@ pub fn check(f: &Fact, score: &dyn Fn(u32, u64) -> i8) -> Result<(), String> {
             f.optimal, f.loss_vs_best
         ));
     }
-    let moves = p.moves();
+    let moves = p.moves(&AWARI);
     let value = |m: &awari_egdb::rules::Move| -> i32 {
         let ch = m.child;
         let cs = if ch.mover_seeds() == 0 {

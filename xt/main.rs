@@ -19,7 +19,7 @@ use std::sync::OnceLock;
 use std::time::Instant;
 
 use awari_egdb::index::{layer_size, rank, LayerIter};
-use awari_egdb::rules::Position;
+use awari_egdb::rules::{Position, AWARI};
 
 use naive::NaiveTables;
 
@@ -30,7 +30,7 @@ fn tables() -> &'static NaiveTables {
     static T: OnceLock<NaiveTables> = OnceLock::new();
     T.get_or_init(|| {
         let t0 = Instant::now();
-        let t = naive::solve(MAX);
+        let t = naive::solve(MAX, &AWARI);
         eprintln!("naive solve of layers 0..={MAX}: {:.2?}", t0.elapsed());
         t
     })
@@ -45,7 +45,7 @@ fn naive_tables_pass_bellman_check() {
     let t = tables();
     let (s, l, u) = (lookup(&t.score), lookup(&t.lower), lookup(&t.upper));
     for n in 0..=MAX {
-        let bad = naive::bellman_check(n, &s, &l, &u);
+        let bad = naive::bellman_check(n, &AWARI, &s, &l, &u);
         assert!(
             bad.is_empty(),
             "layer {n}: {} mismatches, first: {:#?}",
@@ -91,7 +91,7 @@ fn naive_tables_sanity() {
                 assert_eq!((s[g], lo[g], hi[g]), (-ni, -ni, -ni), "layer {n} [{p}]");
             } else {
                 assert!(
-                    p.moves().legal().next().is_some(),
+                    p.moves(&AWARI).legal().next().is_some(),
                     "[{p}] has seeds but no move"
                 );
             }
@@ -133,9 +133,9 @@ fn naive_hand_checked_values() {
     // The same capture when pit 0 offers a non-slamming alternative: the slam
     // is illegal, so the mover must play pit 0.
     let p = Position([1, 0, 0, 0, 0, 1, 1, 0, 0, 0, 0, 0]);
-    let legal: Vec<u8> = p.moves().legal().map(|m| m.pit).collect();
+    let legal: Vec<u8> = p.moves(&AWARI).legal().map(|m| m.pit).collect();
     assert_eq!(legal, vec![0]);
-    let child = p.moves().from_pit(0).unwrap().child;
+    let child = p.moves(&AWARI).from_pit(0).unwrap().child;
     let (s, _, _) = at(p.0);
     assert_eq!(s, -at(child.0).0);
 }
@@ -157,7 +157,7 @@ fn bellman_check_detects_corruption() {
         }
     };
     let (l, u) = (lookup(&t.lower), lookup(&t.upper));
-    let bad = naive::bellman_check(n, &s, &l, &u);
+    let bad = naive::bellman_check(n, &AWARI, &s, &l, &u);
     assert!(
         bad.iter().any(|b| b.contains(&format!("index {g}: score"))),
         "corruption at {g} not reported: {bad:?}"
@@ -237,8 +237,8 @@ fn fact_checker_rejects_altered_facts() {
     let mut bent_facts = 0;
     for f in facts::load().into_iter().filter(|f| f.seeds <= MAX) {
         let p = Position(f.pits);
-        let played = p.moves().from_pit(f.mv as usize).unwrap().child;
-        if played.mover_seeds() == 0 || p.moves().legal().count() < 2 {
+        let played = p.moves(&AWARI).from_pit(f.mv as usize).unwrap().child;
+        if played.mover_seeds() == 0 || p.moves(&AWARI).legal().count() < 2 {
             continue;
         }
         let pg = rank(&played);

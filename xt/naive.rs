@@ -9,13 +9,16 @@
 //!
 //! # The game inside one layer
 //!
-//! Fix layer `n`. For a position `P` list its legal moves (`Position::moves`,
-//! `legal` flag). A move capturing `c > 0` seeds leaves the layer: its child
+//! Fix layer `n` and a rule set (awari or abapa). For a position `P` list
+//! its legal moves under the rule set (`Position::moves`, `legal` flag). A move capturing `c > 0` seeds leaves the layer: its child
 //! lives in layer `n - c`, already solved, so its value to `P`'s mover is a
 //! *known number*. A move capturing nothing stays in layer `n` (its child may
 //! be a position whose mover has no seeds; such a child has no move and is
 //! handled by the same rule as every other position, see below). A position
-//! with no legal move (its mover has no seeds) is worth `-n` to its mover.
+//! with no legal move ends the game, each side taking its own row: `-n` when
+//! its mover has no seeds, `+n` when (abapa) it cannot feed an empty
+//! opponent; the solver treats that end as one capture-like move of that
+//! value.
 //! Play that stays in the layer forever (never captures again) is "endless".
 //!
 //! # Score (endless play worth 0)
@@ -32,8 +35,8 @@
 //!   (value `-score(child) >= t` iff `score(child) <= -t`);
 //! * `P ∈ L_t` if every legal move has value `<= -t`: captures with
 //!   `c - score(child) <= -t`, non-captures whose child is in `W_t`.
-//!   A position with no legal move satisfies this vacuously; its value `-n`
-//!   is indeed `<= -t` for every `t <= n`.
+//!   A position with no legal move has the one pseudo-move of its final
+//!   value (`-n` is `<= -t` for every `t <= n`; `+n` is `>= t`).
 //!
 //! Taking the *least* fixpoint is exactly what stops a cycle from being
 //! counted as a win for either side: membership must be justified by a finite
@@ -72,7 +75,7 @@
 //! else `+n`: a position caught in endless play gets the extremes.
 
 use awari_egdb::index::{layer_size, rank, LayerIter};
-use awari_egdb::rules::Position;
+use awari_egdb::rules::{Position, Rules};
 
 /// Score, lower and upper tables, indexed `[layer][goedel index]`.
 pub struct NaiveTables {
@@ -83,7 +86,9 @@ pub struct NaiveTables {
 
 /// The legal moves of every position of one layer, flattened:
 /// position `g` owns `cap[start[g]..start[g+1]]` and `child[..]` alike.
-/// `cap == 0` means the child is in this layer, else in layer `n - cap`.
+/// `cap == 0` means the child is in this layer, else in layer `n - cap`;
+/// `cap == FINAL` stands for the end of the game at a position without a
+/// legal move, worth `child - 64` (each side takes its own row).
 struct Edges {
     start: Vec<usize>,
     cap: Vec<u8>,
@@ -91,7 +96,7 @@ struct Edges {
 }
 
 impl Edges {
-    fn build(n: u32) -> Edges {
+    fn build(n: u32, rules: &Rules) -> Edges {
         let size = layer_size(n) as usize;
         let mut e = Edges {
             start: Vec::with_capacity(size + 1),
@@ -101,12 +106,18 @@ impl Edges {
         for (g, p) in LayerIter::new(n) {
             assert_eq!(e.start.len() as u64, g);
             e.start.push(e.cap.len());
-            for m in p.moves().legal() {
+            let mut any = false;
+            for m in p.moves(rules).legal() {
+                any = true;
                 let c = m.child;
                 assert!(c.is_indexable(), "child {c} of {p} has no index");
                 assert_eq!(c.seeds() + m.captured as u32, n);
                 e.cap.push(m.captured);
                 e.child.push(rank(&c) as usize);
+            }
+            if !any {
+                e.cap.push(FINAL);
+                e.child.push((p.final_score() + 64) as usize);
             }
         }
         e.start.push(e.cap.len());
@@ -172,8 +183,11 @@ fn assert_shrinks(prev: &[bool], next: &[bool], what: &str, n: u32, t: i32) {
     }
 }
 
-/// Solves layers `0..=max_seeds` in order.
-pub fn solve(max_seeds: u32) -> NaiveTables {
+/// The pseudo-capture of [`Edges`] that ends the game.
+const FINAL: u8 = u8::MAX;
+
+/// Solves layers `0..=max_seeds` of `rules` in order.
+pub fn solve(max_seeds: u32, rules: &Rules) -> NaiveTables {
     assert!(max_seeds < 47, "the naive solver is for small layers");
     let mut tab = NaiveTables {
         score: Vec::new(),
@@ -181,7 +195,7 @@ pub fn solve(max_seeds: u32) -> NaiveTables {
         upper: Vec::new(),
     };
     for n in 0..=max_seeds {
-        let e = Edges::build(n);
+        let e = Edges::build(n, rules);
         let size = layer_size(n) as usize;
         let ni = n as i32;
 
@@ -190,7 +204,10 @@ pub fn solve(max_seeds: u32) -> NaiveTables {
         let (mut pw, mut pl) = (vec![true; size], vec![true; size]);
         for t in 1..=ni {
             let lo = &tab.score;
-            let exit_val = |c: u8, ch: usize| c as i32 - lo[(n - c as u32) as usize][ch] as i32;
+            let exit_val = |c: u8, ch: usize| match c {
+                FINAL => ch as i32 - 64,
+                c => c as i32 - lo[(n - c as u32) as usize][ch] as i32,
+            };
             let (w, l) = least_fixpoint(
                 &e,
                 |c, ch| exit_val(c, ch) >= t,
@@ -216,8 +233,14 @@ pub fn solve(max_seeds: u32) -> NaiveTables {
         let (mut pa, mut pb) = (vec![true; size], vec![true; size]);
         for t in (-ni + 1)..=ni {
             let (tl, tu) = (&tab.lower, &tab.upper);
-            let lo_val = |c: u8, ch: usize| c as i32 - tu[(n - c as u32) as usize][ch] as i32;
-            let hi_val = |c: u8, ch: usize| c as i32 - tl[(n - c as u32) as usize][ch] as i32;
+            let lo_val = |c: u8, ch: usize| match c {
+                FINAL => ch as i32 - 64,
+                c => c as i32 - tu[(n - c as u32) as usize][ch] as i32,
+            };
+            let hi_val = |c: u8, ch: usize| match c {
+                FINAL => ch as i32 - 64,
+                c => c as i32 - tl[(n - c as u32) as usize][ch] as i32,
+            };
             let (a, b) =
                 least_fixpoint(&e, |c, ch| lo_val(c, ch) >= t, |c, ch| hi_val(c, ch) <= -t);
             assert_shrinks(&pa, &a, "A", n, t);
@@ -243,18 +266,20 @@ pub fn solve(max_seeds: u32) -> NaiveTables {
 /// Forward Bellman check of layer `n`: recomputes, for every position, the
 /// score as `max over legal moves of (c - score(child))`, `upper` as
 /// `max(c - lower(child))` and `lower` as `max(c - upper(child))` (a position
-/// without legal move: `-n` for all three; a child whose mover has no seeds:
+/// without legal move: its final score, the mover's seeds less the
+/// opponent's, for all three; a child whose mover has no seeds:
 /// `-(its seeds)` for all three, not looked up), and lists every mismatch with
 /// what is stored. Children are looked up as `f(layer, rank(child))`.
 pub fn bellman_check(
     n: u32,
+    rules: &Rules,
     score: &dyn Fn(u32, u64) -> i8,
     lower: &dyn Fn(u32, u64) -> i8,
     upper: &dyn Fn(u32, u64) -> i8,
 ) -> Vec<String> {
     let mut bad = Vec::new();
     for (g, p) in LayerIter::new(n) {
-        let (s, l, u) = forward(n, &p, score, lower, upper);
+        let (s, l, u) = forward(n, rules, &p, score, lower, upper);
         let stored = (score(n, g) as i32, lower(n, g) as i32, upper(n, g) as i32);
         for (what, st, re) in [
             ("score", stored.0, s),
@@ -274,13 +299,14 @@ pub fn bellman_check(
 /// (score, lower, upper) of `p` recomputed from its children.
 fn forward(
     n: u32,
+    rules: &Rules,
     p: &Position,
     score: &dyn Fn(u32, u64) -> i8,
     lower: &dyn Fn(u32, u64) -> i8,
     upper: &dyn Fn(u32, u64) -> i8,
 ) -> (i32, i32, i32) {
     let mut best: Option<(i32, i32, i32)> = None;
-    for m in p.moves().legal() {
+    for m in p.moves(rules).legal() {
         let c = m.captured as u32;
         let cn = n - c;
         let ch = m.child;
@@ -302,5 +328,6 @@ fn forward(
             Some(b) => (b.0.max(v.0), b.1.max(v.1), b.2.max(v.2)),
         });
     }
-    best.unwrap_or((-(n as i32), -(n as i32), -(n as i32)))
+    let end = p.final_score();
+    best.unwrap_or((end, end, end))
 }

@@ -97,7 +97,14 @@ impl Streams<'_> {
                 // SAFETY: the builder holds the folder's lock, which every
                 // writer of the folder takes (see `store::map`).
                 let map = unsafe { Mapped::open(path, len, of)? };
-                let t = store::open_compressed(map, path, k, kind, listed.as_ref())?;
+                let t = store::open_compressed(
+                    map,
+                    &self.manifest.rules(),
+                    path,
+                    k,
+                    kind,
+                    listed.as_ref(),
+                )?;
                 Source::Compressed(t, path.clone())
             }
         };
@@ -159,6 +166,7 @@ fn build_in_memory(
         .collect();
     solve::memory::solve_layer(
         n,
+        &opts.rules,
         &below,
         opts.envelope,
         Some(opts.scratch.as_deref().unwrap_or(dir)),
@@ -216,7 +224,12 @@ fn write_tables(
                 for (kind, f) in [(Kind::Lower, &w.lower), (Kind::Upper, &w.upper)] {
                     let f = f.as_ref().expect("just written");
                     w.compressed.push(crate::pack::compress_and_remove_raw(
-                        dir, n, kind, f, settings,
+                        dir,
+                        &opts.rules,
+                        n,
+                        kind,
+                        f,
+                        settings,
                     )?);
                 }
             }
@@ -279,6 +292,7 @@ pub(super) fn build_layer(
         };
         solve::compact::solve_layer(
             n,
+            &opts.rules,
             &streams,
             opts.envelope,
             scratch,

@@ -29,7 +29,7 @@ pub use plan::{Budget, Choice};
 use crate::comm::{Comm, Single};
 use crate::error::{AtPath, Error, Result};
 use crate::format::Kind;
-use crate::rules::MAX_SEEDS;
+use crate::rules::{Rules, MAX_SEEDS};
 use crate::solve::{self, Observer};
 use crate::store::{self, FolderLock, LayerEntry, Manifest};
 use layer::Finished;
@@ -39,6 +39,9 @@ use std::path::{Path, PathBuf};
 /// What to build and where.
 #[derive(Clone, Debug)]
 pub struct BuildOptions {
+    /// The rule set of the tables ([`crate::rules::AWARI`] by default); a
+    /// folder of another rule set is refused.
+    pub rules: Rules,
     /// Build layers `0..=max_seeds` (47 is skipped).
     pub max_seeds: u32,
     /// The folder of tables.
@@ -85,10 +88,11 @@ pub enum Solver {
 }
 
 impl BuildOptions {
-    /// Layers 0..=20 with the envelope into `db`, with the memory the
+    /// Awari layers 0..=20 with the envelope into `db`, with the memory the
     /// machine has, the solver chosen per layer, nothing compressed.
     pub fn new(db: impl Into<PathBuf>) -> BuildOptions {
         BuildOptions {
+            rules: crate::rules::AWARI,
             max_seeds: 20,
             db: db.into(),
             envelope: true,
@@ -220,9 +224,9 @@ pub fn build_ranks(
     // Everything that can be refused is refused before anything is
     // written: a foreign folder, and a range that does not fit.
     let known = if dir.exists() {
-        store::manifest_to_write(dir)?
+        store::manifest_to_write(dir, &opts.rules)?
     } else {
-        Manifest::default()
+        Manifest::new(&opts.rules)
     };
     let todo: Vec<u32> = plan
         .iter()
@@ -239,14 +243,14 @@ pub fn build_ranks(
         if Manifest::load(dir)?.is_none() {
             // Claim the folder before the first table lands, so a build
             // killed at any moment leaves a folder it can resume.
-            store::manifest_to_write(dir)?.store(dir)?;
+            store::manifest_to_write(dir, &opts.rules)?.store(dir)?;
         }
     }
     if ranks > 1 {
         ranks::same_folder(dir, lock.as_ref(), comm)?;
     }
     comm.barrier()?;
-    let mut manifest = Manifest::load(dir)?.unwrap_or_default();
+    let mut manifest = Manifest::load(dir)?.unwrap_or_else(|| Manifest::new(&opts.rules));
     obs.plan(&plan);
     if let Some(n) = lock.as_ref().and_then(|l| l.interrupted_layer()) {
         if manifest.layer(n).is_none() {
@@ -259,7 +263,7 @@ pub fn build_ranks(
     let mut report = BuildReport {
         built: Vec::new(),
         reused: Vec::new(),
-        manifest: Manifest::default(),
+        manifest: Manifest::new(&opts.rules),
     };
     let mut finished: Vec<Option<Finished>> = Vec::new();
     for &n in &plan {
@@ -275,7 +279,7 @@ pub fn build_ranks(
                 report.reused.push(n);
                 continue;
             }
-            manifest = Manifest::load(dir)?.unwrap_or_default();
+            manifest = Manifest::load(dir)?.unwrap_or_else(|| Manifest::new(&opts.rules));
             let lower = lower_of(dir, &manifest, n, &finished, opts.envelope)?;
             let choice = plan::choose(n, opts, ranks, &lower, Budget::now(opts.memory_limit))?;
             layer::build_layer(n, opts, &manifest, &finished, choice, comm, obs)?;

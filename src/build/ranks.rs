@@ -32,8 +32,13 @@ fn fingerprint(opts: &BuildOptions) -> [u64; 3] {
                 env!("CARGO_PKG_NAME")
             )),
         h(&format!(
-            "{} {} {:?} {:?} {:?}",
-            opts.max_seeds, opts.envelope, opts.solver, opts.memory_limit, opts.compress_finished
+            "{} {} {} {:?} {:?} {:?}",
+            opts.rules.tag(),
+            opts.max_seeds,
+            opts.envelope,
+            opts.solver,
+            opts.memory_limit,
+            opts.compress_finished
         )),
         h(&dir.to_string_lossy()),
     ]

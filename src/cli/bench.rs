@@ -27,6 +27,9 @@ pub struct BenchArgs {
     /// folder, removed afterwards).
     #[arg(long, value_name = "DIR")]
     dir: Option<PathBuf>,
+    /// The rule set to build (awari or abapa).
+    #[arg(long, value_name = "NAME", default_value = "awari", value_parser = super::parse_rules)]
+    rules: awari_egdb::rules::Rules,
     /// Skip the random read-modify-write micro-benchmark.
     #[arg(long, conflicts_with = "rmw_only")]
     no_rmw: bool,
@@ -67,6 +70,7 @@ pub fn run(a: BenchArgs) -> Result<(), Failure> {
         .build()
         .map_err(|e| Failure::usage(format!("cannot start worker threads: {e}")))?;
     let opts = BuildOptions {
+        rules: a.rules,
         max_seeds: a.max_seeds,
         db: dir.clone(),
         envelope: true,

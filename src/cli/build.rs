@@ -98,7 +98,14 @@ pub fn run(a: BuildArgs) -> Result<(), Failure> {
                 a.max_seeds
             ))
         })?;
+    // The rule set: --rules, else the folder's (awari for a new folder); a
+    // folder of another rule set than --rules is refused by the builder.
+    let rules = match a.db.rules_asked() {
+        Some(r) => r,
+        None => a.db.rules()?,
+    };
     let opts = BuildOptions {
+        rules,
         max_seeds,
         db: a.db.path(),
         envelope: !a.no_envelope,

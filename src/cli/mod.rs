@@ -8,10 +8,12 @@ mod compress;
 mod play;
 mod query;
 mod recover;
+mod rules;
 mod stats;
 mod verify;
 
 use awari_egdb::error::human;
+use awari_egdb::rules::Rules;
 use awari_egdb::{Error, ErrorKind};
 use clap::{Parser, Subcommand};
 use std::path::Path;
@@ -60,6 +62,9 @@ enum Command {
     /// a layer only if it equals known-good checksums or passes the Bellman
     /// check.
     Recover(recover::RecoverArgs),
+    /// Print the rule sets (awari, abapa) field by field, each with its
+    /// meaning.
+    Rules(rules::RulesArgs),
 }
 
 /// A failure to report: message for stderr and the exit status.
@@ -182,16 +187,48 @@ fn hint(e: &Error) -> Option<String> {
     })
 }
 
-/// `--db DIR`, the folder of tables, as every command takes it.
+/// `--db DIR`, the folder of tables, and `--rules NAME`, its rule set, as
+/// every command takes them.
 #[derive(clap::Args, Clone, Debug)]
 pub struct DbArg {
     /// Folder of tables: ours, or a VU dataset folder to read (default:
     /// $AWARI_PATH, else ./db).
     #[arg(long = "db", value_name = "DIR", alias = "out")]
     db: Option<std::path::PathBuf>,
+    /// The rule set of the tables: awari (the VU database's) or abapa
+    /// (`awari rules` shows both). Default: the folder's (awari for a VU
+    /// folder or a new one); a folder of another rule set is refused.
+    #[arg(long, value_name = "NAME", value_parser = parse_rules)]
+    rules: Option<Rules>,
+}
+
+/// `--rules NAME`: a preset of the library.
+pub fn parse_rules(s: &str) -> Result<Rules, String> {
+    Rules::by_name(s).map_err(|e| e.to_string())
 }
 
 impl DbArg {
+    /// The rule set asked for with `--rules`.
+    pub fn rules_asked(&self) -> Option<Rules> {
+        self.rules
+    }
+
+    /// The rule set of the folder (its manifest's; awari for a VU folder,
+    /// a new or a missing one), refusing a folder of another rule set
+    /// than `--rules`. A folder that cannot be read is left to the command
+    /// to report.
+    pub fn rules(&self) -> Result<Rules, Failure> {
+        let dir = self.path();
+        let folder = match awari_egdb::store::read_folder(&dir) {
+            Ok(f) => awari_egdb::store::folder_rules(&f),
+            Err(_) => return Ok(self.rules.unwrap_or_default()),
+        };
+        if let Some(asked) = &self.rules {
+            awari_egdb::store::rules_agree(&dir, &folder, asked, "")?;
+        }
+        Ok(folder)
+    }
+
     /// The folder: `--db`, else `$AWARI_PATH`, else `./db`.
     pub fn path(&self) -> std::path::PathBuf {
         self.db
@@ -292,6 +329,7 @@ pub fn run() -> i32 {
         Command::Recover(a) => recover::run(a),
         Command::Play(a) => play::run(a),
         Command::Stats(a) => stats::run(a),
+        Command::Rules(a) => rules::run(a),
     };
     match result {
         Ok(()) => 0,

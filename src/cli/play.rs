@@ -6,6 +6,7 @@ use super::board::parse_board;
 use super::Failure;
 use awari_egdb::game::{self, Board, Game, Side};
 use awari_egdb::probe::Database;
+use awari_egdb::rules::Rules;
 use clap::{Args, ValueEnum};
 use std::io::{BufRead, IsTerminal, Write};
 use std::path::PathBuf;
@@ -61,17 +62,27 @@ pub struct PlayArgs {
     depth: u32,
 }
 
-fn read_game(path: &PathBuf) -> Result<Game, String> {
+/// A game record, which must follow the folder's rule set.
+fn read_game(path: &PathBuf, rules: &Rules) -> Result<Game, String> {
     let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    Game::from_record(&text).map_err(|e| format!("{}: {e}", path.display()))
+    let g = Game::from_record(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+    if g.rules() != rules {
+        return Err(format!(
+            "{}: a game under the {} rules; the tables follow {}",
+            path.display(),
+            g.rules(),
+            rules
+        ));
+    }
+    Ok(g)
 }
 
-fn start(a: &PlayArgs) -> Result<Game, Failure> {
+fn start(a: &PlayArgs, rules: &Rules) -> Result<Game, Failure> {
     if let Some(path) = &a.game {
-        return read_game(path).map_err(Failure::usage);
+        return read_game(path, rules).map_err(Failure::usage);
     }
     let Some(words) = &a.from else {
-        return Ok(Game::new(Board::opening()));
+        return Ok(Game::new(Board::opening(), *rules));
     };
     let p = parse_board(words)?;
     let captured = match &a.captured {
@@ -90,6 +101,7 @@ fn start(a: &PlayArgs) -> Result<Game, Failure> {
     };
     Ok(Game::new(
         Board::new(p.0, captured).map_err(|e| Failure::usage(e.to_string()))?,
+        *rules,
     ))
 }
 
@@ -175,8 +187,10 @@ fn computer_move(db: &Database, g: &mut Game, depth: u32) -> Result<(), Failure>
 const HELP: &str = "commands: a pit label (A..F South, a..f North) | undo | go | hint | save FILE | load FILE | help | quit";
 
 pub fn run(a: PlayArgs) -> Result<(), Failure> {
+    let rules = a.db.rules()?;
     let db = super::query::open(&a.db.path(), false)?;
-    let mut g = start(&a)?;
+    let mut g = start(&a, &rules)?;
+    println!("rules: {rules} (`awari rules {rules}` shows them)");
     let interactive = std::io::stdin().is_terminal();
     let stdin = std::io::stdin();
     let mut lines = stdin.lock().lines();
@@ -248,7 +262,7 @@ pub fn run(a: PlayArgs) -> Result<(), Failure> {
                 Ok(()) => println!("saved {} move(s) to {arg}", g.moves().len()),
                 Err(e) => eprintln!("awari: {arg}: {e}"),
             },
-            "load" if !arg.is_empty() => match read_game(&PathBuf::from(arg)) {
+            "load" if !arg.is_empty() => match read_game(&PathBuf::from(arg), &rules) {
                 Ok(loaded) => {
                     g = loaded;
                     auto = false;

@@ -194,6 +194,7 @@ pub fn open(dir: &std::path::Path, verify: bool) -> Result<Database, Failure> {
 }
 
 pub fn run(a: QueryArgs) -> Result<(), Failure> {
+    a.db.rules()?;
     let db = open(&a.db.path(), a.verify)?;
     if a.stdin {
         return run_stdin(&db, a.json, a.pv);

@@ -60,9 +60,10 @@ pub use write::{encode, encode_to, Settings};
 
 #[cfg(test)]
 use crate::format::MAX_BLOCK_SIZE;
-use crate::format::{check_compression, Kind, RULE_SET};
+use crate::format::{check_compression, Kind};
 use crate::index::layer_size;
 use crate::rules::MAX_SEEDS;
+use crate::rules::{Rules, PRESETS};
 
 /// The first bytes of every compressed table.
 pub const MAGIC: [u8; 8] = *b"AWARIZST";
@@ -210,6 +211,8 @@ fn kind_of(code: u8) -> Option<Kind> {
 /// The header of a compressed table.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Header {
+    /// The rule set the table was built under.
+    pub rules: Rules,
     /// Which table of the layer.
     pub kind: Kind,
     /// The layer.
@@ -294,7 +297,8 @@ impl Header {
         h[0..8].copy_from_slice(&MAGIC);
         h[8..12].copy_from_slice(&self.version().to_le_bytes());
         h[12] = kind_code(self.kind);
-        h[16..16 + RULE_SET.len()].copy_from_slice(RULE_SET.as_bytes());
+        let tag = self.rules.tag().as_bytes();
+        h[16..16 + tag.len()].copy_from_slice(tag);
         h[32..36].copy_from_slice(&self.layer.to_le_bytes());
         h[36..40].copy_from_slice(&self.block_size.to_le_bytes());
         h[40..48].copy_from_slice(&self.entries.to_le_bytes());
@@ -330,6 +334,8 @@ fn meta_checksum(head: &[u8], index_and_dictionary: &[u8]) -> u64 {
 /// What a compressed table must hold to stand for a given raw table.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Expected {
+    /// The rule set of the folder.
+    pub rules: Rules,
     /// The table.
     pub kind: Kind,
     /// The layer.
@@ -363,16 +369,22 @@ fn header_fields(b: &[u8], len: u64) -> Result<Header, CompressError> {
     }
     let rule = &b[16..32];
     let used = rule.iter().position(|&c| c == 0).unwrap_or(rule.len());
-    if &rule[..used] != RULE_SET.as_bytes() || rule[used..].iter().any(|&c| c != 0) {
-        return Err(field(
-            "rule set",
-            format!(
-                "'{}', this program reads {RULE_SET}",
-                String::from_utf8_lossy(&rule[..used]).escape_debug()
-            ),
-        ));
-    }
+    let rules = std::str::from_utf8(&rule[..used])
+        .ok()
+        .and_then(Rules::by_tag)
+        .filter(|_| rule[used..].iter().all(|&c| c == 0))
+        .ok_or_else(|| {
+            field(
+                "rule set",
+                format!(
+                    "'{}', this program reads {}",
+                    String::from_utf8_lossy(&rule[..used]).escape_debug(),
+                    PRESETS.map(|r| r.tag()).join(", ")
+                ),
+            )
+        })?;
     let header = Header {
+        rules,
         kind,
         layer: u32_at(b, 32),
         block_size: u32_at(b, 36),
@@ -477,7 +489,7 @@ mod tests {
     fn round_trip_and_random_access() {
         for bs in [1, 7, 64, 4096] {
             let raw = sample(6);
-            let z = encode(&raw, Kind::Lower, 6, plain(3, bs)).unwrap();
+            let z = encode(&raw, &crate::rules::AWARI, Kind::Lower, 6, plain(3, bs)).unwrap();
             let t = CompressedTable::parse(&z[..]).unwrap();
             assert_eq!(t.header().kind, Kind::Lower);
             assert_eq!(t.decompress_all().unwrap(), raw);
@@ -497,7 +509,7 @@ mod tests {
     #[test]
     fn partial_ranges_cross_blocks() {
         let raw = sample(5);
-        let z = encode(&raw, Kind::Score, 5, plain(1, 100)).unwrap();
+        let z = encode(&raw, &crate::rules::AWARI, Kind::Score, 5, plain(1, 100)).unwrap();
         let t = CompressedTable::parse(z).unwrap();
         for (s, k) in [(0, 1), (99, 2), (150, 1000), (4000, 368), (4367, 1)] {
             let mut out = vec![0u8; k];
@@ -511,7 +523,7 @@ mod tests {
     #[test]
     fn verify_finds_bytes_that_differ_from_the_raw_table() {
         let raw = sample(5);
-        let z = encode(&raw, Kind::Score, 5, plain(1, 512)).unwrap();
+        let z = encode(&raw, &crate::rules::AWARI, Kind::Score, 5, plain(1, 512)).unwrap();
         let t = CompressedTable::parse(z).unwrap();
         t.verify(Some(&raw), &|_| {}).unwrap();
         let mut other = raw.clone();
@@ -526,10 +538,17 @@ mod tests {
     fn bad_settings_are_refused() {
         let raw = sample(2);
         for s in [plain(3, 0), plain(3, MAX_BLOCK_SIZE + 1), plain(1000, 64)] {
-            let e = encode(&raw, Kind::Score, 2, s).unwrap_err();
+            let e = encode(&raw, &crate::rules::AWARI, Kind::Score, 2, s).unwrap_err();
             assert_eq!(e.kind(), io::ErrorKind::InvalidInput);
         }
-        let e = encode(&raw[1..], Kind::Score, 2, Settings::default()).unwrap_err();
+        let e = encode(
+            &raw[1..],
+            &crate::rules::AWARI,
+            Kind::Score,
+            2,
+            Settings::default(),
+        )
+        .unwrap_err();
         assert_eq!(e.kind(), io::ErrorKind::InvalidInput);
     }
 }

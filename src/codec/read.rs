@@ -155,6 +155,13 @@ impl<B: Bytes> CompressedTable<B> {
     /// Checks that the table is the one described by `want`.
     pub fn check_table(&self, want: &Expected) -> Result<(), CompressError> {
         let h = &self.header;
+        if h.rules != want.rules {
+            return Err(CompressError::Mismatch {
+                field: "rule set",
+                expected: want.rules.name.into(),
+                found: h.rules.name.into(),
+            });
+        }
         if h.kind != want.kind {
             return Err(CompressError::Mismatch {
                 field: "table",

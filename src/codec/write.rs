@@ -77,19 +77,30 @@ fn compress_block(level: i32, data: &[u8]) -> io::Result<Vec<u8>> {
     })
 }
 
-/// Writes the compressed form of `table` (layer `layer`, table `kind`) to
+/// Writes the compressed form of `table` (layer `layer`, table `kind`,
+/// built under `rules`) to
 /// `out`, blocks compressed in parallel on the rayon pool; `progress` gets
 /// the blocks done. Returns the bytes written. Invalid settings or a table
 /// of the wrong size are [`io::ErrorKind::InvalidInput`].
 pub fn encode_to<W: Write + Seek>(
     table: &[u8],
+    rules: &Rules,
     kind: Kind,
     layer: u32,
     settings: Settings,
     out: &mut W,
     progress: &(dyn Fn(u64) + Sync),
 ) -> io::Result<u64> {
-    encode_steps(table, kind, layer, settings, out, progress, &|_, _| {})
+    encode_steps(
+        table,
+        rules,
+        kind,
+        layer,
+        settings,
+        out,
+        progress,
+        &|_, _| {},
+    )
 }
 
 /// [`encode_to`], calling `done(start, len)` once the bytes
@@ -97,8 +108,10 @@ pub fn encode_to<W: Write + Seek>(
 /// be read again (one step of [`STEP`] bytes at a time, in order; the
 /// table's checksum is computed along the way). Without a dictionary the
 /// table is read once, in order.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn encode_steps<W: Write + Seek>(
     table: &[u8],
+    rules: &Rules,
     kind: Kind,
     layer: u32,
     settings: Settings,
@@ -114,6 +127,7 @@ pub(crate) fn encode_steps<W: Write + Seek>(
         size => train_dictionary(table, settings.block_size as usize, size),
     };
     let mut header = Header {
+        rules: *rules,
         kind,
         layer,
         entries: table.len() as u64,
@@ -194,8 +208,14 @@ fn dictionary_compressor<'a>(
 }
 
 /// The compressed form of `table` in memory (see [`encode_to`]).
-pub fn encode(table: &[u8], kind: Kind, layer: u32, settings: Settings) -> io::Result<Vec<u8>> {
+pub fn encode(
+    table: &[u8],
+    rules: &Rules,
+    kind: Kind,
+    layer: u32,
+    settings: Settings,
+) -> io::Result<Vec<u8>> {
     let mut out = io::Cursor::new(Vec::new());
-    encode_to(table, kind, layer, settings, &mut out, &|_| {})?;
+    encode_to(table, rules, kind, layer, settings, &mut out, &|_| {})?;
     Ok(out.into_inner())
 }

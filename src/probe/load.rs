@@ -6,7 +6,7 @@ use super::tables::{Blocks, Layer, Table};
 use super::{Database, Source};
 use crate::error::{Error, Result};
 use crate::format::Kind;
-use crate::rules::MAX_SEEDS;
+use crate::rules::{Rules, MAX_SEEDS};
 use crate::store::{self, FileTable, Manifest, Mapped, Stored};
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
@@ -59,7 +59,17 @@ impl Database {
             Source::Vu { dir } => (dir, None),
             Source::Memory => return Err(missing(Path::new("(memory)"), false)),
         };
-        let open = |kind| open_table(dir, manifest, n, kind, self.mapped, self.verify_on_load);
+        let open = |kind| {
+            open_table(
+                dir,
+                manifest,
+                &self.rules,
+                n,
+                kind,
+                self.mapped,
+                self.verify_on_load,
+            )
+        };
         let score = open(Kind::Score)?.ok_or_else(|| missing(dir, manifest.is_none()))?;
         let envelope = match (open(Kind::Lower)?, open(Kind::Upper)?) {
             (Some(lo), Some(hi)) => Some((lo, hi)),
@@ -75,9 +85,11 @@ impl Database {
 /// `pread`. Sizes and compressed headers are checked; with `verify`, the
 /// checksum of the file against the manifest too. `Ok(None)` where the
 /// folder does not hold the table.
+#[allow(clippy::too_many_arguments)]
 fn open_table(
     dir: &Path,
     m: Option<&Manifest>,
+    rules: &Rules,
     n: u32,
     kind: Kind,
     mapped: bool,
@@ -130,7 +142,7 @@ fn open_table(
                 Blocks::File(FileTable::open(path, len, of)?)
             };
             Table::Compressed {
-                table: store::open_compressed(blocks, path, n, kind, listed.as_ref())?,
+                table: store::open_compressed(blocks, rules, path, n, kind, listed.as_ref())?,
                 path: PathBuf::from(path),
                 whole: OnceLock::new(),
             }

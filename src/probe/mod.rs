@@ -56,7 +56,7 @@ pub use tables::{lookup, LayerTables};
 use crate::error::{Error, Result};
 use crate::format::Kind;
 use crate::index::layer_size;
-use crate::rules::MAX_SEEDS;
+use crate::rules::{Rules, MAX_SEEDS};
 use crate::store::{self, Folder, Manifest};
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
@@ -78,6 +78,8 @@ enum Source {
 /// Exact scores from a folder of tables (ours or the VU dataset's).
 pub struct Database {
     source: Source,
+    /// The rule set of the tables: the manifest's, awari for a VU folder.
+    rules: Rules,
     layers: Vec<OnceLock<Layer>>,
     /// Checksum every table of ours as its layer is opened.
     verify_on_load: bool,
@@ -99,13 +101,16 @@ impl Database {
     /// ([`Error::LostManifest`]).
     pub fn open(dir: impl AsRef<Path>) -> Result<Database> {
         let dir = dir.as_ref().to_path_buf();
-        let source = match store::read_folder(&dir)? {
+        let folder = store::read_folder(&dir)?;
+        let rules = store::folder_rules(&folder);
+        let source = match folder {
             Folder::Ours(manifest) => Source::Ours { dir, manifest },
             Folder::Vu => Source::Vu { dir },
             Folder::Empty => return Err(Error::NoTables(dir)),
         };
         Ok(Database {
             source,
+            rules,
             layers: (0..=MAX_SEEDS).map(|_| OnceLock::new()).collect(),
             verify_on_load: false,
             mapped: false,
@@ -146,9 +151,18 @@ impl Database {
         }
     }
 
-    /// A database over in-memory tables: `layers[n]` holds layer `n`'s
-    /// tables, if any; each must hold one byte per position of its layer.
+    /// A database over in-memory awari tables: `layers[n]` holds layer
+    /// `n`'s tables, if any; each must hold one byte per position of its
+    /// layer.
     pub fn from_tables<T: AsRef<[u8]> + Send + Sync + 'static>(
+        layers: Vec<Option<LayerTables<T>>>,
+    ) -> Result<Database> {
+        Self::from_tables_of(&crate::rules::AWARI, layers)
+    }
+
+    /// [`from_tables`](Self::from_tables) for tables built under `rules`.
+    pub fn from_tables_of<T: AsRef<[u8]> + Send + Sync + 'static>(
+        rules: &Rules,
         layers: Vec<Option<LayerTables<T>>>,
     ) -> Result<Database> {
         let slots: Vec<OnceLock<Layer>> = (0..=MAX_SEEDS).map(|_| OnceLock::new()).collect();
@@ -191,6 +205,7 @@ impl Database {
         }
         Ok(Database {
             source: Source::Memory,
+            rules: *rules,
             layers: slots,
             verify_on_load: false,
             mapped: false,
@@ -203,6 +218,11 @@ impl Database {
             Source::Ours { dir, .. } | Source::Vu { dir } => Some(dir),
             Source::Memory => None,
         }
+    }
+
+    /// The rule set of the tables (a VU folder's is awari).
+    pub fn rules(&self) -> &Rules {
+        &self.rules
     }
 
     /// Whether this is a plain VU folder (scores only, no checksums).

@@ -160,7 +160,7 @@ impl Database {
     /// The six pits as moves, with their legality, captures and worth.
     pub fn moves(&self, p: &Position) -> Result<[MoveInfo; 6]> {
         let (n, _) = Self::locate(p)?;
-        let list = p.moves();
+        let list = p.moves(&self.rules);
         let mut out = [MoveInfo {
             pit: 0,
             nonempty: false,

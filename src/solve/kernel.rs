@@ -4,7 +4,7 @@
 //! misses of a batch overlap. Each solver says how to locate a
 //! predecessor's state and what a settlement does to it.
 
-use crate::rules::Position;
+use crate::rules::{Position, Rules};
 
 /// A settlement whose predecessors are still to visit.
 #[derive(Clone, Copy)]
@@ -29,14 +29,15 @@ pub struct Work {
     preds: Vec<(usize, Position, bool)>,
 }
 
-/// Propagates the settlements on `work`'s stack to closure, a batch at a
-/// time: `locate(p)` gives a predecessor's state offset (and prefetches
+/// Propagates the settlements on `work`'s stack to closure under `rules`,
+/// a batch at a time: `locate(p)` gives a predecessor's state offset (and prefetches
 /// its state), so a batch's cache misses overlap before `visit(offset, p,
 /// from_lose, stack)` updates each predecessor and pushes what settles.
 /// Returns the settlements whose predecessors were visited.
 #[inline]
 pub fn drain(
     work: &mut Work,
+    rules: &Rules,
     locate: impl Fn(&Position) -> usize,
     mut visit: impl FnMut(usize, Position, bool, &mut Vec<Item>),
 ) -> u64 {
@@ -48,7 +49,7 @@ pub fn drain(
         preds.clear();
         for it in stack.drain(from..) {
             it.pos
-                .for_each_predecessor(|p| preds.push((locate(&p), p, it.lose)));
+                .for_each_predecessor(rules, |p| preds.push((locate(&p), p, it.lose)));
         }
         for &(i, p, from_lose) in preds.iter() {
             visit(i, p, from_lose, stack);

@@ -1,14 +1,16 @@
 //! `manifest.json`: what a folder holds, layer by layer.
 //!
-//! The manifest names the rule set, the format version and the checksum
-//! algorithm, and lists every finished layer (its tables' names, sizes and
+//! The manifest names the rule set (its tag and its fields, see
+//! [`crate::rules::Rules`]; a manifest without them is awari), the format
+//! version and the checksum algorithm, and lists every finished layer (its tables' names, sizes and
 //! checksums, and the figures of its build) and every compressed copy of a
 //! table. A layer is finished when the manifest lists it, and not before:
 //! the builder writes a layer's tables first, then the manifest, each
 //! atomically ([`super::write`]).
 
 use crate::error::{Error, Result};
-use crate::format::{Kind, CHECKSUM, RULE_SET};
+use crate::format::{Kind, CHECKSUM};
+use crate::rules::{Rules, AWARI, PRESETS};
 use serde::{Deserialize, Serialize};
 use std::fs;
 use std::io;
@@ -177,8 +179,13 @@ pub struct Manifest {
     pub format: String,
     /// Always [`VERSION`].
     pub version: u32,
-    /// Always [`RULE_SET`].
+    /// The rule set's tag ([`Rules::tag`]): `awari-vu2002` (also every
+    /// manifest written before there were rule sets) or `abapa`.
     pub rule_set: String,
+    /// The rule set's fields ([`Rules::to_json`]); absent in manifests
+    /// written before there were rule sets (awari).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rules: Option<serde_json::Value>,
     /// Always [`CHECKSUM`].
     pub checksum: String,
     /// The finished layers, by seeds.
@@ -189,19 +196,31 @@ pub struct Manifest {
 }
 
 impl Default for Manifest {
+    /// An empty manifest of the awari rule set.
     fn default() -> Self {
+        Manifest::new(&AWARI)
+    }
+}
+
+impl Manifest {
+    /// An empty manifest of a folder of `rules`.
+    pub fn new(rules: &Rules) -> Manifest {
         Manifest {
             format: FORMAT.into(),
             version: VERSION,
-            rule_set: RULE_SET.into(),
+            rule_set: rules.tag().into(),
+            rules: Some(rules.to_json()),
             checksum: CHECKSUM.into(),
             layers: Vec::new(),
             compressed: Vec::new(),
         }
     }
-}
 
-impl Manifest {
+    /// The rule set of the folder's tables (checked when it was loaded).
+    pub fn rules(&self) -> Rules {
+        Rules::by_tag(&self.rule_set).unwrap_or(AWARI)
+    }
+
     /// Reads `dir/manifest.json`; `Ok(None)` when there is none.
     pub fn load(dir: &Path) -> Result<Option<Manifest>> {
         let path = dir.join(MANIFEST);
@@ -233,14 +252,30 @@ impl Manifest {
             path: path.clone(),
             reason,
         })?;
+        let known = Rules::by_tag(&m.rule_set);
         let found = format!("rule set {} v{} ({})", m.rule_set, m.version, m.checksum);
-        let expected = format!("rule set {RULE_SET} v{VERSION} ({CHECKSUM})");
-        if found != expected {
+        let expected = format!(
+            "rule set {} v{VERSION} ({CHECKSUM})",
+            PRESETS.map(|r| r.tag()).join(" or ")
+        );
+        if known.is_none() || m.version != VERSION || m.checksum != CHECKSUM {
             return Err(Error::OtherRules {
                 path,
                 found,
                 expected,
             });
+        }
+        if let (Some(r), Some(v)) = (known, &m.rules) {
+            match Rules::from_json(v) {
+                Ok(f) if f == r => {}
+                Ok(f) => {
+                    return Err(Error::ForeignManifest {
+                        path,
+                        reason: format!("its rule_set says {} and its rules say {}", r, f),
+                    })
+                }
+                Err(reason) => return Err(Error::ForeignManifest { path, reason }),
+            }
         }
         Ok(Some(m))
     }

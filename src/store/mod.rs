@@ -40,7 +40,7 @@ use crate::codec::{self, Bytes, CompressedTable, Expected};
 use crate::error::{AtPath, Error, Result, SizeOf};
 use crate::format::Kind;
 use crate::index::layer_size;
-use crate::rules::MAX_SEEDS;
+use crate::rules::{Rules, MAX_SEEDS};
 use std::fs;
 use std::path::{Path, PathBuf};
 
@@ -89,13 +89,17 @@ pub fn read_folder(dir: &Path) -> Result<Folder> {
     Ok(if vu { Folder::Vu } else { Folder::Empty })
 }
 
-/// The manifest of a folder the builder may write to: ours, or a new one
-/// for an empty folder. Refuses a folder of tables without a manifest
+/// The manifest of a folder the builder may write tables of `rules` to:
+/// ours of the same rule set, or a new one for an empty folder. Refuses a
+/// folder of another rule set, and a folder of tables without a manifest
 /// (another tool's, a VU dataset, or ours that lost its manifest).
-pub fn manifest_to_write(dir: &Path) -> Result<Manifest> {
+pub fn manifest_to_write(dir: &Path, rules: &Rules) -> Result<Manifest> {
     match read_folder(dir)? {
-        Folder::Ours(m) => Ok(m),
-        Folder::Empty => Ok(Manifest::default()),
+        Folder::Ours(m) => {
+            rules_agree(dir, &m.rules(), rules, "; use another folder (--db)")?;
+            Ok(m)
+        }
+        Folder::Empty => Ok(Manifest::new(rules)),
         Folder::Vu => {
             let file = (0..=MAX_SEEDS)
                 .map(|n| Kind::Score.file_name(n))
@@ -106,6 +110,29 @@ pub fn manifest_to_write(dir: &Path) -> Result<Manifest> {
                 file,
             })
         }
+    }
+}
+
+/// Refuses to work on `dir`, whose tables follow `folder`, with `asked`;
+/// `hint` says what to do instead.
+pub fn rules_agree(dir: &Path, folder: &Rules, asked: &Rules, hint: &'static str) -> Result<()> {
+    if folder == asked {
+        return Ok(());
+    }
+    Err(Error::RulesDiffer {
+        dir: dir.to_path_buf(),
+        folder: folder.name,
+        asked: asked.name,
+        hint,
+    })
+}
+
+/// The rule set of a folder as [`read_folder`] found it: its manifest's;
+/// awari for a VU dataset folder (and an empty one).
+pub fn folder_rules(folder: &Folder) -> Rules {
+    match folder {
+        Folder::Ours(m) => m.rules(),
+        Folder::Vu | Folder::Empty => crate::rules::AWARI,
     }
 }
 
@@ -189,6 +216,7 @@ pub fn locate(dir: &Path, m: Option<&Manifest>, n: u32, kind: Kind) -> Result<Op
 /// `bytes`.
 pub fn open_compressed<B: Bytes>(
     bytes: B,
+    rules: &Rules,
     path: &Path,
     n: u32,
     kind: Kind,
@@ -201,6 +229,7 @@ pub fn open_compressed<B: Bytes>(
         None => t.header().raw_checksum(),
     };
     t.check_table(&Expected {
+        rules: *rules,
         kind,
         layer: n,
         raw_xxh3,
@@ -236,16 +265,17 @@ pub enum Table {
 }
 
 impl Table {
-    /// Opens table `kind` of layer `n` where [`locate`] found it: sizes,
+    /// Opens table `kind` of layer `n` of a folder of `rules` where
+    /// [`locate`] found it: sizes,
     /// and for a compressed copy its header, block index and the table it
     /// holds, are checked; no table is read whole.
-    pub fn open(stored: &Stored, n: u32, kind: Kind) -> Result<Table> {
+    pub fn open(stored: &Stored, rules: &Rules, n: u32, kind: Kind) -> Result<Table> {
         let (len, of) = expected_size(stored, n)?;
         let file = FileTable::open(stored.path(), len, of)?;
         Ok(match stored {
             Stored::Raw(_) => Table::Raw(file),
             Stored::Compressed { path, listed } => Table::Compressed(
-                open_compressed(file, path, n, kind, listed.as_ref())?,
+                open_compressed(file, rules, path, n, kind, listed.as_ref())?,
                 path.clone(),
             ),
         })

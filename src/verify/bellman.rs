@@ -5,7 +5,7 @@ use crate::error::Result;
 use crate::format::Kind;
 use crate::index::{layer_size, rank, LayerIter};
 use crate::probe::Database;
-use crate::rules::Position;
+use crate::rules::{Position, Rules};
 use rayon::prelude::*;
 use serde::Serialize;
 use std::sync::Mutex;
@@ -73,7 +73,7 @@ pub fn bellman_check(db: &Database, n: u32, max_listed: usize) -> Result<Bellman
         .map(|c| {
             let mut bad = 0u64;
             for (g, p) in LayerIter::range(n, c * chunk, (c + 1) * chunk) {
-                let want = forward(&p, envelope, &get);
+                let want = forward(&p, db.rules(), envelope, &get);
                 for (t, name) in ["scores", "lower", "upper"].iter().enumerate() {
                     if t > 0 && !envelope {
                         continue;
@@ -111,13 +111,19 @@ pub fn bellman_check(db: &Database, n: u32, max_listed: usize) -> Result<Bellman
 
 /// Score, lower and upper of `p` recomputed from its children, read with
 /// `get(layer, table, index)` (table 0 score, 1 lower, 2 upper).
-fn forward(p: &Position, envelope: bool, get: &impl Fn(u32, usize, u64) -> i32) -> [i32; 3] {
+/// A position without a legal move ends the game, each side taking its
+/// own row ([`Position::final_score`]).
+fn forward(
+    p: &Position,
+    rules: &Rules,
+    envelope: bool,
+    get: &impl Fn(u32, usize, u64) -> i32,
+) -> [i32; 3] {
     let n = p.seeds() as i32;
-    if p.mover_seeds() == 0 {
-        return [-n; 3];
-    }
     let mut best = [i32::MIN; 3];
-    for m in p.moves().legal() {
+    let mut any = false;
+    for m in p.moves(rules).legal() {
+        any = true;
         let c = m.captured as i32;
         let left = n - c;
         let child = if m.child.mover_seeds() == 0 {
@@ -134,6 +140,9 @@ fn forward(p: &Position, envelope: bool, get: &impl Fn(u32, usize, u64) -> i32) 
         best[0] = best[0].max(c - child[0]);
         best[1] = best[1].max(c - child[2]);
         best[2] = best[2].max(c - child[1]);
+    }
+    if !any {
+        return [p.final_score(); 3];
     }
     best
 }

@@ -105,8 +105,11 @@ pub enum FactOutcome {
     },
 }
 
-/// Checks one fact against a database.
+/// Checks one fact (of the VU database: awari only) against a database.
 pub fn check_fact(db: &Database, f: &Fact) -> Result<FactOutcome> {
+    if let Some(dir) = db.dir() {
+        super::awari_only(dir, db.rules(), "verify --facts")?;
+    }
     let p = Position(f.pits);
     let n = p.seeds();
     if n != f.seeds {

@@ -52,3 +52,20 @@ pub use oracle::{compare_with_oracle, Disagreement, LayerVerdict};
 
 /// Bytes read per step when streaming tables.
 const STEP: usize = 1 << 24;
+
+/// Refuses a check that compares with the VU database (`what`) on a folder
+/// of another rule set than awari.
+pub(crate) fn awari_only(
+    dir: &std::path::Path,
+    rules: &crate::rules::Rules,
+    what: &'static str,
+) -> crate::Result<()> {
+    if rules.same_tables(&crate::rules::AWARI) {
+        return Ok(());
+    }
+    Err(crate::Error::VuOnly {
+        dir: dir.to_path_buf(),
+        what,
+        rules: rules.name,
+    })
+}

@@ -57,7 +57,8 @@ pub struct LayerVerdict {
     pub checksums_ok: bool,
 }
 
-/// Compares our `scores.n` with the oracle's, on pinned positions, for every
+/// Compares our `scores.n` with the oracle's (the VU dataset: awari
+/// folders only), on pinned positions, for every
 /// layer in `layers` that we built (47 is skipped). Both are streamed
 /// sequentially; our files are checksummed on the way. A table of ours
 /// whose raw file is absent is streamed from its compressed copy, block by
@@ -69,6 +70,7 @@ pub fn compare_with_oracle(
     max_listed: usize,
 ) -> Result<Vec<LayerVerdict>> {
     let manifest = Manifest::load_ours(ours)?;
+    super::awari_only(ours, &manifest.rules(), "verify --oracle")?;
     let mut out = Vec::new();
     for n in layers {
         if n == 47 || n > MAX_SEEDS {
@@ -142,7 +144,7 @@ fn open_ours(dir: &Path, manifest: &Manifest, n: u32, kind: Kind) -> Result<Tabl
         dir: dir.to_path_buf(),
         layer: n,
     })?;
-    Table::open(&stored, n, kind)
+    Table::open(&stored, &manifest.rules(), n, kind)
 }
 
 fn compare_layer(

@@ -22,6 +22,7 @@ pub const MAX: u32 = 12;
 /// the process's peak-RSS counter is left alone).
 pub fn options(dir: &Path, max: u32, envelope: bool) -> BuildOptions {
     BuildOptions {
+        rules: awari_egdb::rules::AWARI,
         max_seeds: max,
         db: dir.to_path_buf(),
         envelope,

@@ -10,7 +10,7 @@ use crate::error::{Error, Result};
 use crate::format::Kind;
 use crate::index::{layer_size, rank, LayerIter};
 use crate::mem::{prefetch, Buffer};
-use crate::rules::Position;
+use crate::rules::{Position, Rules};
 use crate::solve::kernel::BATCH;
 use crate::solve::{dec, enc, Observer, NO_EXIT};
 use rayon::prelude::*;
@@ -19,21 +19,28 @@ use std::os::unix::fs::FileExt;
 use std::sync::atomic::Ordering::Relaxed;
 
 /// A position's exits that need no lower layer, and its internal moves:
-/// `NO_EXIT`, `-n` (no move) or `+n` (a move leaves the opponent empty).
+/// `NO_EXIT`, `-n` (no legal move, the mover has no seeds), or `+n` (a
+/// move leaves the opponent empty, or under mandatory feeding no move
+/// reaches an empty opponent: the mover keeps its row, every seed).
 #[inline]
-pub(super) fn forward(n: u32, p: &Position) -> (i32, u8) {
+pub(super) fn forward(n: u32, rules: &Rules, p: &Position) -> (i32, u8) {
     let ni = n as i32;
     if p.mover_seeds() == 0 {
         return (-ni, 0);
     }
     let mut e = NO_EXIT;
     let mut internal = 0;
-    for m in p.moves().legal() {
+    let mut any = false;
+    for m in p.moves(rules).legal() {
+        any = true;
         if m.child.mover_seeds() == 0 {
             e = ni;
         } else if m.captured == 0 {
             internal += 1;
         }
+    }
+    if !any {
+        e = p.final_score();
     }
     (e, internal)
 }
@@ -45,6 +52,8 @@ pub(super) fn forward(n: u32, p: &Position) -> (i32, u8) {
 /// move, since then no move feeds the opponent).
 pub(super) struct Facts {
     pub(super) disk: Disk,
+    /// The rule set of the layer.
+    pub(super) rules: Rules,
     pub(super) file: File,
     pub(super) n: u32,
     /// The part of the layer they cover.
@@ -61,7 +70,7 @@ pub(super) const NO_MOVE: u8 = 7;
 pub(super) const EMPTIES: u8 = 8;
 
 impl Facts {
-    pub(super) fn compute(disk: &Disk, n: u32, part: Part) -> Result<Self> {
+    pub(super) fn compute(disk: &Disk, n: u32, rules: &Rules, part: Part) -> Result<Self> {
         let file = tempfile::tempfile_in(disk.dir()).map_err(|e| disk.err(e))?;
         (0..part.len().div_ceil(CHUNK))
             .into_par_iter()
@@ -70,7 +79,7 @@ impl Facts {
                 let end = (start + CHUNK).min(part.hi);
                 let mut out = vec![0u8; (end - start).div_ceil(2) as usize];
                 for (g, p) in LayerIter::range(n, start, end) {
-                    let (e, internal) = forward(n, &p);
+                    let (e, internal) = forward(n, rules, &p);
                     let v = match e {
                         NO_EXIT => internal,
                         e if e < 0 => NO_MOVE,
@@ -85,6 +94,7 @@ impl Facts {
             })?;
         Ok(Facts {
             disk: disk.clone(),
+            rules: *rules,
             file,
             n,
             part,
@@ -286,35 +296,41 @@ pub(super) fn sort_exits(
 mod tests {
     use super::*;
 
-    /// Every capture move of layers 2..=11 is found from its child, and
-    /// every position the un-capture finds has that capture.
+    /// Under both rule sets: every capture move of layers 2..=11 is found
+    /// from its child, and every position the un-capture finds has that
+    /// capture (the un-capture does not depend on the rule set: a capture
+    /// whose child's mover has seeds is legal under both).
     #[test]
     pub(super) fn capture_predecessors_are_exactly_the_captures() {
-        for n in 2..=11u32 {
-            for (_, p) in LayerIter::new(n) {
-                for m in p.moves().legal() {
-                    if m.captured > 0 && m.child.mover_seeds() > 0 {
-                        let mut found = false;
-                        m.child
-                            .for_each_capture_predecessor(m.captured as u32, |q| found |= q == p);
-                        assert!(found, "{p:?} pit {} not found from {:?}", m.pit, m.child);
+        for rules in crate::rules::PRESETS {
+            for n in 2..=11u32 {
+                for (_, p) in LayerIter::new(n) {
+                    for m in p.moves(&rules).legal() {
+                        if m.captured > 0 && m.child.mover_seeds() > 0 {
+                            let mut found = false;
+                            m.child
+                                .for_each_capture_predecessor(m.captured as u32, |q| {
+                                    found |= q == p
+                                });
+                            assert!(found, "{p:?} pit {} not found from {:?}", m.pit, m.child);
+                        }
                     }
                 }
             }
-        }
-        for k in 0..=9u32 {
-            for (_, child) in LayerIter::new(k) {
-                for c in 2..=MAX_CAPTURE {
-                    child.for_each_capture_predecessor(c, |p| {
-                        assert!(p.is_indexable());
-                        assert_eq!(p.seeds(), k + c);
-                        assert!(
-                            p.moves()
-                                .legal()
-                                .any(|m| m.child == child && m.captured as u32 == c),
-                            "{p:?} has no capture of {c} into {child:?}"
-                        );
-                    });
+            for k in 0..=9u32 {
+                for (_, child) in LayerIter::new(k) {
+                    for c in 2..=MAX_CAPTURE {
+                        child.for_each_capture_predecessor(c, |p| {
+                            assert!(p.is_indexable());
+                            assert_eq!(p.seeds(), k + c);
+                            assert!(
+                                p.moves(&rules)
+                                    .legal()
+                                    .any(|m| m.child == child && m.captured as u32 == c),
+                                "{rules}: {p:?} has no capture of {c} into {child:?}"
+                            );
+                        });
+                    }
                 }
             }
         }

@@ -93,6 +93,7 @@ use crate::error::{Error, Result};
 use crate::format::Kind;
 use crate::index::layer_size;
 use crate::mem::Buffer;
+use crate::rules::Rules;
 use exits::{exits, last_threshold, sort_exits, ExitLists, Facts};
 use lists::Disk;
 use std::path::{Path, PathBuf};
@@ -233,8 +234,10 @@ impl Ranks<'_> {
 /// ([`Part`]) together with the others; the tables (this rank's part of
 /// them) are handed to `ready` as in [`super::memory::solve_layer`]: the envelope
 /// (when built), then the score.
+#[allow(clippy::too_many_arguments)]
 pub fn solve_layer<E: From<Error>>(
     n: u32,
+    rules: &Rules,
     lower: &dyn Lower,
     envelope: bool,
     scratch: &Path,
@@ -248,7 +251,7 @@ pub fn solve_layer<E: From<Error>>(
     let size = part.len();
     let mut stats = SolveStats::default();
     let t0 = Instant::now();
-    let facts = Facts::compute(&disk, n, part)?;
+    let facts = Facts::compute(&disk, n, rules, part)?;
     stats.init_seconds += t0.elapsed().as_secs_f64();
     let new_lists = || ExitLists {
         win: Vec::new(),
@@ -346,6 +349,7 @@ pub fn solve_layer<E: From<Error>>(
 /// [`super::memory::solve_all`]'s, the ranks' parts put together.
 pub fn solve_all(
     max: u32,
+    rules: &Rules,
     envelope: bool,
     scratch: &Path,
     ranks: usize,
@@ -366,6 +370,7 @@ pub fn solve_all(
                             let mut tables: [Vec<u8>; 3] = Default::default();
                             solve_layer(
                                 n,
+                                rules,
                                 &Slices(below),
                                 envelope,
                                 scratch,
@@ -406,6 +411,7 @@ pub fn solve_all(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::rules::AWARI;
 
     /// The same tables as the in-memory solver, with and without the
     /// envelope.
@@ -413,8 +419,8 @@ mod tests {
     fn same_tables_as_the_in_memory_solver() {
         let dir = tempfile::tempdir().unwrap();
         for envelope in [true, false] {
-            let want = super::super::memory::solve_all(13, envelope).unwrap();
-            let got = solve_all(13, envelope, dir.path(), 1, 2).unwrap();
+            let want = super::super::memory::solve_all(13, &AWARI, envelope).unwrap();
+            let got = solve_all(13, &AWARI, envelope, dir.path(), 1, 2).unwrap();
             for (n, (w, g)) in want.iter().zip(&got).enumerate() {
                 assert!(w == g, "layer {n} differs (envelope {envelope})");
             }
@@ -428,9 +434,9 @@ mod tests {
     #[test]
     fn ranks_make_the_same_tables() {
         let dir = tempfile::tempdir().unwrap();
-        let want = solve_all(14, true, dir.path(), 1, 2).unwrap();
+        let want = solve_all(14, &AWARI, true, dir.path(), 1, 2).unwrap();
         for ranks in [2, 3, 4] {
-            let got = solve_all(14, true, dir.path(), ranks, 1).unwrap();
+            let got = solve_all(14, &AWARI, true, dir.path(), ranks, 1).unwrap();
             for (n, (w, g)) in want.iter().zip(&got).enumerate() {
                 assert!(w == g, "layer {n} differs with {ranks} ranks");
             }

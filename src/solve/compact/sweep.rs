@@ -35,6 +35,8 @@ pub(super) struct Sweep<'a> {
     /// The score: one value per position, so settling either side settles
     /// both.
     pub(super) joint: bool,
+    /// The rule set (for the predecessors).
+    pub(super) rules: crate::rules::Rules,
 }
 
 impl Sweep<'_> {
@@ -161,7 +163,7 @@ impl Sweep<'_> {
             }
             g as usize
         };
-        kernel::drain(work, locate, |g, p, from_lose, stack| {
+        kernel::drain(work, &self.rules, locate, |g, p, from_lose, stack| {
             let g = g as u64;
             if !part.has(g) {
                 remote.push(g << 1 | from_lose as u64);
@@ -298,6 +300,7 @@ pub(super) fn sweep(
                 st: state.atomic(),
                 part,
                 joint,
+                rules: facts.rules,
             };
             let mut outbox = Vec::new();
             // Every rank applies the same lists (a rank's part of a list

@@ -9,7 +9,7 @@ use super::{A, B, CHUNK, CNT, SUB};
 use crate::error::{Error, Result};
 use crate::index::{layer_size, rank};
 use crate::mem::prefetch;
-use crate::rules::Position;
+use crate::rules::{Position, Rules};
 use crate::solve::kernel::BATCH;
 use crate::solve::{dec, enc, Below, Observer, NO_EXIT};
 use rayon::prelude::*;
@@ -36,7 +36,7 @@ struct Plan {
 /// First half of the exits of `p` (layer `n`, index `g`): everything but the
 /// lookups of capture children, which are prefetched.
 #[inline]
-fn plan(n: u32, g: u64, p: &Position, below: &[Below], envelope: bool) -> Plan {
+fn plan(n: u32, rules: &Rules, g: u64, p: &Position, below: &[Below], envelope: bool) -> Plan {
     let ni = n as i32;
     let mut plan = Plan {
         g,
@@ -55,7 +55,9 @@ fn plan(n: u32, g: u64, p: &Position, below: &[Below], envelope: bool) -> Plan {
         (e.score, e.lower, e.upper) = (-ni, -ni, -ni);
         return plan;
     }
-    for m in p.moves().legal() {
+    let mut any = false;
+    for m in p.moves(rules).legal() {
+        any = true;
         if m.child.mover_seeds() == 0 {
             // The opponent is left without seeds: the mover gets the
             // capture plus every seed left.
@@ -74,6 +76,12 @@ fn plan(n: u32, g: u64, p: &Position, below: &[Below], envelope: bool) -> Plan {
         } else {
             e.internal += 1;
         }
+    }
+    if !any {
+        // No legal move (mandatory feeding that cannot feed): each side
+        // takes its own row.
+        let v = p.final_score();
+        (e.score, e.lower, e.upper) = (v, v, v);
     }
     plan
 }
@@ -157,6 +165,7 @@ impl Scratch {
 /// sweep's threshold masks.
 pub(super) fn init(
     n: u32,
+    rules: &Rules,
     below: &[Below],
     st: &[AtomicU8],
     stride: usize,
@@ -201,7 +210,7 @@ pub(super) fn init(
                 plans.extend(
                     iter.by_ref()
                         .take(BATCH)
-                        .map(|(g, p)| plan(n, g, &p, below, envelope)),
+                        .map(|(g, p)| plan(n, rules, g, &p, below, envelope)),
                 );
                 for pl in &plans {
                     let e = finish(n, pl, below, envelope);

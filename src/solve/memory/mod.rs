@@ -84,6 +84,7 @@ use crate::error::{Error, Result};
 use crate::format::Kind;
 use crate::index::layer_size;
 use crate::mem::Buffer;
+use crate::rules::Rules;
 use exits::{init, Pass, Scratch};
 use rayon::prelude::*;
 use std::time::Instant;
@@ -262,6 +263,7 @@ pub fn cost(n: u32, envelope: bool) -> Cost {
 /// solver works in 3 bytes per position (2 without the envelope).
 pub fn solve_layer<E: From<Error>>(
     n: u32,
+    rules: &Rules,
     below: &[Below],
     envelope: bool,
     scratch: Option<&std::path::Path>,
@@ -292,7 +294,7 @@ pub fn solve_layer<E: From<Error>>(
         obs.phase("envelope exits");
         let t0 = Instant::now();
         let st = solved.state.atomic();
-        let masks = init(n, below, st, stride, Pass::Envelope(scratch), obs)?;
+        let masks = init(n, rules, below, st, stride, Pass::Envelope(scratch), obs)?;
         stats.init_seconds += t0.elapsed().as_secs_f64();
         obs.phase("envelope");
         let t0 = Instant::now();
@@ -307,6 +309,7 @@ pub fn solve_layer<E: From<Error>>(
             last: 1 - ni,
             masks,
             per_position: 2,
+            rules: *rules,
         };
         stats.envelope_settlements = sweep.run(obs);
         stats.envelope_seconds = t0.elapsed().as_secs_f64();
@@ -326,7 +329,7 @@ pub fn solve_layer<E: From<Error>>(
         Some(scratch) => Pass::ScoreFromScratch(scratch),
         None => Pass::Score,
     };
-    let masks = init(n, below, solved.state.atomic(), stride, pass, obs)?;
+    let masks = init(n, rules, below, solved.state.atomic(), stride, pass, obs)?;
     stats.init_seconds += t0.elapsed().as_secs_f64();
     obs.phase("score");
     let t0 = Instant::now();
@@ -341,6 +344,7 @@ pub fn solve_layer<E: From<Error>>(
         last: 1,
         masks,
         per_position: 1,
+        rules: *rules,
     };
     stats.score_settlements = sweep.run(obs);
     stats.score_seconds = t0.elapsed().as_secs_f64();
@@ -358,20 +362,28 @@ pub fn solve_layer<E: From<Error>>(
 /// and small tools.
 /// Index `k` of the result holds layer `k`'s tables (score, lower, upper;
 /// the envelope tables empty without `envelope`); layer 47 is left empty.
-pub fn solve_all(max: u32, envelope: bool) -> Result<Vec<[Vec<u8>; 3]>> {
+pub fn solve_all(max: u32, rules: &Rules, envelope: bool) -> Result<Vec<[Vec<u8>; 3]>> {
     super::solve_layers(max, envelope, |n, below| {
         let mut tables: [Vec<u8>; 3] = Default::default();
-        solve_layer(n, below, envelope, None, &Silent, &mut |s: &Solved| {
-            for (k, kind) in [Kind::Score, Kind::Lower, Kind::Upper]
-                .into_iter()
-                .enumerate()
-            {
-                if s.has(kind) {
-                    tables[k] = s.table(kind);
+        solve_layer(
+            n,
+            rules,
+            below,
+            envelope,
+            None,
+            &Silent,
+            &mut |s: &Solved| {
+                for (k, kind) in [Kind::Score, Kind::Lower, Kind::Upper]
+                    .into_iter()
+                    .enumerate()
+                {
+                    if s.has(kind) {
+                        tables[k] = s.table(kind);
+                    }
                 }
-            }
-            Ok::<(), Error>(())
-        })?;
+                Ok::<(), Error>(())
+            },
+        )?;
         Ok(tables)
     })
 }

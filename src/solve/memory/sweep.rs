@@ -33,6 +33,8 @@ pub(super) struct Sweep<'a> {
     /// Settlements each position can make in this sweep (the progress
     /// units of the sweep, per position).
     pub(super) per_position: u64,
+    /// The rule set (for the predecessors).
+    pub(super) rules: crate::rules::Rules,
 }
 
 /// Per `SUB` positions, the thresholds at which a scan of them can
@@ -258,7 +260,7 @@ impl Sweep<'_> {
             prefetch(self.st[i / 8].as_ptr() as *const u8);
             i
         };
-        drain(work, locate, |i, p, from_lose, stack| {
+        drain(work, &self.rules, locate, |i, p, from_lose, stack| {
             if from_lose {
                 // A child is at -t: the predecessor reaches t.
                 let w = self.byte(i + self.win);

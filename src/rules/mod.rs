@@ -115,6 +115,10 @@
 //! assert_eq!(p.sow(0), ([0, 2, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1], 0));
 //! ```
 
+mod set;
+
+pub use set::{known_names, Feeding, Field, GrandSlam, NoSeeds, Rules, ABAPA, AWARI, PRESETS};
+
 use std::fmt;
 
 /// Number of pits on the board.
@@ -236,9 +240,21 @@ impl Position {
         (unpack(b), captured)
     }
 
-    /// Every move from a non-empty mover pit, with its legality.
+    /// Every move from a non-empty mover pit, with its legality and its
+    /// capture under `rules`.
     #[inline]
-    pub fn moves(&self) -> MoveList {
+    pub fn moves(&self, rules: &Rules) -> MoveList {
+        match rules.grand_slam {
+            GrandSlam::IllegalUnlessForced => self.moves_with::<false>(rules.feeding),
+            GrandSlam::NoCapture => self.moves_with::<true>(rules.feeding),
+        }
+    }
+
+    /// [`Position::moves`] with the grand slam rule resolved at compile
+    /// time (`SLAM_STANDS`: a grand slam captures nothing).
+    #[inline(always)]
+    #[allow(clippy::needless_range_loop)] // `pit` is a pit number as well
+    fn moves_with<const SLAM_STANDS: bool>(&self, feeding: Feeding) -> MoveList {
         let empty = Move {
             pit: 0,
             captured: 0,
@@ -256,7 +272,12 @@ impl Position {
             if s == 0 {
                 continue;
             }
-            let (b, captured) = sow_packed(x, pit, s);
+            let (mut b, mut captured) = sow_packed(x, pit, s);
+            if SLAM_STANDS && captured > 0 && b >> 48 == 0 {
+                // A grand slam: the sowing stands, nothing is captured.
+                b = x - ((s as u128) << (8 * pit)) + SOWN[pit][s];
+                captured = 0;
+            }
             let feeds = b >> 48 != 0;
             any_feeds |= feeds;
             list.moves[list.len as usize] = Move {
@@ -268,20 +289,34 @@ impl Position {
             list.len += 1;
         }
         if !any_feeds {
+            // Every move leaves the opponent without seeds: all are legal,
+            // unless feeding is mandatory and the opponent had none (then
+            // the game ends, each side taking its own row).
+            let legal = !(feeding == Feeding::Mandatory && self.opponent_seeds() == 0);
             for m in &mut list.moves[..list.len as usize] {
-                m.legal = true;
+                m.legal = legal;
             }
         }
         list
     }
 
-    /// Calls `f` with every predecessor of `self` by a non-capturing legal move
-    /// (an *internal* move: the child `self` stays in the layer and its mover
-    /// has seeds). Each predecessor is an indexable position seen from its own
-    /// mover. Nothing is reported when `self`'s mover has no seeds (a move
-    /// into such a position is an exit, not an internal move).
+    /// The score of a position without a legal move, where the game ends
+    /// and each side takes the seeds of its own row: the mover's seeds less
+    /// the opponent's (`-n` when the mover has none; `+n` when, under
+    /// mandatory feeding, no move can reach an empty opponent).
     #[inline]
-    pub fn for_each_predecessor(&self, mut f: impl FnMut(Position)) {
+    pub fn final_score(&self) -> i32 {
+        self.mover_seeds() as i32 - self.opponent_seeds() as i32
+    }
+
+    /// Calls `f` with every predecessor of `self` by a non-capturing legal move
+    /// under `rules` (an *internal* move: the child `self` stays in the layer
+    /// and its mover has seeds; under abapa a grand slam is one). Each
+    /// predecessor is an indexable position seen from its own mover. Nothing
+    /// is reported when `self`'s mover has no seeds (a move into such a
+    /// position is an exit, not an internal move).
+    #[inline]
+    pub fn for_each_predecessor(&self, rules: &Rules, mut f: impl FnMut(Position)) {
         if self.mover_seeds() == 0 {
             return;
         }
@@ -289,6 +324,10 @@ impl Position {
         // mover owns 0..5 and its origin pit is among the empty ones there.
         let r = mirror_packed(pack(&self.0));
         let rb = self.mirror().0;
+        let slam = match rules.grand_slam {
+            GrandSlam::IllegalUnlessForced => NO_PIT,
+            GrandSlam::NoCapture => slam_last(&rb),
+        };
         let high = r | HIGH_BITS;
         for origin in 0..6 {
             if rb[origin] != 0 {
@@ -304,7 +343,7 @@ impl Position {
                 // A last seed that made 2 or 3 in an opponent pit would have
                 // captured: not an internal move.
                 let last = LAST[origin][s] as usize;
-                if last >= 6 && (rb[last] == 2 || rb[last] == 3) {
+                if last >= 6 && (rb[last] == 2 || rb[last] == 3) && last != slam {
                     continue;
                 }
                 let p = (t & !HIGH_BITS) + ((s as u128) << (8 * origin));
@@ -384,11 +423,36 @@ impl Position {
     }
 
     /// The predecessors as a vector (convenience for tests and tools).
-    pub fn predecessors(&self) -> Vec<Position> {
+    pub fn predecessors(&self, rules: &Rules) -> Vec<Position> {
         let mut v = Vec::new();
-        self.for_each_predecessor(|p| v.push(p));
+        self.for_each_predecessor(rules, |p| v.push(p));
         v
     }
+}
+
+/// No pit (see [`slam_last`]).
+const NO_PIT: usize = usize::MAX;
+
+/// In the board `rb` right after a move (before mirroring), the pit a last
+/// seed must have fallen in for the move to be a grand slam that captured
+/// nothing: the highest non-empty opponent pit, when the non-empty opponent
+/// pits are one run of 2s and 3s below it. [`NO_PIT`] otherwise.
+#[inline]
+fn slam_last(rb: &[u8; PITS]) -> usize {
+    let Some(top) = (6..PITS).rev().find(|&k| rb[k] != 0) else {
+        return NO_PIT;
+    };
+    let mut k = top;
+    while k >= 6 && (rb[k] == 2 || rb[k] == 3) {
+        k -= 1;
+    }
+    if k >= 6 && rb[6..=k].iter().any(|&v| v != 0) {
+        return NO_PIT;
+    }
+    if k == top {
+        return NO_PIT;
+    }
+    top
 }
 
 /// A board packed little-endian into a `u128`: pit `k` in byte `k`, bytes
@@ -524,99 +588,4 @@ impl Position {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn worked_example_captures_three() {
-        let p = Position([1, 1, 1, 1, 1, 2, 4, 2, 3, 0, 0, 0]);
-        let (b, c) = p.sow(5);
-        assert_eq!(c, 3);
-        assert_eq!(b, [1, 1, 1, 1, 1, 0, 5, 0, 3, 0, 0, 0]);
-        let m = p.moves();
-        let mv = m.from_pit(5).unwrap();
-        assert!(mv.legal);
-        assert_eq!(mv.child.seeds(), 13);
-        assert_eq!(mv.child, Position([5, 0, 3, 0, 0, 0, 1, 1, 1, 1, 1, 0]));
-    }
-
-    #[test]
-    fn lap_of_twelve_skips_origin() {
-        let mut pits = [0u8; 12];
-        pits[2] = 12;
-        pits[8] = 1;
-        let (b, c) = Position(pits).sow(2);
-        // pits 3..11, 0, 1 once each, then pit 3 again (origin 2 skipped).
-        assert_eq!(b, [1, 1, 0, 2, 1, 1, 1, 1, 2, 1, 1, 1]);
-        assert_eq!(c, 0);
-    }
-
-    #[test]
-    fn laps_of_23_and_24() {
-        let mut pits = [0u8; 12];
-        pits[0] = 23;
-        let (b, c) = Position(pits).sow(0);
-        // 23 = 2*11 + 1: every other pit twice, pit 1 a third time.
-        assert_eq!(b, [0, 3, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2]);
-        assert_eq!(c, 0);
-        pits[0] = 24;
-        let (b, c) = Position(pits).sow(0);
-        // last seed in pit 2 (own side): no capture.
-        assert_eq!(b, [0, 3, 3, 2, 2, 2, 2, 2, 2, 2, 2, 2]);
-        assert_eq!(c, 0);
-        // 24 seeds from pit 5: last seed in pit 7, which holds 3 -> captures
-        // pit 7 and pit 6 (3 each).
-        let mut pits = [0u8; 12];
-        pits[5] = 24;
-        let (b, c) = Position(pits).sow(5);
-        assert_eq!(c, 6);
-        assert_eq!(b, [2, 2, 2, 2, 2, 0, 0, 0, 2, 2, 2, 2]);
-    }
-
-    #[test]
-    fn capture_chain_stops_at_mover_side() {
-        // last seed in pit 7; pits 7 and 6 capture, chain must not enter pit 5.
-        let p = Position([0, 0, 0, 0, 0, 2, 1, 1, 0, 0, 0, 0]);
-        let (b, c) = p.sow(5);
-        assert_eq!(c, 4);
-        assert_eq!(b, [0; 12]);
-    }
-
-    #[test]
-    fn grand_slam_is_illegal_unless_forced() {
-        // pit 5 (1 seed) captures the opponent's only seeds; pit 0 does not.
-        let p = Position([1, 0, 0, 0, 0, 1, 1, 0, 0, 0, 0, 0]);
-        let m = p.moves();
-        assert!(m.from_pit(0).unwrap().legal);
-        assert!(!m.from_pit(5).unwrap().legal);
-        // forced: the only move captures everything.
-        let p = Position([0, 0, 0, 0, 0, 1, 1, 0, 0, 0, 0, 0]);
-        let m = p.moves();
-        let mv = m.from_pit(5).unwrap();
-        assert!(mv.legal);
-        assert_eq!(mv.captured, 2);
-        assert_eq!(mv.child.mover_seeds(), 0);
-    }
-
-    #[test]
-    fn not_feeding_an_empty_opponent_is_illegal_unless_forced() {
-        // opponent empty; pit 5 feeds it, pit 0 does not.
-        let p = Position([1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0]);
-        let m = p.moves();
-        assert!(!m.from_pit(0).unwrap().legal);
-        assert!(m.from_pit(5).unwrap().legal);
-        // nothing can reach: every move is legal.
-        let p = Position([1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]);
-        assert!(p.moves().as_slice().iter().all(|m| m.legal));
-    }
-
-    #[test]
-    fn predecessors_of_a_simple_position() {
-        // P = [1,0,...,0 | 0, ...,0, 1 at 11]? Build from a known move.
-        let p = Position([0, 2, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0]);
-        let m = p.moves();
-        let mv = m.from_pit(1).unwrap();
-        assert!(mv.legal && mv.captured == 0);
-        assert!(mv.child.predecessors().contains(&p));
-    }
-}
+mod tests;

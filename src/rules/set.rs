@@ -1,0 +1,333 @@
+//! Rule sets as data: one struct of named fields ([`Rules`]) and its named
+//! presets, [`AWARI`] (the VU database's rules, the default) and [`ABAPA`]
+//! (international play, and the rules of the C++ solver of jh85/smallgames
+//! and of OpenSpiel's `oware`).
+//!
+//! | field | awari (VU) | abapa |
+//! |---|---|---|
+//! | `grand_slam` | illegal unless every move leaves the opponent no seeds | legal; the sowing stands and nothing is captured |
+//! | `feeding` | subsumed: a move that leaves the opponent no seeds is illegal unless every move does | mandatory where a move reaches the opponent; if none does, the game ends and each side takes the seeds of its own row |
+//! | `no_seeds` | the other side takes the seeds left | the same |
+//! | `win` / `draw` (play only) | 25 / 24 each | 25 / 24 each |
+//! | `repetition` (play only) | the game ends at the first repetition | at the third occurrence |
+//! | `no_capture_limit` (play only) | none | 500 plies without a capture |
+//!
+//! Only the first three fields change a table; the others tell `awari play`
+//! when a game ends. In every rule set, endless play splits the seeds left
+//! evenly: that is what the score tables assume (see [`crate::rules`]).
+//!
+//! # Why the two rule sets give tables of the same shape
+//!
+//! A move always empties the pit it is sown from (laps skip it), so under
+//! either rule set the side that has just moved has an empty pit, and the
+//! Goedel index ([`crate::index`]) numbers the same positions. The score,
+//! the envelope and "pinned" keep their meaning: a position with no legal
+//! move ends the game, each side taking the seeds of its own row
+//! ([`Position::final_score`](super::Position::final_score)).
+//!
+//! Under abapa a grand slam is a move that captures nothing and stays in its
+//! layer, so it is an internal move of the solvers (its child is found by
+//! [`Position::for_each_predecessor`](super::Position::for_each_predecessor)
+//! like any other sowing); under awari it leaves the layer (or is illegal).
+
+use crate::error::{Error, Result};
+use std::fmt;
+
+/// What a capture that would take every seed the opponent has does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum GrandSlam {
+    /// Illegal unless every move leaves the opponent without seeds; then it
+    /// captures as usual (awari).
+    IllegalUnlessForced,
+    /// Legal; the sowing stands and nothing is captured (abapa).
+    NoCapture,
+}
+
+/// What the mover owes an opponent without seeds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Feeding {
+    /// Part of the one awari rule: a move that leaves the opponent no seeds
+    /// is illegal unless every move does; then every move is legal.
+    Subsumed,
+    /// A move that gives the opponent seeds is mandatory where one exists;
+    /// if none does, the game ends and each side takes the seeds of its
+    /// own row (abapa).
+    Mandatory,
+}
+
+/// What happens when the side to move has no seeds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum NoSeeds {
+    /// The game ends; the other side takes the seeds left (its own row).
+    OtherSideTakesTheRest,
+}
+
+/// A rule set: what the tables are built under (the first three fields)
+/// and when `awari play` ends a game (the others).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Rules {
+    /// The preset's name, as `--rules` takes it.
+    pub name: &'static str,
+    /// What a capture of every seed the opponent has does.
+    pub grand_slam: GrandSlam,
+    /// What the mover owes an opponent without seeds.
+    pub feeding: Feeding,
+    /// What happens when the side to move has no seeds.
+    pub no_seeds: NoSeeds,
+    /// Seeds captured that win the game.
+    pub win: u8,
+    /// Seeds captured by each side that make a draw.
+    pub draw: u8,
+    /// The occurrence of a position (board and side to move) that ends the
+    /// game, the seeds left split evenly: 2 is the first repetition.
+    pub repetition: u8,
+    /// Plies without a capture that end the game, the seeds left split
+    /// evenly; `None`: no such limit.
+    pub no_capture_limit: Option<u32>,
+}
+
+/// The awari rule set of the VU database (Romein & Bal), the default.
+pub const AWARI: Rules = Rules {
+    name: "awari",
+    grand_slam: GrandSlam::IllegalUnlessForced,
+    feeding: Feeding::Subsumed,
+    no_seeds: NoSeeds::OtherSideTakesTheRest,
+    win: 25,
+    draw: 24,
+    repetition: 2,
+    no_capture_limit: None,
+};
+
+/// The abapa rule set of international play.
+pub const ABAPA: Rules = Rules {
+    name: "abapa",
+    grand_slam: GrandSlam::NoCapture,
+    feeding: Feeding::Mandatory,
+    no_seeds: NoSeeds::OtherSideTakesTheRest,
+    win: 25,
+    draw: 24,
+    repetition: 3,
+    no_capture_limit: Some(500),
+};
+
+/// Every preset, the default first.
+pub const PRESETS: [Rules; 2] = [AWARI, ABAPA];
+
+impl Default for Rules {
+    fn default() -> Self {
+        AWARI
+    }
+}
+
+/// One row of the rule table: a field's name, its meaning and its value.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Field {
+    /// The field's name in the struct and in JSON.
+    pub name: &'static str,
+    /// What the field says, in one line.
+    pub meaning: &'static str,
+    /// Whether it changes the tables (else it only tells play when a game
+    /// ends).
+    pub tables: bool,
+    /// Its value, as JSON and manifests write it.
+    pub value: String,
+    /// Its value in words.
+    pub words: String,
+}
+
+impl Rules {
+    /// The preset called `name`.
+    pub fn by_name(name: &str) -> Result<Rules> {
+        PRESETS
+            .iter()
+            .find(|r| r.name == name)
+            .copied()
+            .ok_or_else(|| Error::UnknownRules {
+                name: name.to_string(),
+                known: known_names(),
+            })
+    }
+
+    /// The tag manifests and compressed headers carry: `awari-vu2002` for
+    /// awari (what folders written before there were rule sets carry), the
+    /// name otherwise.
+    pub fn tag(&self) -> &'static str {
+        match self.name {
+            "awari" => crate::format::RULE_SET,
+            other => other,
+        }
+    }
+
+    /// The preset a manifest's or header's tag names.
+    pub fn by_tag(tag: &str) -> Option<Rules> {
+        PRESETS.iter().find(|r| r.tag() == tag).copied()
+    }
+
+    /// Whether two rule sets give the same tables (the fields the solver
+    /// reads agree).
+    pub fn same_tables(&self, other: &Rules) -> bool {
+        (self.grand_slam, self.feeding, self.no_seeds)
+            == (other.grand_slam, other.feeding, other.no_seeds)
+    }
+
+    /// The fields, in the order of the rule table.
+    pub fn fields(&self) -> Vec<Field> {
+        let f = |name, meaning, tables, value: String, words: String| Field {
+            name,
+            meaning,
+            tables,
+            value,
+            words,
+        };
+        vec![
+            f(
+                "grand_slam",
+                "a capture that would take every seed the opponent has",
+                true,
+                match self.grand_slam {
+                    GrandSlam::IllegalUnlessForced => "illegal-unless-forced",
+                    GrandSlam::NoCapture => "no-capture",
+                }
+                .into(),
+                match self.grand_slam {
+                    GrandSlam::IllegalUnlessForced => {
+                        "illegal unless every move leaves the opponent no seeds"
+                    }
+                    GrandSlam::NoCapture => "legal; the sowing stands and nothing is captured",
+                }
+                .into(),
+            ),
+            f(
+                "feeding",
+                "what the mover owes an opponent with no seeds",
+                true,
+                match self.feeding {
+                    Feeding::Subsumed => "subsumed",
+                    Feeding::Mandatory => "mandatory",
+                }
+                .into(),
+                match self.feeding {
+                    Feeding::Subsumed => {
+                        "a move that leaves the opponent no seeds is illegal unless every move does"
+                    }
+                    Feeding::Mandatory => {
+                        "a move that reaches the opponent is mandatory; if none does, the game ends and each side takes its own row"
+                    }
+                }
+                .into(),
+            ),
+            f(
+                "no_seeds",
+                "the side to move has no seeds",
+                true,
+                "other-side-takes-the-rest".into(),
+                "the game ends; the other side takes the seeds left".into(),
+            ),
+            f(
+                "win",
+                "seeds captured that win the game",
+                false,
+                self.win.to_string(),
+                format!("{} seeds", self.win),
+            ),
+            f(
+                "draw",
+                "seeds captured by each side that draw the game",
+                false,
+                self.draw.to_string(),
+                format!("{} each", self.draw),
+            ),
+            f(
+                "repetition",
+                "the occurrence of a position that ends the game, the rest split evenly",
+                false,
+                self.repetition.to_string(),
+                match self.repetition {
+                    2 => "the first repetition".to_string(),
+                    3 => "the third occurrence".to_string(),
+                    k => format!("occurrence {k}"),
+                },
+            ),
+            f(
+                "no_capture_limit",
+                "plies without a capture that end the game, the rest split evenly",
+                false,
+                match self.no_capture_limit {
+                    None => "null".into(),
+                    Some(k) => k.to_string(),
+                },
+                match self.no_capture_limit {
+                    None => "none".into(),
+                    Some(k) => format!("{k} plies"),
+                },
+            ),
+        ]
+    }
+
+    /// The rule set as a JSON object: its name and every field's value.
+    pub fn to_json(&self) -> serde_json::Value {
+        let mut m = serde_json::Map::new();
+        m.insert("name".into(), self.name.into());
+        for f in self.fields() {
+            let v = serde_json::from_str(&f.value).unwrap_or(serde_json::Value::String(f.value));
+            m.insert(f.name.into(), v);
+        }
+        serde_json::Value::Object(m)
+    }
+
+    /// The preset a JSON object (as [`Rules::to_json`] writes it) names,
+    /// checked field by field: `Err` with the first field that differs.
+    pub fn from_json(v: &serde_json::Value) -> std::result::Result<Rules, String> {
+        let name = v
+            .get("name")
+            .and_then(|n| n.as_str())
+            .ok_or("no \"name\" field")?;
+        let r = Rules::by_name(name).map_err(|e| e.to_string())?;
+        if *v != r.to_json() {
+            let want = r.to_json();
+            let field = want
+                .as_object()
+                .and_then(|o| o.iter().find(|(k, x)| v.get(k.as_str()) != Some(*x)))
+                .map(|(k, _)| k.clone())
+                .unwrap_or_else(|| "an unknown field".into());
+            return Err(format!(
+                "its rule set '{name}' differs from this program's in {field}"
+            ));
+        }
+        Ok(r)
+    }
+}
+
+/// The presets' names, for messages: `awari, abapa`.
+pub fn known_names() -> String {
+    PRESETS
+        .iter()
+        .map(|r| r.name)
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+impl fmt::Display for Rules {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn presets_round_trip_through_json() {
+        for r in PRESETS {
+            assert_eq!(Rules::from_json(&r.to_json()), Ok(r));
+            assert_eq!(Rules::by_tag(r.tag()), Some(r));
+        }
+        let mut v = ABAPA.to_json();
+        v["grand_slam"] = "illegal-unless-forced".into();
+        let e = Rules::from_json(&v).unwrap_err();
+        assert!(e.contains("grand_slam"), "{e}");
+        assert!(Rules::by_name("kalah").is_err());
+        assert!(!AWARI.same_tables(&ABAPA));
+    }
+}

@@ -1,0 +1,164 @@
+//! The rules' unit tests: sowing, capture and legality under both rule
+//! sets, and the un-moves.
+
+use super::*;
+
+#[test]
+fn worked_example_captures_three() {
+    let p = Position([1, 1, 1, 1, 1, 2, 4, 2, 3, 0, 0, 0]);
+    let (b, c) = p.sow(5);
+    assert_eq!(c, 3);
+    assert_eq!(b, [1, 1, 1, 1, 1, 0, 5, 0, 3, 0, 0, 0]);
+    let m = p.moves(&AWARI);
+    let mv = m.from_pit(5).unwrap();
+    assert!(mv.legal);
+    assert_eq!(mv.child.seeds(), 13);
+    assert_eq!(mv.child, Position([5, 0, 3, 0, 0, 0, 1, 1, 1, 1, 1, 0]));
+}
+
+#[test]
+fn lap_of_twelve_skips_origin() {
+    let mut pits = [0u8; 12];
+    pits[2] = 12;
+    pits[8] = 1;
+    let (b, c) = Position(pits).sow(2);
+    // pits 3..11, 0, 1 once each, then pit 3 again (origin 2 skipped).
+    assert_eq!(b, [1, 1, 0, 2, 1, 1, 1, 1, 2, 1, 1, 1]);
+    assert_eq!(c, 0);
+}
+
+#[test]
+fn laps_of_23_and_24() {
+    let mut pits = [0u8; 12];
+    pits[0] = 23;
+    let (b, c) = Position(pits).sow(0);
+    // 23 = 2*11 + 1: every other pit twice, pit 1 a third time.
+    assert_eq!(b, [0, 3, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2]);
+    assert_eq!(c, 0);
+    pits[0] = 24;
+    let (b, c) = Position(pits).sow(0);
+    // last seed in pit 2 (own side): no capture.
+    assert_eq!(b, [0, 3, 3, 2, 2, 2, 2, 2, 2, 2, 2, 2]);
+    assert_eq!(c, 0);
+    // 24 seeds from pit 5: last seed in pit 7, which holds 3 -> captures
+    // pit 7 and pit 6 (3 each).
+    let mut pits = [0u8; 12];
+    pits[5] = 24;
+    let (b, c) = Position(pits).sow(5);
+    assert_eq!(c, 6);
+    assert_eq!(b, [2, 2, 2, 2, 2, 0, 0, 0, 2, 2, 2, 2]);
+}
+
+#[test]
+fn capture_chain_stops_at_mover_side() {
+    // last seed in pit 7; pits 7 and 6 capture, chain must not enter pit 5.
+    let p = Position([0, 0, 0, 0, 0, 2, 1, 1, 0, 0, 0, 0]);
+    let (b, c) = p.sow(5);
+    assert_eq!(c, 4);
+    assert_eq!(b, [0; 12]);
+}
+
+#[test]
+fn grand_slam_is_illegal_unless_forced() {
+    // pit 5 (1 seed) captures the opponent's only seeds; pit 0 does not.
+    let p = Position([1, 0, 0, 0, 0, 1, 1, 0, 0, 0, 0, 0]);
+    let m = p.moves(&AWARI);
+    assert!(m.from_pit(0).unwrap().legal);
+    assert!(!m.from_pit(5).unwrap().legal);
+    // forced: the only move captures everything.
+    let p = Position([0, 0, 0, 0, 0, 1, 1, 0, 0, 0, 0, 0]);
+    let m = p.moves(&AWARI);
+    let mv = m.from_pit(5).unwrap();
+    assert!(mv.legal);
+    assert_eq!(mv.captured, 2);
+    assert_eq!(mv.child.mover_seeds(), 0);
+}
+
+#[test]
+fn not_feeding_an_empty_opponent_is_illegal_unless_forced() {
+    // opponent empty; pit 5 feeds it, pit 0 does not.
+    let p = Position([1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0]);
+    let m = p.moves(&AWARI);
+    assert!(!m.from_pit(0).unwrap().legal);
+    assert!(m.from_pit(5).unwrap().legal);
+    // nothing can reach: every move is legal.
+    let p = Position([1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]);
+    assert!(p.moves(&AWARI).as_slice().iter().all(|m| m.legal));
+}
+
+#[test]
+fn predecessors_of_a_simple_position() {
+    // P = [1,0,...,0 | 0, ...,0, 1 at 11]? Build from a known move.
+    let p = Position([0, 2, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0]);
+    let m = p.moves(&AWARI);
+    let mv = m.from_pit(1).unwrap();
+    assert!(mv.legal && mv.captured == 0);
+    assert!(mv.child.predecessors(&AWARI).contains(&p));
+}
+
+#[test]
+fn abapa_grand_slam_stands_and_captures_nothing() {
+    // Pit 5 (1 seed) would capture the opponent's only seeds.
+    let p = Position([1, 0, 0, 0, 0, 1, 1, 0, 0, 0, 0, 0]);
+    let m = p.moves(&ABAPA);
+    let slam = m.from_pit(5).unwrap();
+    assert!(slam.legal);
+    assert_eq!(slam.captured, 0);
+    assert_eq!(slam.child, Position([2, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0]));
+    assert!(m.from_pit(0).unwrap().legal);
+    // Under awari the same move is illegal (another move feeds).
+    assert!(!p.moves(&AWARI).from_pit(5).unwrap().legal);
+    // The slam's child has p among its un-moves under abapa only.
+    assert!(slam.child.predecessors(&ABAPA).contains(&p));
+    assert!(!slam.child.predecessors(&AWARI).contains(&p));
+}
+
+#[test]
+fn abapa_feeding_is_mandatory_and_a_mover_that_cannot_feed_keeps_its_row() {
+    // Opponent empty; pit 5 feeds, pit 0 does not.
+    let p = Position([1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0]);
+    let m = p.moves(&ABAPA);
+    assert!(!m.from_pit(0).unwrap().legal);
+    assert!(m.from_pit(5).unwrap().legal);
+    // Nothing reaches: no legal move; the mover takes its own 2 seeds,
+    // which is what awari's forced moves are worth too.
+    let p = Position([1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]);
+    assert!(p.moves(&ABAPA).legal().next().is_none());
+    assert!(p.moves(&AWARI).legal().all(|m| m.child.mover_seeds() == 0));
+    assert_eq!(p.final_score(), 2);
+    assert_eq!(
+        Position([0, 0, 0, 0, 0, 0, 0, 3, 0, 0, 0, 0]).final_score(),
+        -3
+    );
+}
+
+/// Exhaustively on layers 0..=9, under both rule sets: every reported
+/// un-move is a position with a legal non-capturing move to the child,
+/// and every legal non-capturing move into a position whose mover has
+/// seeds is among the child's un-moves.
+#[test]
+fn un_moves_are_exactly_the_internal_moves_under_both_rule_sets() {
+    for rules in PRESETS {
+        for n in 0..=9 {
+            let mut forward = 0u64;
+            let mut backward = 0u64;
+            for (_, q) in crate::index::LayerIter::new(n) {
+                for m in q.moves(&rules).legal() {
+                    if m.captured == 0 && m.child.mover_seeds() > 0 {
+                        forward += 1;
+                    }
+                }
+                q.for_each_predecessor(&rules, |p| {
+                    backward += 1;
+                    assert!(
+                        p.moves(&rules)
+                            .legal()
+                            .any(|m| m.captured == 0 && m.child == q),
+                        "{rules}: {p} is no predecessor of {q}"
+                    );
+                });
+            }
+            assert_eq!(forward, backward, "{rules} layer {n}");
+        }
+    }
+}
