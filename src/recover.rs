@@ -27,12 +27,12 @@ use crate::error::{AtPath, Error, Result, SizeOf};
 use crate::format::{checksum, Kind};
 use crate::index::layer_size;
 use crate::probe::{Database, LayerTables};
-use crate::rules::MAX_SEEDS;
+use crate::rules::{Rules, MAX_SEEDS};
 use crate::store::{
     self, CompressedEntry, FileEntry, FolderLock, LayerEntry, Manifest, Mapped, PhaseSeconds,
     MANIFEST,
 };
-use crate::verify::{bellman_check, KnownTable};
+use crate::verify::{bellman_check, KnownGood, KnownTable};
 use rayon::prelude::*;
 use serde::Serialize;
 use std::fs;
@@ -150,10 +150,19 @@ fn find_layer(dir: &Path, n: u32) -> Result<Found> {
     Ok(Some(Ok(LayerTables { score, envelope })))
 }
 
-/// Rebuilds the manifest of our folder `dir` from its tables (see the
-/// module's documentation). `known` is a list of known-good checksums.
-pub fn recover(dir: &Path, known: Option<&[KnownTable]>) -> Result<RecoverReport> {
+/// Rebuilds the manifest of our folder `dir`, whose tables follow `rules`,
+/// from its tables (see the module's documentation). `known` is a list of
+/// known-good checksums (of the same rule set).
+pub fn recover(dir: &Path, rules: &Rules, known: Option<&KnownGood>) -> Result<RecoverReport> {
     store::check_folder(dir)?;
+    if let Some(k) = known {
+        store::rules_agree(
+            dir,
+            rules,
+            &k.rules,
+            ": the checksums listed are of another rule set's tables",
+        )?;
+    }
     let _lock = FolderLock::acquire(dir)?;
     let mut report = RecoverReport::default();
     let damaged = match Manifest::load(dir) {
@@ -186,7 +195,7 @@ pub fn recover(dir: &Path, known: Option<&[KnownTable]>) -> Result<RecoverReport
     if found.is_empty() {
         return Err(Error::NoTables(dir.to_path_buf()));
     }
-    let db = Database::from_tables(slots)?;
+    let db = Database::from_tables_of(rules, slots)?;
     let kinds = [Kind::Score, Kind::Lower, Kind::Upper];
     let tables = |n: u32| -> Result<[Option<&[u8]>; 3]> {
         Ok([
@@ -204,7 +213,7 @@ pub fn recover(dir: &Path, known: Option<&[KnownTable]>) -> Result<RecoverReport
     let mut trusted = std::collections::BTreeSet::new();
     for (&n, sums) in found.iter().zip(&sums) {
         let listed: Vec<&KnownTable> = known
-            .unwrap_or_default()
+            .map_or(&[][..], |k| &k.tables)
             .iter()
             .filter(|k| k.layer == n)
             .collect();
@@ -266,7 +275,7 @@ pub fn recover(dir: &Path, known: Option<&[KnownTable]>) -> Result<RecoverReport
     }
     report.layers.sort_by_key(|l| l.seeds);
 
-    let mut manifest = Manifest::default();
+    let mut manifest = Manifest::new(rules);
     for e in entries {
         manifest.put(e);
     }
@@ -283,7 +292,11 @@ pub fn recover(dir: &Path, known: Option<&[KnownTable]>) -> Result<RecoverReport
                 continue;
             };
             let h = t.header();
-            if h.kind != kind || h.layer != l.seeds || h.raw_checksum() != f.xxh3 {
+            if h.rules != *rules
+                || h.kind != kind
+                || h.layer != l.seeds
+                || h.raw_checksum() != f.xxh3
+            {
                 continue;
             }
             manifest.put_compressed(CompressedEntry {

@@ -1,6 +1,7 @@
 //! Cross-checks independent of the builder: a naive fixpoint solver for small
 //! layers, a forward Bellman check, and the VU oracle's move facts.
 
+mod abapa;
 mod build_crash;
 mod build_refusals;
 mod build_resume;

@@ -12,7 +12,8 @@ use std::path::PathBuf;
 pub struct RecoverArgs {
     #[command(flatten)]
     db: super::DbArg,
-    /// Known-good checksums (the repository's data/known-good.csv): a layer
+    /// Known-good checksums (the repository's data/known-good.csv, or
+    /// data/known-good-abapa.csv for abapa tables): a layer
     /// in the list is trusted only if its tables equal it. Layers not in the
     /// list must pass the Bellman check on top of recovered layers.
     #[arg(long, value_name = "FILE")]
@@ -31,8 +32,15 @@ pub fn run(a: RecoverArgs) -> Result<(), Failure> {
         .as_deref()
         .map(verify::read_known_good)
         .transpose()?;
+    // The rule set: --rules, else the list's, else awari (a folder that
+    // lost its manifest does not say).
+    let rules = a
+        .db
+        .rules_asked()
+        .or(known.as_ref().map(|k| k.rules))
+        .unwrap_or_default();
     let pool = super::pool(a.threads)?;
-    let r = pool.install(|| recover::recover(&a.db.path(), known.as_deref()))?;
+    let r = pool.install(|| recover::recover(&a.db.path(), &rules, known.as_ref()))?;
     let rejected: Vec<u32> = r.rejected().map(|l| l.seeds).collect();
     let recovered: Vec<u32> = r.recovered().map(|l| l.seeds).collect();
     if a.json {

@@ -7,7 +7,7 @@ use super::STEP;
 use crate::error::{AtPath, Result, SizeOf};
 use crate::format::Kind;
 use crate::index::layer_size;
-use crate::rules::MAX_SEEDS;
+use crate::rules::{Rules, MAX_SEEDS};
 use crate::store::{self, FileTable, Manifest, Stored};
 use serde::Serialize;
 use std::ops::RangeInclusive;
@@ -32,14 +32,30 @@ fn kind_name<S: serde::Serializer>(k: &Kind, s: S) -> Result<S::Ok, S::Error> {
     s.serialize_str(k.stem())
 }
 
-/// Reads a list of known-good checksums: a header line `layer,table,bytes,xxh3`
-/// then one line per table; blank lines and lines starting with `#` are
-/// skipped. Each table of a layer is listed at most once, with the layer's
-/// size.
-pub fn read_known_good(path: &Path) -> Result<Vec<KnownTable>> {
+/// A list of known-good checksums and the rule set of its tables.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct KnownGood {
+    /// The rule set (a `# rules: NAME` line; awari without one).
+    pub rules: Rules,
+    /// The tables, in the file's order.
+    pub tables: Vec<KnownTable>,
+}
+
+/// Reads a list of known-good checksums: an optional line `# rules: NAME`
+/// naming the rule set of the tables (awari without it), a header line
+/// `layer,table,bytes,xxh3`, then one line per table; blank lines and
+/// other lines starting with `#` are skipped. Each table of a layer is
+/// listed at most once, with the layer's size.
+pub fn read_known_good(path: &Path) -> Result<KnownGood> {
     let text = std::fs::read(path).at(path)?;
     let bad = csv::error(path);
     let text = String::from_utf8(text).map_err(|_| bad(1, "not UTF-8 text".into()))?;
+    let mut rules = crate::rules::AWARI;
+    for (i, line) in text.lines().enumerate() {
+        if let Some(name) = line.trim().strip_prefix("# rules:") {
+            rules = Rules::by_name(name.trim()).map_err(|e| bad(i + 1, e.to_string()))?;
+        }
+    }
     let mut rows = Vec::new();
     let mut seen = std::collections::HashSet::new();
     let mut header = false;
@@ -108,7 +124,10 @@ pub fn read_known_good(path: &Path) -> Result<Vec<KnownTable>> {
     if !header {
         return Err(bad(1, "empty list".into()));
     }
-    Ok(rows)
+    Ok(KnownGood {
+        rules,
+        tables: rows,
+    })
 }
 
 /// How one table compares with its known-good checksum.
@@ -188,11 +207,20 @@ fn table_file(dir: &Path, kind: Kind, n: u32) -> Option<(std::path::PathBuf, boo
 /// [`ChecksumReport::not_built`].
 pub fn compare_checksums(
     dir: &Path,
-    known: &[KnownTable],
+    known: &KnownGood,
     layers: RangeInclusive<u32>,
 ) -> Result<ChecksumReport> {
     store::check_folder(dir)?;
     let manifest = Manifest::load(dir)?;
+    if let Some(m) = &manifest {
+        // (A folder without a manifest does not say its rule set.)
+        store::rules_agree(
+            dir,
+            &m.rules(),
+            &known.rules,
+            ": the checksums listed are of another rule set's tables",
+        )?;
+    }
     let listed = |n: u32, kind: Kind| {
         manifest
             .as_ref()
@@ -207,7 +235,7 @@ pub fn compare_checksums(
     };
     let mut report = ChecksumReport::default();
     let mut covered = std::collections::BTreeSet::new();
-    for k in known.iter().filter(|k| layers.contains(&k.layer)) {
+    for k in known.tables.iter().filter(|k| layers.contains(&k.layer)) {
         covered.insert(k.layer);
         if !held(k.layer) {
             if report.not_built.last() != Some(&k.layer) {
