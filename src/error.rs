@@ -173,6 +173,17 @@ pub enum Error {
         /// What to do instead.
         hint: &'static str,
     },
+    /// A list of known-good checksums of another rule set than the one
+    /// asked for.
+    #[error("{}: lists the checksums of {list} tables, not of {asked}", path.display())]
+    ListOfOtherRules {
+        /// The list.
+        path: PathBuf,
+        /// Its rule set.
+        list: &'static str,
+        /// The rule set asked for.
+        asked: &'static str,
+    },
     /// A check that needs the VU data (awari only) asked of another rule
     /// set's folder.
     #[error("{}: {what} compares with the VU database, which follows the awari rules; this folder follows {rules}", dir.display())]
@@ -473,6 +484,7 @@ impl Error {
             | BadValue { path, .. }
             | ForeignManifest { path, .. }
             | OtherRules { path, .. }
+            | ListOfOtherRules { path, .. }
             | Csv { path, .. } => Some(path),
             Missing(p) | NoSuchFolder(p) | NotAFolder(p) | NoTables(p) | NotOurs(p)
             | ManifestFine(p) | Locked(p) => Some(p),

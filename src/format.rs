@@ -5,7 +5,9 @@
 //! does not have the checksum it should. A leaf module: it uses nothing of
 //! the crate.
 
-/// The rule set our tables are built for (see [`crate::rules`]).
+/// The tag of the awari rule set in manifests and compressed headers (the
+/// tag of every folder written before there were rule sets); other rule
+/// sets are tagged by their name ([`crate::rules::Rules::tag`]).
 pub const RULE_SET: &str = "awari-vu2002";
 /// The checksum algorithm of manifests and compressed headers.
 pub const CHECKSUM: &str = "xxh3-64";

@@ -20,14 +20,14 @@
 //! [`Rules::no_capture_limit`]):
 //! 1. a side has captured `win` seeds or more (25): it wins;
 //! 2. both sides have captured `draw` (24): a draw;
-//! 3. the position (board and side to move) occurs for the `repetition`-th
+//! 3. the side to move has no seeds: the other side takes the seeds left;
+//! 4. the side to move has seeds but no legal move (abapa: it cannot feed
+//!    an opponent without seeds): each side takes the seeds of its own row;
+//! 5. the position (board and side to move) occurs for the `repetition`-th
 //!    time (awari: the first repetition; abapa: the third occurrence):
 //!    play would go on forever, and the seeds left are split evenly;
-//! 4. `no_capture_limit` plies (abapa: 500) have passed without a capture:
-//!    the seeds left are split evenly;
-//! 5. the side to move has no seeds: the other side takes the seeds left;
-//! 6. the side to move has seeds but no legal move (abapa: it cannot feed
-//!    an opponent without seeds): each side takes the seeds of its own row.
+//! 6. `no_capture_limit` plies (abapa: 500) have passed without a capture:
+//!    the seeds left are split evenly.
 //!
 //! A game started from a position with fewer than 48 seeds counts the
 //! seeds already off the board as captured: by default split evenly between
@@ -53,6 +53,7 @@
 use crate::error::{Error, Result};
 use crate::probe::Database;
 use crate::rules::{Position, Rules, PITS};
+use std::path::Path;
 
 /// One of the two players.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
@@ -336,6 +337,13 @@ impl Game {
         if b.captured == [r.draw as u32; 2] {
             return Some(End::Draw);
         }
+        let p = b.position();
+        if p.mover_seeds() == 0 {
+            return Some(End::NoSeeds(b.to_move));
+        }
+        if p.moves(r).legal().next().is_none() {
+            return Some(End::CannotFeed(b.to_move));
+        }
         // A capture changes the seeds on the board: the boards since the
         // last one are those that can repeat.
         let since = self
@@ -354,13 +362,6 @@ impl Game {
             if (self.boards.len() - 1 - since) as u32 >= k {
                 return Some(End::NoCaptureLimit(k));
             }
-        }
-        let p = b.position();
-        if p.mover_seeds() == 0 {
-            return Some(End::NoSeeds(b.to_move));
-        }
-        if p.moves(r).legal().next().is_none() {
-            return Some(End::CannotFeed(b.to_move));
         }
         None
     }
@@ -509,13 +510,31 @@ pub struct MoveWorth {
     pub missing_layer: Option<u32>,
 }
 
-/// The legal moves of the side to move, with their worth from the database
-/// where it holds the layers they lead to.
-pub fn move_worths(db: &Database, board: &Board) -> Result<Vec<MoveWorth>> {
+/// Refuses a database of another rule set than the game's.
+fn same_rules(db: &Database, game: &Game) -> Result<()> {
+    if db.rules().same_tables(game.rules()) {
+        return Ok(());
+    }
+    Err(Error::RulesDiffer {
+        dir: db
+            .dir()
+            .map_or_else(|| "(memory)".into(), Path::to_path_buf),
+        folder: db.rules().name,
+        asked: game.rules().name,
+        hint: " (the game's rule set)",
+    })
+}
+
+/// The legal moves of the side to move in `game`, with their worth from
+/// the database (of the game's rule set) where it holds the layers they
+/// lead to.
+pub fn move_worths(db: &Database, game: &Game) -> Result<Vec<MoveWorth>> {
+    same_rules(db, game)?;
+    let board = game.board();
     let p = board.position();
     let n = p.seeds();
     let mut out = Vec::new();
-    for m in p.moves(db.rules()).legal() {
+    for m in p.moves(game.rules()).legal() {
         let left = n - m.captured as u32;
         let (worth, missing_layer) = if m.child.mover_seeds() == 0 {
             (Some((m.captured as u32 + left) as i8), None)
@@ -572,7 +591,7 @@ pub fn choose(db: &Database, game: &Game, depth: u32) -> Result<Option<Choice>> 
         return Ok(None);
     }
     let board = game.board();
-    let worths = move_worths(db, board)?;
+    let worths = move_worths(db, game)?;
     if let Some(best) = best_labels(&worths) {
         let label = best[0];
         let worth = worths
@@ -618,8 +637,9 @@ fn negamax(
     beta: i32,
 ) -> Result<i32> {
     let n = p.seeds() as i32;
-    if p.mover_seeds() == 0 {
-        return Ok(-n);
+    if p.moves(rules).legal().next().is_none() {
+        // No legal move: each side takes its own row.
+        return Ok(p.final_score());
     }
     if p.is_indexable() {
         match db.score(p) {
@@ -644,10 +664,6 @@ fn negamax(
         if alpha >= beta {
             break;
         }
-    }
-    if best == i32::MIN {
-        // No legal move: each side takes its own row.
-        return Ok(p.final_score());
     }
     Ok(best)
 }

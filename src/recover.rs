@@ -27,7 +27,7 @@ use crate::error::{AtPath, Error, Result, SizeOf};
 use crate::format::{checksum, Kind};
 use crate::index::layer_size;
 use crate::probe::{Database, LayerTables};
-use crate::rules::{Rules, MAX_SEEDS};
+use crate::rules::{Rules, MAX_SEEDS, PRESETS};
 use crate::store::{
     self, CompressedEntry, FileEntry, FolderLock, LayerEntry, Manifest, Mapped, PhaseSeconds,
     MANIFEST,
@@ -78,6 +78,8 @@ pub struct RecoverReport {
     pub damaged_manifest: Option<PathBuf>,
     /// Compressed copies listed again.
     pub compressed: Vec<String>,
+    /// The rule set the manifest was written for.
+    pub rules: &'static str,
 }
 
 impl RecoverReport {
@@ -150,18 +152,25 @@ fn find_layer(dir: &Path, n: u32) -> Result<Found> {
     Ok(Some(Ok(LayerTables { score, envelope })))
 }
 
-/// Rebuilds the manifest of our folder `dir`, whose tables follow `rules`,
-/// from its tables (see the module's documentation). `known` is a list of
-/// known-good checksums (of the same rule set).
-pub fn recover(dir: &Path, rules: &Rules, known: Option<&KnownGood>) -> Result<RecoverReport> {
+/// Rebuilds the manifest of our folder `dir` from its tables (see the
+/// module's documentation). The tables follow `rules`; `None`: the rule set
+/// the damaged manifest names, else the one under which the most layers
+/// are trusted (awari on a tie). `known` is a list of known-good checksums
+/// (of that rule set).
+pub fn recover(
+    dir: &Path,
+    rules: Option<&Rules>,
+    known: Option<&KnownGood>,
+) -> Result<RecoverReport> {
     store::check_folder(dir)?;
-    if let Some(k) = known {
-        store::rules_agree(
-            dir,
-            rules,
-            &k.rules,
-            ": the checksums listed are of another rule set's tables",
-        )?;
+    if let (Some(r), Some(k)) = (rules, known) {
+        if r != &k.rules {
+            return Err(Error::ListOfOtherRules {
+                path: k.path.clone(),
+                list: k.rules.name,
+                asked: r.name,
+            });
+        }
     }
     let _lock = FolderLock::acquire(dir)?;
     let mut report = RecoverReport::default();
@@ -171,7 +180,93 @@ pub fn recover(dir: &Path, rules: &Rules, known: Option<&KnownGood>) -> Result<R
         Err(Error::ForeignManifest { .. }) => true,
         Err(e) => return Err(e),
     };
+    let candidates: Vec<Rules> = match (rules, known, damaged_rules(dir)) {
+        (Some(r), _, _) => vec![*r],
+        (None, Some(k), _) => vec![k.rules],
+        (None, None, Some(r)) => vec![r],
+        (None, None, None) => PRESETS.to_vec(),
+    };
+    let mut best: Option<(Rules, Vec<LayerOutcome>, Vec<LayerEntry>)> = None;
+    for r in candidates {
+        let (layers, entries) = assess(dir, &r, known)?;
+        if best.as_ref().map_or(true, |b| entries.len() > b.2.len()) {
+            best = Some((r, layers, entries));
+        }
+    }
+    let (rules, layers, entries) = best.expect("a candidate");
+    let rules = &rules;
+    report.rules = rules.name;
+    report.layers = layers;
 
+    let mut manifest = Manifest::new(rules);
+    for e in entries {
+        manifest.put(e);
+    }
+    // Compressed copies of recovered tables, as their headers describe them.
+    for l in manifest.layers.clone() {
+        for (kind, f) in l.files() {
+            let name = crate::codec::file_name(&f.name);
+            let path = dir.join(&name);
+            let Ok(len) = fs::metadata(&path).map(|m| m.len()) else {
+                continue;
+            };
+            let file = store::FileTable::open(&path, len, SizeOf::Opened)?;
+            let Ok(t) = crate::codec::CompressedTable::parse(file) else {
+                continue;
+            };
+            let h = t.header();
+            if h.rules != *rules
+                || h.kind != kind
+                || h.layer != l.seeds
+                || h.raw_checksum() != f.xxh3
+            {
+                continue;
+            }
+            manifest.put_compressed(CompressedEntry {
+                seeds: l.seeds,
+                raw: f.name.clone(),
+                name: name.clone(),
+                bytes: len,
+                xxh3: store::checksum_file(&path)?,
+                block_size: h.block_size,
+                level: h.level,
+                dictionary: h.dictionary,
+            });
+            report.compressed.push(name);
+        }
+    }
+    if damaged {
+        // Kept under a name no earlier recovery used.
+        let from = dir.join(MANIFEST);
+        let to = (0..)
+            .map(|i| match i {
+                0 => dir.join(format!("{MANIFEST}.damaged")),
+                i => dir.join(format!("{MANIFEST}.damaged.{i}")),
+            })
+            .find(|p| !p.exists())
+            .expect("a free name");
+        fs::rename(&from, &to).at(&to)?;
+        report.damaged_manifest = Some(to);
+    }
+    manifest.store(dir)?;
+    Ok(report)
+}
+
+/// The rule set a damaged manifest names, if its `rule_set` can be read.
+fn damaged_rules(dir: &Path) -> Option<Rules> {
+    let text = fs::read_to_string(dir.join(MANIFEST)).ok()?;
+    let v: serde_json::Value = serde_json::from_str(&text).ok()?;
+    Rules::by_tag(v.get("rule_set")?.as_str()?)
+}
+
+/// Which layers of `dir` can be trusted as tables of `rules`: every layer
+/// found, and the manifest entries of those trusted.
+fn assess(
+    dir: &Path,
+    rules: &Rules,
+    known: Option<&KnownGood>,
+) -> Result<(Vec<LayerOutcome>, Vec<LayerEntry>)> {
+    let mut layers = Vec::new();
     // Every table found goes into one database: checksums, histograms and
     // the Bellman checks read it from there; a layer is checked only once
     // every layer below it is trusted.
@@ -185,7 +280,7 @@ pub fn recover(dir: &Path, rules: &Rules, known: Option<&KnownGood>) -> Result<R
                 slots.resize_with(n as usize + 1, || None);
                 slots[n as usize] = Some(tables);
             }
-            Some(Err(reason)) => report.layers.push(LayerOutcome {
+            Some(Err(reason)) => layers.push(LayerOutcome {
                 seeds: n,
                 trust: None,
                 reason: Some(reason),
@@ -267,66 +362,14 @@ pub fn recover(dir: &Path, rules: &Rules, known: Option<&KnownGood>) -> Result<R
                 }
             }
         }
-        report.layers.push(LayerOutcome {
+        layers.push(LayerOutcome {
             seeds: n,
             trust,
             reason,
         });
     }
-    report.layers.sort_by_key(|l| l.seeds);
-
-    let mut manifest = Manifest::new(rules);
-    for e in entries {
-        manifest.put(e);
-    }
-    // Compressed copies of recovered tables, as their headers describe them.
-    for l in manifest.layers.clone() {
-        for (kind, f) in l.files() {
-            let name = crate::codec::file_name(&f.name);
-            let path = dir.join(&name);
-            let Ok(len) = fs::metadata(&path).map(|m| m.len()) else {
-                continue;
-            };
-            let file = store::FileTable::open(&path, len, SizeOf::Opened)?;
-            let Ok(t) = crate::codec::CompressedTable::parse(file) else {
-                continue;
-            };
-            let h = t.header();
-            if h.rules != *rules
-                || h.kind != kind
-                || h.layer != l.seeds
-                || h.raw_checksum() != f.xxh3
-            {
-                continue;
-            }
-            manifest.put_compressed(CompressedEntry {
-                seeds: l.seeds,
-                raw: f.name.clone(),
-                name: name.clone(),
-                bytes: len,
-                xxh3: store::checksum_file(&path)?,
-                block_size: h.block_size,
-                level: h.level,
-                dictionary: h.dictionary,
-            });
-            report.compressed.push(name);
-        }
-    }
-    if damaged {
-        // Kept under a name no earlier recovery used.
-        let from = dir.join(MANIFEST);
-        let to = (0..)
-            .map(|i| match i {
-                0 => dir.join(format!("{MANIFEST}.damaged")),
-                i => dir.join(format!("{MANIFEST}.damaged.{i}")),
-            })
-            .find(|p| !p.exists())
-            .expect("a free name");
-        fs::rename(&from, &to).at(&to)?;
-        report.damaged_manifest = Some(to);
-    }
-    manifest.store(dir)?;
-    Ok(report)
+    layers.sort_by_key(|l| l.seeds);
+    Ok((layers, entries))
 }
 
 /// The manifest entry of a recovered layer, from its tables (score, lower,

@@ -108,7 +108,11 @@ fn compare_game(g: usize, states: &[State], finals: Option<[u32; 2]>) -> u64 {
     let mut seen: HashSet<(Position, [u32; 2], usize)> = HashSet::new();
     for (i, s) in states.iter().enumerate() {
         let Some((legal, mv)) = &s.play else {
-            assert_eq!(i + 1, states.len(), "game {g}: a finished state in the middle");
+            assert_eq!(
+                i + 1,
+                states.len(),
+                "game {g}: a finished state in the middle"
+            );
             break;
         };
         let me = s.player;
@@ -133,7 +137,10 @@ fn compare_game(g: usize, states: &[State], finals: Option<[u32; 2]>) -> u64 {
                 m.child,
                 "game {g} ply {i}: {p} pit {mv}"
             );
-            assert_eq!(next.captured, captured, "game {g} ply {i}: captures of {p} pit {mv}");
+            assert_eq!(
+                next.captured, captured,
+                "game {g} ply {i}: captures of {p} pit {mv}"
+            );
             continue;
         }
         // The game ends after this move: each side takes its own row.

@@ -61,7 +61,7 @@ fn a_scripted_game_with_undo_save_load_and_computer_replies() {
     // The start as players see it: North's row on top, right to left.
     assert!(
         out.starts_with(
-            "     f  e  d  c  b  a\n    0  0  0  3  2  4    North: captured 16\n    1  1  1  1  1  2    South: captured 16\n     A  B  C  D  E  F\nSouth to move\n"
+            "rules: awari (`awari rules awari` shows them)\n     f  e  d  c  b  a\n    0  0  0  3  2  4    North: captured 16\n    1  1  1  1  1  2    South: captured 16\n     A  B  C  D  E  F\nSouth to move\n"
         ),
         "{out}"
     );
@@ -228,4 +228,66 @@ fn play_works_on_a_vu_folder() {
     let out = play(&vu, &a, "hint\nF\n");
     assert!(out.contains("hint: F (worth +3, exact)"), "{out}");
     assert!(out.contains("final score: South 25, North 22"), "{out}");
+}
+
+/// The ends of a game follow the rule set's numbers: a cycle of 12 plies
+/// (each side walks one seed around its row and hands it over) ends at
+/// the first repetition under awari and at the third occurrence under
+/// abapa; a limit of plies without a capture ends it as well; an abapa
+/// side that cannot feed ends it keeping its row.
+#[test]
+fn the_ends_of_a_game_follow_the_rule_set() {
+    use awari_egdb::game::{Board, End, Game, Side};
+    use awari_egdb::rules::{Rules, ABAPA, AWARI};
+    let mut pits = [0u8; 12];
+    pits[5] = 1; // South's F
+    pits[11] = 1; // North's f
+    let start = Board::new(pits, None).unwrap();
+    let cycle = ["F", "f", "A", "a", "B", "b", "C", "c", "D", "d", "E", "e"];
+    let play_until_end = |rules: Rules| {
+        let mut g = Game::new(start, rules);
+        let mut plies = 0;
+        while g.end().is_none() {
+            g.play(cycle[plies % 12])
+                .unwrap_or_else(|e| panic!("ply {plies}: {e}"));
+            plies += 1;
+        }
+        (plies, g)
+    };
+    let (plies, g) = play_until_end(AWARI);
+    assert_eq!((plies, g.end()), (12, Some(End::Repetition)));
+    assert_eq!(g.final_half_seeds(), Some([2 * 23 + 2, 2 * 23 + 2]));
+    let (plies, g) = play_until_end(ABAPA);
+    assert_eq!((plies, g.end()), (24, Some(End::Repetition)));
+    assert!(g.record().starts_with("# awari game record"));
+    assert!(g.record().contains("\nrules abapa\n"));
+    let replay = Game::from_record(&g.record()).unwrap();
+    assert_eq!(replay.rules(), &ABAPA);
+    assert_eq!(replay.end(), Some(End::Repetition));
+    // A limit of plies without a capture, before any repetition counts.
+    let patient = Rules {
+        repetition: 100,
+        no_capture_limit: Some(30),
+        ..ABAPA
+    };
+    let (plies, g) = play_until_end(patient);
+    assert_eq!((plies, g.end()), (30, Some(End::NoCaptureLimit(30))));
+    // South cannot feed North (nothing reaches): abapa ends the game at
+    // once, South keeping its 2 seeds; awari lets South move.
+    let mut pits = [0u8; 12];
+    pits[0] = 1;
+    pits[1] = 1;
+    let b = Board::new(pits, Some([23, 23])).unwrap();
+    let g = Game::new(b, ABAPA);
+    assert_eq!(g.end(), Some(End::CannotFeed(Side::South)));
+    assert_eq!(g.final_half_seeds(), Some([2 * 25, 2 * 23]));
+    assert!(matches!(
+        Game::new(b, ABAPA).play("A"),
+        Err(awari_egdb::Error::GameOver)
+    ));
+    let mut g = Game::new(b, AWARI);
+    assert_eq!(g.end(), None);
+    g.play("B").unwrap();
+    assert_eq!(g.end(), Some(End::NoSeeds(Side::North)));
+    assert_eq!(g.final_half_seeds(), Some([2 * 25, 2 * 23]));
 }

@@ -21,7 +21,7 @@ const KEYS: [&str; 9] = [
     "seeds", "index", "score", "lower", "upper", "pinned", "moves", "best", "pv",
 ];
 /// Keys the implementation prints on top of those.
-const EXTRA_KEYS: [&str; 2] = ["pits", "pv_end"];
+const EXTRA_KEYS: [&str; 3] = ["pits", "pv_end", "rules"];
 
 /// `awari query` with `args`, `AWARI_PATH` unset unless given, and `input`
 /// on standard input, run where no `./db` can be found by accident.

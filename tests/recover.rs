@@ -36,7 +36,7 @@ fn a_deleted_manifest_is_named_and_recovered_from_the_known_good_list() {
 
     let (out, _) = awari_status(&["recover", "--db", s(&dir), "--checksums", KNOWN_GOOD], 0);
     assert!(
-        out.contains("manifest.json written with 13 layer(s) (0..=12)"),
+        out.contains("manifest.json written for the awari rules with 13 layer(s) (0..=12)"),
         "{out}"
     );
     assert_eq!(

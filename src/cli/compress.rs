@@ -100,6 +100,7 @@ fn settings(a: &CompressArgs) -> Result<Settings, Failure> {
 }
 
 pub fn run_compress(a: CompressArgs) -> Result<(), Failure> {
+    a.db.rules()?;
     let opts = CompressOptions {
         settings: settings(&a)?,
         layers: a.layers.unwrap_or(0..=48),
@@ -111,6 +112,7 @@ pub fn run_compress(a: CompressArgs) -> Result<(), Failure> {
 }
 
 pub fn run_decompress(a: DecompressArgs) -> Result<(), Failure> {
+    a.db.rules()?;
     let opts = DecompressOptions {
         layers: a.layers.unwrap_or(0..=48),
         remove_compressed: a.remove_compressed,

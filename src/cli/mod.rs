@@ -213,15 +213,17 @@ impl DbArg {
         self.rules
     }
 
-    /// The rule set of the folder (its manifest's; awari for a VU folder,
-    /// a new or a missing one), refusing a folder of another rule set
-    /// than `--rules`. A folder that cannot be read is left to the command
-    /// to report.
+    /// The rule set of the folder (its manifest's; awari for a VU folder),
+    /// refusing a folder of another rule set than `--rules`; for an empty
+    /// or missing folder, `--rules` (default awari). A folder that cannot
+    /// be read is left to the command to report.
     pub fn rules(&self) -> Result<Rules, Failure> {
         let dir = self.path();
-        let folder = match awari_egdb::store::read_folder(&dir) {
-            Ok(f) => awari_egdb::store::folder_rules(&f),
-            Err(_) => return Ok(self.rules.unwrap_or_default()),
+        let folder = match awari_egdb::store::read_folder(&dir)
+            .map(|f| awari_egdb::store::folder_rules(&f))
+        {
+            Ok(Some(r)) => r,
+            Ok(None) | Err(_) => return Ok(self.rules.unwrap_or_default()),
         };
         if let Some(asked) = &self.rules {
             awari_egdb::store::rules_agree(&dir, &folder, asked, "")?;

@@ -7,6 +7,7 @@ use super::Failure;
 use awari_egdb::game::{self, Board, Game, Side};
 use awari_egdb::probe::Database;
 use awari_egdb::rules::Rules;
+use awari_egdb::Error;
 use clap::{Args, ValueEnum};
 use std::io::{BufRead, IsTerminal, Write};
 use std::path::PathBuf;
@@ -135,7 +136,7 @@ fn show(db: &Database, g: &Game, c: Computer) -> Result<(), Failure> {
     } else {
         ""
     };
-    let worths = game::move_worths(db, b)?;
+    let worths = game::move_worths(db, g)?;
     let parts: Vec<String> = worths
         .iter()
         .map(|w| match (w.worth, w.missing_layer) {
@@ -188,7 +189,18 @@ const HELP: &str = "commands: a pit label (A..F South, a..f North) | undo | go |
 
 pub fn run(a: PlayArgs) -> Result<(), Failure> {
     let rules = a.db.rules()?;
-    let db = super::query::open(&a.db.path(), false)?;
+    let dir = a.db.path();
+    let db = match Database::open(&dir) {
+        Ok(db) => db,
+        // No tables: play by the rule set, the computer searching.
+        Err(e @ (Error::NoSuchFolder(_) | Error::NoTables(_))) => {
+            eprintln!(
+                "awari: note: {e}; playing without tables, the computer searches --depth plies"
+            );
+            Database::from_tables_of::<Vec<u8>>(&rules, Vec::new())?
+        }
+        Err(e) => return Err(e.into()),
+    };
     let mut g = start(&a, &rules)?;
     println!("rules: {rules} (`awari rules {rules}` shows them)");
     let interactive = std::io::stdin().is_terminal();

@@ -53,6 +53,7 @@ struct StepJson {
 
 #[derive(Serialize)]
 struct Answer {
+    rules: &'static str,
     pits: [u8; 12],
     seeds: u32,
     index: u64,
@@ -94,6 +95,7 @@ fn answer(
     };
     Ok((
         Answer {
+            rules: db.rules().name,
             pits: p.0,
             seeds: p.seeds(),
             index: index::rank(p),
@@ -124,7 +126,7 @@ fn signed(v: i8) -> String {
 
 fn print_text(p: &Position, a: &Answer, moves: &[MoveInfo; 6]) {
     print!("{}", p.diagram());
-    println!("seeds {}  index {}", a.seeds, a.index);
+    println!("seeds {}  index {}  rules {}", a.seeds, a.index, a.rules);
     print!("score {}", signed(a.score));
     match (a.lower, a.upper, a.pinned) {
         (Some(lo), Some(hi), Some(pinned)) => println!(

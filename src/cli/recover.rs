@@ -32,15 +32,12 @@ pub fn run(a: RecoverArgs) -> Result<(), Failure> {
         .as_deref()
         .map(verify::read_known_good)
         .transpose()?;
-    // The rule set: --rules, else the list's, else awari (a folder that
-    // lost its manifest does not say).
-    let rules = a
-        .db
-        .rules_asked()
-        .or(known.as_ref().map(|k| k.rules))
-        .unwrap_or_default();
+    // The rule set: --rules, else the list's, else the damaged manifest's,
+    // else the one the tables pass (a folder that lost its manifest does
+    // not say).
+    let rules = a.db.rules_asked();
     let pool = super::pool(a.threads)?;
-    let r = pool.install(|| recover::recover(&a.db.path(), &rules, known.as_ref()))?;
+    let r = pool.install(|| recover::recover(&a.db.path(), rules.as_ref(), known.as_ref()))?;
     let rejected: Vec<u32> = r.rejected().map(|l| l.seeds).collect();
     let recovered: Vec<u32> = r.recovered().map(|l| l.seeds).collect();
     if a.json {
@@ -63,7 +60,8 @@ pub fn run(a: RecoverArgs) -> Result<(), Failure> {
             );
         }
         println!(
-            "manifest.json written with {} layer(s){}",
+            "manifest.json written for the {} rules with {} layer(s){}",
+            r.rules,
             recovered.len(),
             if recovered.is_empty() {
                 String::new()

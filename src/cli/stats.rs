@@ -33,6 +33,7 @@ fn pct(s: &LayerStats, c: u64) -> String {
 }
 
 pub fn run(a: StatsArgs) -> Result<(), Failure> {
+    a.db.rules()?;
     let dir = a.db.path();
     let db = Database::open(&dir)?;
     let layers = super::verify::layers_in(&db, &dir, a.layers)?;

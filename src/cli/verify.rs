@@ -109,6 +109,7 @@ pub fn runs(layers: &[u32]) -> String {
 }
 
 pub fn run_verify(a: VerifyArgs) -> Result<(), Failure> {
+    a.db.rules()?;
     let layers = a.layers.unwrap_or(0..=48);
     if let Some(facts) = a.facts {
         return run_facts(a.db.path(), facts, layers, a.json);
@@ -401,6 +402,7 @@ pub fn layers_in(
 }
 
 pub fn run_check(a: CheckArgs) -> Result<(), Failure> {
+    a.db.rules()?;
     let dir = a.db.path();
     let db = Database::open(&dir)?;
     let layers = layers_in(&db, &dir, a.layers)?;
@@ -420,8 +422,12 @@ pub fn run_check(a: CheckArgs) -> Result<(), Failure> {
             a.db.path().display()
         )
     } else {
+        let rules = match db.rules().name {
+            "awari" => String::new(),
+            other => format!(" of the {other} rules"),
+        };
         format!(
-            "{}: a folder of ours: checksums of the tables of {summed} layer(s) ({}) match the manifest",
+            "{}: a folder of ours{rules}: checksums of the tables of {summed} layer(s) ({}) match the manifest",
             a.db.path().display(),
             runs(&read)
         )

@@ -102,7 +102,7 @@ impl Database {
     pub fn open(dir: impl AsRef<Path>) -> Result<Database> {
         let dir = dir.as_ref().to_path_buf();
         let folder = store::read_folder(&dir)?;
-        let rules = store::folder_rules(&folder);
+        let rules = store::folder_rules(&folder).unwrap_or_default();
         let source = match folder {
             Folder::Ours(manifest) => Source::Ours { dir, manifest },
             Folder::Vu => Source::Vu { dir },

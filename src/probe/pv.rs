@@ -10,7 +10,8 @@ use std::collections::HashSet;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum PvEnd {
-    /// The side to move has no seeds: the game is over.
+    /// The side to move has no legal move (no seeds, or under abapa none
+    /// that feeds the opponent): the game is over.
     GameOver,
     /// A position repeated: play goes on forever from here.
     Repetition,
@@ -51,7 +52,7 @@ impl Database {
         let mut seen = HashSet::new();
         let mut steps = Vec::new();
         loop {
-            if pos.mover_seeds() == 0 {
+            if pos.moves(&self.rules).legal().next().is_none() {
                 return Ok(Pv {
                     steps,
                     last: pos,
@@ -73,18 +74,32 @@ impl Database {
                 });
             }
             let moves = self.moves(&pos)?;
-            let best = moves
+            let Some(best) = moves
                 .iter()
                 .filter(|m| m.score.is_some())
                 .max_by_key(|m| (m.score, std::cmp::Reverse(m.pit)))
-                .expect("a mover with seeds has a legal move");
+            else {
+                // (Checked above: a position with a legal move has one.)
+                return Ok(Pv {
+                    steps,
+                    last: pos,
+                    end: PvEnd::GameOver,
+                });
+            };
             steps.push(PvStep {
                 position: pos,
                 score: self.score(&pos)?,
                 pit: best.pit,
                 captures: best.captures,
             });
-            pos = best.child.expect("legal move has a child");
+            let Some(child) = best.child else {
+                return Ok(Pv {
+                    steps,
+                    last: pos,
+                    end: PvEnd::GameOver,
+                });
+            };
+            pos = child;
         }
     }
 }

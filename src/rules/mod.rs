@@ -1,12 +1,19 @@
-//! The awari rule set exactly as the VU database encodes it.
+//! The rules of the game, for the two rule sets the crate builds tables
+//! for: **awari**, exactly as the VU database encodes it (the default), and
+//! **abapa**, the rule set of international play.
 //!
 //! The Vrije Universiteit's Awari Game Score Database (Romein & Bal,
 //! "Solving the Game of Awari using Parallel Retrograde Analysis", IEEE
 //! Computer 36(10), 2003; dataset DOI 10.48338/vu01-11wjke) was solved under
-//! the rules below. Every table this crate builds for the `awari` rule set
-//! (recorded as `awari-vu2002` in its manifests) has to follow them to the
-//! letter. This module is their reference: [`crate::index`] numbers the
-//! positions and [`crate::solve`] computes their values.
+//! the awari rules below. Every table this crate builds for the `awari` rule
+//! set (recorded as `awari-vu2002` in its manifests) has to follow them to
+//! the letter. Abapa differs in two rules only (grand slam and feeding,
+//! under "Legality"); its tables follow those of the C++ solver of
+//! jh85/smallgames and OpenSpiel's `oware`. A rule set is data, a
+//! [`Rules`] value with named presets ([`AWARI`], [`ABAPA`]; the table of
+//! their fields is in `set.rs`, [`Rules`]). This module is the reference
+//! of both: [`crate::index`] numbers the positions (the same ones under
+//! both) and [`crate::solve`] computes their values.
 //!
 //! # Board and perspective
 //!
@@ -35,24 +42,37 @@
 //!    ([`Position::mirror`]): the old pits 6..11 become the new 0..5, and the
 //!    old 0..5 the new 6..11.
 //!
-//! [`Position::sow`] performs steps 1 to 3; [`Position::moves`] adds step 4
-//! and the legality rule below.
+//! [`Position::sow`] performs steps 1 to 3 (as awari captures);
+//! [`Position::moves`] adds step 4, the grand slam rule and the legality
+//! rules below, for a rule set.
 //!
 //! # Legality
 //!
-//! Awari has a single rule in place of the "grand slam" and "feeding" rules
-//! of other rule sets: a move that leaves the opponent with no seeds at all,
-//! whether by capturing everything the opponent had or by not sowing into an
-//! opponent that was already empty, is **illegal unless every available move
-//! does so**. When every move does, all of them are legal and capture as
-//! usual ([`Move::legal`]).
+//! **Awari** has a single rule in place of the "grand slam" and "feeding"
+//! rules of other rule sets: a move that leaves the opponent with no seeds
+//! at all, whether by capturing everything the opponent had or by not
+//! sowing into an opponent that was already empty, is **illegal unless every
+//! available move does so**. When every move does, all of them are legal
+//! and capture as usual ([`Move::legal`]).
+//!
+//! **Abapa** ([`GrandSlam::NoCapture`], [`Feeding::Mandatory`]):
+//! * a **grand slam** (a capture that would take every seed the opponent
+//!   has) is legal, but the sowing stands and nothing is captured: the move
+//!   stays in its layer;
+//! * when the opponent has no seeds, a move that gives it some is
+//!   mandatory; if no move does, the game ends and each side takes the
+//!   seeds of its own row (the mover all of them).
+//!
+//! Every other move is legal under both.
 //!
 //! # Ends
 //!
-//! * **No move**: a mover with no seeds scores `-n`, because the opponent
-//!   takes every seed left. This is also how a forced move that leaves the
-//!   opponent empty pays off: the mover gets its capture plus every seed still
-//!   on the board.
+//! * **No legal move**: the game ends and each side takes the seeds of its
+//!   own row ([`Position::final_score`]). A mover with no seeds scores
+//!   `-n`, because the opponent takes every seed left; an abapa mover that
+//!   cannot feed scores `+n`. Awari's forced moves that leave the opponent
+//!   empty pay off the same: the mover gets its capture plus every seed
+//!   still on the board, `+n` in all.
 //! * **Empty board**: the score is 0.
 //! * **Endless play** (play that cycles and never captures again): the seeds
 //!   left are split evenly, so such play is worth 0 to each side.
@@ -79,6 +99,22 @@
 //! that are not pinned (fewer than half of them at 10 seeds), so every report
 //! has to say how many positions it compared. [`crate::solve`] describes how
 //! the score and the envelope are computed.
+//!
+//! # The same meaning under both rule sets
+//!
+//! The three tables mean the same under abapa: the score with endless play
+//! splitting the seeds left evenly (what play falls back on: the third
+//! repetition, or 500 plies without a capture, split the rest evenly); the
+//! envelope as its two extremes, every endless play in this layer or below
+//! worth everything to one side; pinned where the repetition rule cannot
+//! matter. The C++ abapa solver of jh85/smallgames keeps two guarantees per
+//! position, `gM` (seeds the mover can force with play that ends) and `gN`
+//! (the same for the opponent), and calls a position *exact* when
+//! `gM + gN = n`; in our terms `lower = 2 gM - n` and `upper = n - 2 gN`, so
+//! exact is pinned. Its published shares of exact positions (4 seeds:
+//! 72.8%, 8: 61.1%, 12: 18.7%, 16: 6.5%, 20: 3.8%, 24: 2.4%) are our abapa
+//! pinned shares (the test suite checks 4..=16, docs/verification.md all of
+//! them).
 //!
 //! # Counts
 //!
@@ -139,8 +175,10 @@ pub struct Move {
     pub captured: u8,
     /// The resulting position, seen from the opponent (who moves next).
     pub child: Position,
-    /// Whether the move is legal under the awari rule (a move that leaves the
-    /// opponent without seeds is legal only if every move does).
+    /// Whether the move is legal under the rule set it was generated for
+    /// (awari: a move that leaves the opponent without seeds is legal only
+    /// if every move does; abapa: a move must feed an opponent without
+    /// seeds where one can).
     pub legal: bool,
 }
 
@@ -316,7 +354,18 @@ impl Position {
     /// is reported when `self`'s mover has no seeds (a move into such a
     /// position is an exit, not an internal move).
     #[inline]
-    pub fn for_each_predecessor(&self, rules: &Rules, mut f: impl FnMut(Position)) {
+    pub fn for_each_predecessor(&self, rules: &Rules, f: impl FnMut(Position)) {
+        match rules.grand_slam {
+            GrandSlam::IllegalUnlessForced => self.predecessors_with::<false>(f),
+            GrandSlam::NoCapture => self.predecessors_with::<true>(f),
+        }
+    }
+
+    /// [`Position::for_each_predecessor`] with the grand slam rule resolved
+    /// at compile time (`SLAM_STANDS`: a grand slam captures nothing, so it
+    /// is an internal move).
+    #[inline(always)]
+    fn predecessors_with<const SLAM_STANDS: bool>(&self, mut f: impl FnMut(Position)) {
         if self.mover_seeds() == 0 {
             return;
         }
@@ -324,10 +373,7 @@ impl Position {
         // mover owns 0..5 and its origin pit is among the empty ones there.
         let r = mirror_packed(pack(&self.0));
         let rb = self.mirror().0;
-        let slam = match rules.grand_slam {
-            GrandSlam::IllegalUnlessForced => NO_PIT,
-            GrandSlam::NoCapture => slam_last(&rb),
-        };
+        let slam = if SLAM_STANDS { slam_last(&rb) } else { NO_PIT };
         let high = r | HIGH_BITS;
         for origin in 0..6 {
             if rb[origin] != 0 {

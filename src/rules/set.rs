@@ -276,23 +276,23 @@ impl Rules {
     }
 
     /// The preset a JSON object (as [`Rules::to_json`] writes it) names,
-    /// checked field by field: `Err` with the first field that differs.
+    /// checked on the fields that shape the tables: `Err` with the first
+    /// that differs. (The fields that only tell play when a game ends are
+    /// the program's.)
     pub fn from_json(v: &serde_json::Value) -> std::result::Result<Rules, String> {
         let name = v
             .get("name")
             .and_then(|n| n.as_str())
             .ok_or("no \"name\" field")?;
         let r = Rules::by_name(name).map_err(|e| e.to_string())?;
-        if *v != r.to_json() {
-            let want = r.to_json();
-            let field = want
-                .as_object()
-                .and_then(|o| o.iter().find(|(k, x)| v.get(k.as_str()) != Some(*x)))
-                .map(|(k, _)| k.clone())
-                .unwrap_or_else(|| "an unknown field".into());
-            return Err(format!(
-                "its rule set '{name}' differs from this program's in {field}"
-            ));
+        let want = r.to_json();
+        for f in r.fields().iter().filter(|f| f.tables) {
+            if v.get(f.name) != want.get(f.name) {
+                return Err(format!(
+                    "its rule set '{name}' differs from this program's in {}",
+                    f.name
+                ));
+            }
         }
         Ok(r)
     }

@@ -162,3 +162,31 @@ fn un_moves_are_exactly_the_internal_moves_under_both_rule_sets() {
         }
     }
 }
+
+/// Grand slams made by laps (17 seeds into an empty opponent, 22 seeds
+/// round twice): under abapa legal, nothing captured, found again from the
+/// child by the un-move; under awari the only move, so forced, capturing
+/// everything.
+#[test]
+fn abapa_grand_slams_by_laps() {
+    for (pit, seeds) in [(5usize, 17u8), (0, 22)] {
+        let mut pits = [0u8; PITS];
+        pits[pit] = seeds;
+        let p = Position(pits);
+        let m = *p.moves(&ABAPA).from_pit(pit).unwrap();
+        assert!(m.legal, "{p}");
+        assert_eq!(m.captured, 0, "{p}");
+        assert_eq!(m.child.seeds(), seeds as u32);
+        assert!(
+            m.child.mover_seeds() >= 12,
+            "{p}: the opponent's row holds the slam"
+        );
+        assert!(m.child.predecessors(&ABAPA).contains(&p), "{p}");
+        let a = *p.moves(&AWARI).from_pit(pit).unwrap();
+        assert!(
+            a.legal && a.captured == 12 && a.child.mover_seeds() == 0,
+            "{p}: {a:?}"
+        );
+        assert!(!m.child.predecessors(&AWARI).contains(&p));
+    }
+}

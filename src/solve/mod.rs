@@ -16,22 +16,32 @@
 //!
 //! # Per-position quantities of layer `n`
 //!
-//! * **Legal moves**, as defined in [`crate::rules`]: a move that leaves the
-//!   opponent without seeds is legal only if every move does. A position
-//!   without a legal move is final at `-n`.
+//! Every solver takes the rule set ([`crate::rules::Rules`]) and asks it for
+//! the legal moves and the un-moves; nothing below depends on which rule set
+//! it is.
+//!
+//! * **Legal moves**, as defined in [`crate::rules`] for the rule set (awari:
+//!   a move that leaves the opponent without seeds is legal only if every
+//!   move does; abapa: a grand slam captures nothing, feeding is
+//!   mandatory). A position without a legal move is final at its
+//!   [`final_score`](crate::rules::Position::final_score): `-n` when the
+//!   mover has no seeds, `+n` when an abapa mover cannot feed.
 //! * **Exits**: the legal moves that leave the layer or end the game at once.
 //!   These are captures (the child lies in a lower layer, already solved) and
 //!   moves whose child's mover has no seeds (worth the capture plus every seed
-//!   left on the board, which is `+n` when nothing was captured).
+//!   left on the board, which is `+n` when nothing was captured); a position
+//!   without a legal move has its final score as its one exit.
 //! * **Internal moves**: the remaining legal moves, which capture nothing and
-//!   lead to a child in layer `n` whose mover has seeds. A position has at
-//!   most 6 of them; their number is its counter.
+//!   lead to a child in layer `n` whose mover has seeds (under abapa, grand
+//!   slams among them). A position has at most 6 of them; their number is
+//!   its counter.
 //! * **Predecessors** of `Q`: the positions `P` with an internal move to `Q`,
 //!   found by un-moves ([`Position::for_each_predecessor`](crate::rules::Position::for_each_predecessor)). The origin of the
 //!   un-move is an empty pit of the side that has just moved; a sowing of `s`
 //!   seeds can be taken back if every pit it fed holds enough seeds; if the
-//!   last seed fell on the other side, it must not have made 2 or 3 there; and
-//!   `P` must have a valid index ([`crate::index`]).
+//!   last seed fell on the other side, it must not have made 2 or 3 there
+//!   (unless, under abapa, the move was a grand slam, which captures
+//!   nothing); and `P` must have a valid index ([`crate::index`]).
 //!
 //! # 1. The score (endless play splits the rest evenly, worth 0)
 //!

@@ -1,10 +1,11 @@
 //! `manifest.json`: what a folder holds, layer by layer.
 //!
 //! The manifest names the rule set (its tag and its fields, see
-//! [`crate::rules::Rules`]; a manifest without them is awari), the format
-//! version and the checksum algorithm, and lists every finished layer (its tables' names, sizes and
-//! checksums, and the figures of its build) and every compressed copy of a
-//! table. A layer is finished when the manifest lists it, and not before:
+//! [`crate::rules::Rules`]; a manifest written before there were rule sets
+//! is awari, and gets the fields when it is next written), the format
+//! version and the checksum algorithm, and lists every finished layer (its
+//! tables' names, sizes and checksums, and the figures of its build) and
+//! every compressed copy of a table. A layer is finished when the manifest lists it, and not before:
 //! the builder writes a layer's tables first, then the manifest, each
 //! atomically ([`super::write`]).
 
@@ -276,6 +277,12 @@ impl Manifest {
                 }
                 Err(reason) => return Err(Error::ForeignManifest { path, reason }),
             }
+        }
+        let mut m = m;
+        if let (Some(r), None) = (known, &m.rules) {
+            // Written before there were rule sets: record the fields from
+            // the next write on.
+            m.rules = Some(r.to_json());
         }
         Ok(Some(m))
     }

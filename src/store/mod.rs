@@ -128,11 +128,12 @@ pub fn rules_agree(dir: &Path, folder: &Rules, asked: &Rules, hint: &'static str
 }
 
 /// The rule set of a folder as [`read_folder`] found it: its manifest's;
-/// awari for a VU dataset folder (and an empty one).
-pub fn folder_rules(folder: &Folder) -> Rules {
+/// awari for a VU dataset folder; none for an empty one.
+pub fn folder_rules(folder: &Folder) -> Option<Rules> {
     match folder {
-        Folder::Ours(m) => m.rules(),
-        Folder::Vu | Folder::Empty => crate::rules::AWARI,
+        Folder::Ours(m) => Some(m.rules()),
+        Folder::Vu => Some(crate::rules::AWARI),
+        Folder::Empty => None,
     }
 }
 

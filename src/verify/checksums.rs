@@ -35,6 +35,8 @@ fn kind_name<S: serde::Serializer>(k: &Kind, s: S) -> Result<S::Ok, S::Error> {
 /// A list of known-good checksums and the rule set of its tables.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct KnownGood {
+    /// The file it was read from.
+    pub path: std::path::PathBuf,
     /// The rule set (a `# rules: NAME` line; awari without one).
     pub rules: Rules,
     /// The tables, in the file's order.
@@ -52,7 +54,9 @@ pub fn read_known_good(path: &Path) -> Result<KnownGood> {
     let text = String::from_utf8(text).map_err(|_| bad(1, "not UTF-8 text".into()))?;
     let mut rules = crate::rules::AWARI;
     for (i, line) in text.lines().enumerate() {
-        if let Some(name) = line.trim().strip_prefix("# rules:") {
+        let line = line.trim();
+        let comment = line.strip_prefix('#').map(str::trim_start);
+        if let Some(name) = comment.and_then(|c| c.strip_prefix("rules:")) {
             rules = Rules::by_name(name.trim()).map_err(|e| bad(i + 1, e.to_string()))?;
         }
     }
@@ -125,6 +129,7 @@ pub fn read_known_good(path: &Path) -> Result<KnownGood> {
         return Err(bad(1, "empty list".into()));
     }
     Ok(KnownGood {
+        path: path.to_path_buf(),
         rules,
         tables: rows,
     })

@@ -107,9 +107,8 @@ pub enum FactOutcome {
 
 /// Checks one fact (of the VU database: awari only) against a database.
 pub fn check_fact(db: &Database, f: &Fact) -> Result<FactOutcome> {
-    if let Some(dir) = db.dir() {
-        super::awari_only(dir, db.rules(), "verify --facts")?;
-    }
+    let dir = db.dir().unwrap_or(Path::new("(memory)"));
+    super::awari_only(dir, db.rules(), "verify --facts")?;
     let p = Position(f.pits);
     let n = p.seeds();
     if n != f.seeds {

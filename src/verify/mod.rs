@@ -45,7 +45,8 @@ mod oracle;
 
 pub use bellman::{bellman_check, BellmanMismatch, BellmanVerdict};
 pub use checksums::{
-    compare_checksums, read_known_good, ChecksumReport, KnownGood, KnownTable, TableCheck, TableOutcome,
+    compare_checksums, read_known_good, ChecksumReport, KnownGood, KnownTable, TableCheck,
+    TableOutcome,
 };
 pub use facts::{check_fact, read_facts, Fact, FactOutcome};
 pub use oracle::{compare_with_oracle, Disagreement, LayerVerdict};
