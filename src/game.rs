@@ -510,26 +510,12 @@ pub struct MoveWorth {
     pub missing_layer: Option<u32>,
 }
 
-/// Refuses a database of another rule set than the game's.
-fn same_rules(db: &Database, game: &Game) -> Result<()> {
-    if db.rules().same_tables(game.rules()) {
-        return Ok(());
-    }
-    Err(Error::RulesDiffer {
-        dir: db
-            .dir()
-            .map_or_else(|| "(memory)".into(), Path::to_path_buf),
-        folder: db.rules().name,
-        asked: game.rules().name,
-        hint: " (the game's rule set)",
-    })
-}
-
 /// The legal moves of the side to move in `game`, with their worth from
 /// the database (of the game's rule set) where it holds the layers they
 /// lead to.
 pub fn move_worths(db: &Database, game: &Game) -> Result<Vec<MoveWorth>> {
-    same_rules(db, game)?;
+    let dir = db.dir().unwrap_or(Path::new("(memory)"));
+    crate::store::rules_agree(dir, db.rules(), game.rules(), " (the game's rule set)")?;
     let board = game.board();
     let p = board.position();
     let n = p.seeds();

@@ -113,10 +113,11 @@ pub fn manifest_to_write(dir: &Path, rules: &Rules) -> Result<Manifest> {
     }
 }
 
-/// Refuses to work on `dir`, whose tables follow `folder`, with `asked`;
-/// `hint` says what to do instead.
+/// Refuses to work on `dir`, whose tables follow `folder`, with `asked`
+/// unless both give the same tables ([`Rules::same_tables`]); `hint` says
+/// what to do instead.
 pub fn rules_agree(dir: &Path, folder: &Rules, asked: &Rules, hint: &'static str) -> Result<()> {
-    if folder == asked {
+    if folder.same_tables(asked) {
         return Ok(());
     }
     Err(Error::RulesDiffer {
