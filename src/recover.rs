@@ -205,13 +205,17 @@ pub fn recover(
     // Compressed copies of recovered tables, as their headers describe them.
     for l in manifest.layers.clone() {
         for (kind, f) in l.files() {
-            let name = crate::codec::file_name(&f.name);
-            let path = dir.join(&name);
-            let Ok(len) = fs::metadata(&path).map(|m| m.len()) else {
-                continue;
-            };
-            let file = store::FileTable::open(&path, len, SizeOf::Opened)?;
-            let Ok(t) = crate::codec::CompressedTable::parse(file) else {
+            let found = crate::codec::copy_names(kind, l.seeds)
+                .into_iter()
+                .find_map(|name| {
+                    let path = dir.join(&name);
+                    let len = fs::metadata(&path).ok()?.len();
+                    let file = store::FileTable::open(&path, len, SizeOf::Opened).ok()?;
+                    let mut t = crate::codec::CompressedTable::parse(file).ok()?;
+                    t.serve(kind).ok()?;
+                    Some((name, path, len, t))
+                });
+            let Some((name, path, len, t)) = found else {
                 continue;
             };
             let h = t.header();
@@ -231,8 +235,11 @@ pub fn recover(
                 block_size: h.block_size,
                 level: h.level,
                 dictionary: h.dictionary,
+                version: if h.version == 3 { 3 } else { 0 },
             });
-            report.compressed.push(name);
+            if !report.compressed.contains(&name) {
+                report.compressed.push(name);
+            }
         }
     }
     if damaged {

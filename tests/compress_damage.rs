@@ -200,6 +200,8 @@ fn verify_and_check_fail_with_status_1_on_a_damaged_compressed_table() {
 fn layer_8_sample(dictionary: u32) -> (Vec<u8>, Vec<u8>) {
     let raw = raw_table(Kind::Score, 8);
     let settings = Settings {
+        version: 2,
+        scores_only: false,
         level: 3,
         block_size: 256,
         dictionary,

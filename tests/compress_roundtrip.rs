@@ -76,6 +76,8 @@ fn round_trip_is_byte_identical_for_every_table_of_layers_0_to_14() {
 #[test]
 fn round_trip_with_a_dictionary_for_every_table_of_layers_0_to_14() {
     let settings = Settings {
+        version: 2,
+        scores_only: false,
         level: 3,
         block_size: 256,
         dictionary: 8192,
@@ -176,6 +178,8 @@ fn compressing_twice_verifies_and_keeps_the_files() {
     std::fs::remove_file(dir.join("lower.11")).unwrap();
     let other = CompressOptions {
         settings: Settings {
+            version: 2,
+            scores_only: false,
             level: 1,
             block_size: 300,
             dictionary: 0,

@@ -219,7 +219,10 @@ fn write_tables(
             }
             None => None,
         };
-        if let Some(settings) = opts.compress_finished {
+        // Format 2 compresses the envelope's tables at once, to free the
+        // disk early; format 3 codes them with the scores, once the layer
+        // is finished.
+        if let Some(settings) = opts.compress_finished.filter(|s| s.version != 3) {
             if comm.rank() == 0 {
                 for (kind, f) in [(Kind::Lower, &w.lower), (Kind::Upper, &w.upper)] {
                     let f = f.as_ref().expect("just written");

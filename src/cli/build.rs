@@ -40,11 +40,12 @@ pub struct BuildArgs {
     /// Folder for the compact solver's temporary lists (default: --db).
     #[arg(long, value_name = "DIR")]
     scratch: Option<PathBuf>,
-    /// Compress each finished layer (zstd level L, default 3, blocks of
-    /// 4096 entries) and remove its raw tables; later layers read it
-    /// compressed. `awari compress --level 19` can recompress smaller later.
-    #[arg(long, value_name = "L", num_args = 0..=1, default_missing_value = "3")]
-    compress_finished: Option<i32>,
+    /// Compress each finished layer and remove its raw tables; later
+    /// layers read it compressed. Without L: format 3 (the layer's three
+    /// tables together, context models, blocks of 512 entries); with L:
+    /// format 2, each table with zstd level L in blocks of 4096 entries.
+    #[arg(long, value_name = "L", num_args = 0..=1, default_missing_value = "models", allow_negative_numbers = true)]
+    compress_finished: Option<String>,
     /// Build only scores.n, without lower.n and upper.n.
     #[arg(long)]
     no_envelope: bool,
@@ -117,13 +118,18 @@ pub fn run(a: BuildArgs) -> Result<(), Failure> {
             SolverArg::Compact => build::Solver::Compact,
         },
         scratch: a.scratch.clone(),
-        compress_finished: a
-            .compress_finished
-            .map(|level| awari_egdb::codec::Settings {
-                level,
-                block_size: 4096,
-                dictionary: 0,
-            }),
+        compress_finished: match a.compress_finished.as_deref() {
+            None => None,
+            Some("models") => Some(awari_egdb::codec::Settings::models(false)),
+            Some(l) => Some(awari_egdb::codec::Settings::zstd(
+                l.parse().map_err(|_| {
+                    Failure::usage(format!(
+                        "--compress-finished '{l}': a zstd level (format 2), or nothing for format 3"
+                    ))
+                })?,
+                4096,
+            )),
+        },
     };
     let mode = if a.quiet {
         Mode::Quiet

@@ -20,18 +20,29 @@ use std::time::Instant;
 pub struct CompressArgs {
     #[command(flatten)]
     db: super::DbArg,
-    /// zstd level (1..=22; negative levels are faster and compress less).
-    #[arg(long, value_name = "L", default_value_t = codec::DEFAULT_LEVEL, allow_negative_numbers = true)]
-    level: i32,
-    /// Entries (bytes) per block, e.g. 4096 or 16KiB: a random probe
-    /// decompresses one block.
-    #[arg(long, value_name = "B", default_value_t = codec::DEFAULT_BLOCK_SIZE.to_string())]
-    block_size: String,
-    /// Train a zstd dictionary of this size (e.g. 64KiB) on each table and
-    /// store it in the file: small blocks then compress better and
-    /// decompress faster. 0: none.
-    #[arg(long, value_name = "SIZE", default_value = "0")]
-    dictionary: String,
+    /// The file format: 3 (default) codes each layer's three tables
+    /// together with context models, in one file `tables.n.zst`; 2 codes
+    /// each table on its own with zstd (`scores.n.zst`, ...).
+    #[arg(long, value_name = "V", default_value_t = 3, value_parser = clap::value_parser!(u32).range(2..=3))]
+    format: u32,
+    /// Format 3: code the scores alone (`scores.n.zst`, the form an engine
+    /// ships); the envelope's tables are left as they are.
+    #[arg(long)]
+    scores_only: bool,
+    /// Format 2: zstd level (1..=22, default 19; negative levels are
+    /// faster and compress less).
+    #[arg(long, value_name = "L", allow_negative_numbers = true)]
+    level: Option<i32>,
+    /// Entries (bytes) per block, e.g. 512 or 16KiB (default 512 for
+    /// format 3, at most 16KiB; 4096 for format 2): a random probe
+    /// decodes one block.
+    #[arg(long, value_name = "B")]
+    block_size: Option<String>,
+    /// Format 2: train a zstd dictionary of this size (e.g. 64KiB) on each
+    /// table and store it in the file: small blocks then compress better
+    /// and decompress faster. 0: none.
+    #[arg(long, value_name = "SIZE")]
+    dictionary: Option<String>,
     /// Layers to compress, e.g. 12..=22 (default: every built layer).
     #[arg(long, value_name = "A..=B", value_parser = parse_layers)]
     layers: Option<RangeInclusive<u32>>,
@@ -83,11 +94,34 @@ fn parse_u32_size(flag: &str, s: &str, e_g: &str) -> Result<u32, Failure> {
 /// The settings given on the command line, checked by the one validator
 /// of compression settings.
 fn settings(a: &CompressArgs) -> Result<Settings, Failure> {
-    let s = Settings {
-        level: a.level,
-        block_size: parse_u32_size("--block-size", &a.block_size, "4096, 16KiB")?,
-        dictionary: parse_u32_size("--dictionary", &a.dictionary, "0, 64KiB")?,
+    let mut s = if a.format == 3 {
+        for (given, flag) in [
+            (a.level.is_some(), "--level"),
+            (a.dictionary.is_some(), "--dictionary"),
+        ] {
+            if given {
+                return Err(Failure::usage(format!(
+                    "{flag} is a setting of --format 2 (zstd); format 3 codes with context models"
+                )));
+            }
+        }
+        Settings::models(a.scores_only)
+    } else {
+        if a.scores_only {
+            return Err(Failure::usage(
+                "--scores-only is a form of --format 3".to_string(),
+            ));
+        }
+        let mut s = Settings::zstd(codec::DEFAULT_LEVEL, codec::DEFAULT_BLOCK_SIZE);
+        s.level = a.level.unwrap_or(codec::DEFAULT_LEVEL);
+        if let Some(d) = &a.dictionary {
+            s.dictionary = parse_u32_size("--dictionary", d, "0, 64KiB")?;
+        }
+        s
     };
+    if let Some(b) = &a.block_size {
+        s.block_size = parse_u32_size("--block-size", b, "512, 16KiB")?;
+    }
     s.check().map_err(|(field, reason)| {
         let flag = match field {
             "block size" => "--block-size",

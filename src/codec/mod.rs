@@ -51,7 +51,9 @@
 //!   of decompressed blocks, and a sequential [`Reader`].
 //! * `write`: the encoder.
 
+mod ans;
 mod read;
+pub mod v3;
 mod write;
 
 pub use read::{Bytes, CompressedTable, Reader};
@@ -67,9 +69,9 @@ use crate::rules::{Rules, PRESETS};
 
 /// The first bytes of every compressed table.
 pub const MAGIC: [u8; 8] = *b"AWARIZST";
-/// The newest format version this code reads and writes (it reads 1 too,
-/// and writes 1 for files without a dictionary).
-pub const FORMAT_VERSION: u32 = 2;
+/// The newest format version this code reads and writes (it reads and
+/// writes 1 and 2 too).
+pub const FORMAT_VERSION: u32 = 3;
 /// Bytes before the block index.
 pub const HEADER_BYTES: usize = 72;
 /// Entries per block unless told otherwise (chosen from the measurements
@@ -85,6 +87,19 @@ pub(crate) const STEP: usize = 1 << 25;
 /// The name of the compressed copy of the raw table `raw`.
 pub fn file_name(raw: &str) -> String {
     format!("{raw}{SUFFIX}")
+}
+
+/// The name of the version 3 file that holds all three tables of layer
+/// `n` (the full form): `tables.n.zst`.
+pub fn layer_file_name(n: u32) -> String {
+    format!("tables.{n}{SUFFIX}")
+}
+
+/// The names a compressed copy of table `kind` of layer `n` may have, in
+/// the order a folder without manifest is searched: its own file
+/// (`scores.n.zst`, any version), then the layer's full-form file.
+pub fn copy_names(kind: Kind, n: u32) -> [String; 2] {
+    [file_name(&kind.file_name(n)), layer_file_name(n)]
 }
 
 /// Why a compressed table cannot be read.
@@ -137,6 +152,14 @@ pub enum CompressError {
         expected: u64,
         /// Of the bytes.
         found: u64,
+    },
+    /// A block of a version 3 file does not decode.
+    #[error("block {block}: {message}")]
+    Stream {
+        /// The block.
+        block: u64,
+        /// What is wrong.
+        message: String,
     },
     /// A block does not decompress.
     #[error("block {block}: zstd: {message}")]
@@ -228,6 +251,19 @@ pub struct Header {
     /// Bytes of the zstd dictionary the blocks were compressed with; 0:
     /// none (and the file is written as version 1).
     pub dictionary: u32,
+    /// The format version: 1 (zstd), 2 (zstd with a dictionary) or 3
+    /// (context models, [`v3`]).
+    pub version: u32,
+    /// The tables the file holds: bit 0 scores, bit 1 lower, bit 2 upper
+    /// (versions 1 and 2 hold one table, `kind`).
+    pub tables: u8,
+    /// Version 3: the variant of the scores model.
+    pub variant: u8,
+    /// Version 3: bytes of the models.
+    pub model_bytes: u32,
+    /// The checksum of each raw table the file holds (indexed by
+    /// scores, lower, upper; 0 for a table it does not hold).
+    pub raws: [u64; 3],
 }
 
 impl Header {
@@ -236,24 +272,37 @@ impl Header {
         self.entries.div_ceil(self.block_size as u64)
     }
 
-    /// Bytes of header and block index: where the dictionary starts.
+    /// Bytes of header and block index: where the dictionary (version 2)
+    /// or the models (version 3) start.
     pub fn index_end(&self) -> u64 {
-        HEADER_BYTES as u64 + 8 * (self.blocks() + 1)
-    }
-
-    /// Bytes of header, block index and dictionary: where the first block
-    /// starts.
-    pub fn data_start(&self) -> u64 {
-        self.index_end() + self.dictionary as u64
-    }
-
-    /// The format version this header is written with.
-    pub fn version(&self) -> u32 {
-        if self.dictionary == 0 {
-            1
+        if self.version == 3 {
+            v3::index_end(self)
         } else {
-            2
+            HEADER_BYTES as u64 + 8 * (self.blocks() + 1)
         }
+    }
+
+    /// Bytes of header, block index and dictionary or models: where the
+    /// first block starts.
+    pub fn data_start(&self) -> u64 {
+        self.index_end()
+            + if self.version == 3 {
+                self.model_bytes as u64
+            } else {
+                self.dictionary as u64
+            }
+    }
+
+    /// Whether the file holds table `kind`.
+    pub fn holds(&self, kind: Kind) -> bool {
+        self.tables & (1 << kind_code(kind)) != 0
+    }
+
+    /// The checksum of raw table `kind` as the manifest writes it, if the
+    /// file holds it.
+    pub fn raw_checksum_of(&self, kind: Kind) -> Option<String> {
+        self.holds(kind)
+            .then(|| format!("{:016x}", self.raws[kind_code(kind) as usize]))
     }
 
     /// Entries of block `i`.
@@ -295,7 +344,7 @@ impl Header {
     fn encode(&self) -> [u8; 64] {
         let mut h = [0u8; 64];
         h[0..8].copy_from_slice(&MAGIC);
-        h[8..12].copy_from_slice(&self.version().to_le_bytes());
+        h[8..12].copy_from_slice(&self.version.to_le_bytes());
         h[12] = kind_code(self.kind);
         let tag = self.rules.tag().as_bytes();
         h[16..16 + tag.len()].copy_from_slice(tag);
@@ -331,6 +380,15 @@ fn meta_checksum(head: &[u8], index_and_dictionary: &[u8]) -> u64 {
     h.digest()
 }
 
+/// The checksum of header, index and models of a version 3 file: `xxh3-64`
+/// of bytes 0..80 followed by the index and the models.
+fn meta_checksum_v3(head: &[u8], index_and_models: &[u8]) -> u64 {
+    let mut h = xxhash_rust::xxh3::Xxh3::new();
+    h.update(&head[..80]);
+    h.update(index_and_models);
+    h.digest()
+}
+
 /// What a compressed table must hold to stand for a given raw table.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Expected {
@@ -360,6 +418,9 @@ fn header_fields(b: &[u8], len: u64) -> Result<Header, CompressError> {
     let version = u32_at(b, 8);
     if !(1..=FORMAT_VERSION).contains(&version) {
         return Err(CompressError::UnsupportedVersion(version));
+    }
+    if version == 3 {
+        return v3::header_fields(b, len);
     }
     let field = |field: &'static str, reason: String| CompressError::HeaderField { field, reason };
     let kind =
@@ -392,6 +453,15 @@ fn header_fields(b: &[u8], len: u64) -> Result<Header, CompressError> {
         level: u32_at(b, 48) as i32,
         raw_xxh3: u64_at(b, 56),
         dictionary: if version == 1 { 0 } else { u32_at(b, 52) },
+        version,
+        tables: 1 << b[12],
+        variant: 0,
+        model_bytes: 0,
+        raws: {
+            let mut r = [0; 3];
+            r[b[12] as usize] = u64_at(b, 56);
+            r
+        },
     };
     header.check()?;
     if version == 2 && header.dictionary == 0 {
@@ -407,6 +477,9 @@ fn header_fields(b: &[u8], len: u64) -> Result<Header, CompressError> {
 /// least the header, block index and dictionary) of a file of `len` bytes.
 fn parse_header(b: &[u8], len: u64) -> Result<Header, CompressError> {
     let header = header_fields(b, len)?;
+    if header.version == 3 {
+        return v3::check_meta(&header, b, len).map(|_| header);
+    }
     let blocks = header.blocks();
     let data_start = header.data_start();
     if len < data_start {
@@ -472,11 +545,7 @@ mod tests {
 
     /// Settings without a dictionary.
     fn plain(level: i32, block_size: u32) -> Settings {
-        Settings {
-            level,
-            block_size,
-            dictionary: 0,
-        }
+        Settings::zstd(level, block_size)
     }
 
     fn sample(n: u32) -> Vec<u8> {

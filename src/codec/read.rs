@@ -1,9 +1,12 @@
 //! Reading compressed tables: random access by entry through a per-thread
 //! cache of decompressed blocks, and sequential reading.
 
+use super::v3::{self, Layout};
 use super::{
-    header_fields, parse_header, u64_at, CompressError, Expected, Header, HEADER_BYTES, STEP,
+    header_fields, kind_code, parse_header, u64_at, CompressError, Expected, Header,
+    HEADER_BYTES, STEP,
 };
+use crate::format::Kind;
 use rayon::prelude::*;
 use std::cell::RefCell;
 use std::io::{self, Read};
@@ -64,6 +67,8 @@ pub struct CompressedTable<B> {
     id: u64,
     /// The dictionary, prepared for decompression.
     ddict: Option<zstd_safe::DDict<'static>>,
+    /// Version 3: block index and models.
+    layout: Option<Box<Layout>>,
 }
 
 impl<B> std::fmt::Debug for CompressedTable<B> {
@@ -93,7 +98,7 @@ impl<B: Bytes> CompressedTable<B> {
                         .map_err(|e| CompressError::Read(e.kind()))?;
                     Ok(v)
                 };
-                let head = read(len.min(HEADER_BYTES as u64))?;
+                let head = read(len.min(v3::HEADER_BYTES.max(HEADER_BYTES) as u64))?;
                 let start = header_fields(&head, len)?.data_start();
                 if len < start {
                     return Err(CompressError::Truncated {
@@ -105,6 +110,10 @@ impl<B: Bytes> CompressedTable<B> {
                 let meta = read(start)?;
                 (parse_header(&meta, len)?, meta)
             }
+        };
+        let layout = match header.version {
+            3 => Some(Box::new(v3::layout(&header, &meta, len)?)),
+            _ => None,
         };
         let ddict = match header.dictionary {
             0 => None,
@@ -124,6 +133,7 @@ impl<B: Bytes> CompressedTable<B> {
             header,
             id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
             ddict,
+            layout,
         })
     }
 
@@ -152,8 +162,14 @@ impl<B: Bytes> CompressedTable<B> {
         &self.bytes
     }
 
-    /// Checks that the table is the one described by `want`.
-    pub fn check_table(&self, want: &Expected) -> Result<(), CompressError> {
+    /// Checks that the file holds the table described by `want`, and
+    /// serves that table from now on (a version 3 file of the full form
+    /// holds all three tables of its layer; it serves the scores until
+    /// told otherwise).
+    pub fn check_table(&mut self, want: &Expected) -> Result<(), CompressError> {
+        if self.header.version == 3 {
+            self.serve(want.kind)?;
+        }
         let h = &self.header;
         if h.rules != want.rules {
             return Err(CompressError::Mismatch {
@@ -186,6 +202,26 @@ impl<B: Bytes> CompressedTable<B> {
         Ok(())
     }
 
+    /// Serves table `kind` from now on, if the file holds it (a version 3
+    /// file of the full form holds all three tables of its layer and
+    /// serves the scores until told otherwise); else
+    /// [`CompressError::Mismatch`].
+    pub fn serve(&mut self, kind: Kind) -> Result<(), CompressError> {
+        if !self.header.holds(kind) {
+            return Err(CompressError::Mismatch {
+                field: "table",
+                expected: kind.stem().into(),
+                found: self.header.kind.stem().into(),
+            });
+        }
+        if self.header.kind != kind {
+            self.header.kind = kind;
+            self.header.raw_xxh3 = self.header.raws[kind_code(kind) as usize];
+            self.id = NEXT_ID.fetch_add(1, Ordering::Relaxed);
+        }
+        Ok(())
+    }
+
     /// Calls `f` with the compressed bytes of block `i`: borrowed from a
     /// table in memory, else read into `buf`.
     fn with_frame<T>(
@@ -194,15 +230,27 @@ impl<B: Bytes> CompressedTable<B> {
         buf: &mut Vec<u8>,
         f: impl FnOnce(&[u8]) -> Result<T, CompressError>,
     ) -> Result<T, CompressError> {
-        let at = HEADER_BYTES + 8 * i as usize;
-        let m = &self.meta;
-        let (Some(s), Some(e)) = (m.get(at..at + 8), m.get(at + 8..at + 16)) else {
-            return Err(CompressError::OutOfRange {
-                index: i * self.header.block_size as u64,
-                entries: self.header.entries,
-            });
+        let out_of_range = || CompressError::OutOfRange {
+            index: i * self.header.block_size as u64,
+            entries: self.header.entries,
         };
-        let (s, e) = (u64_at(s, 0), u64_at(e, 0));
+        let (s, e) = match &self.layout {
+            Some(l) => {
+                if i >= self.header.blocks() {
+                    return Err(out_of_range());
+                }
+                let (s, a, b) = l.block(i);
+                (s, s + a as u64 + b as u64)
+            }
+            None => {
+                let at = HEADER_BYTES + 8 * i as usize;
+                let m = &self.meta;
+                let (Some(s), Some(e)) = (m.get(at..at + 8), m.get(at + 8..at + 16)) else {
+                    return Err(out_of_range());
+                };
+                (u64_at(s, 0), u64_at(e, 0))
+            }
+        };
         // Checked when parsed; checked again so that a file changed since
         // cannot index out of bounds.
         let gone = || CompressError::OffsetOutOfRange {
@@ -238,8 +286,10 @@ impl<B: Bytes> CompressedTable<B> {
             });
         }
         with_cache(|c| {
-            let Cache { dctx, frame, .. } = c;
-            self.with_frame(i, frame, |z| decode(dctx, self.ddict.as_ref(), z, i, out))
+            let Cache {
+                dctx, frame, v3, ..
+            } = c;
+            self.with_frame(i, frame, |z| self.decode(dctx, v3, z, i, out))
         })
     }
 
@@ -280,13 +330,17 @@ impl<B: Bytes> CompressedTable<B> {
                     .expect("a cache holds a slot")
             };
             let Cache {
-                dctx, slots, frame, ..
+                dctx,
+                slots,
+                frame,
+                v3,
+                ..
             } = c;
             let s = &mut slots[k];
             s.table = u64::MAX;
             s.data.resize(len, 0);
             self.with_frame(block, frame, |z| {
-                decode(dctx, self.ddict.as_ref(), z, block, &mut s.data)
+                self.decode(dctx, v3, z, block, &mut s.data)
             })?;
             s.table = self.id;
             s.block = block;
@@ -329,14 +383,15 @@ impl<B: Bytes> CompressedTable<B> {
                     dctx,
                     scratch,
                     frame,
+                    v3,
                     ..
                 } = c;
                 self.with_frame(block, frame, |z| {
                     if at == 0 && part.len() == len {
-                        decode(dctx, self.ddict.as_ref(), z, block, part)
+                        self.decode(dctx, v3, z, block, part)
                     } else {
                         scratch.resize(len, 0);
-                        decode(dctx, self.ddict.as_ref(), z, block, scratch)?;
+                        self.decode(dctx, v3, z, block, scratch)?;
                         part.copy_from_slice(&scratch[at..at + part.len()]);
                         Ok(())
                     }
@@ -412,6 +467,44 @@ impl<B: Bytes> CompressedTable<B> {
         Ok(())
     }
 
+    /// Decodes block `block` from its bytes `z` into `out` (the block's
+    /// length): a zstd frame, or the streams of a version 3 block.
+    fn decode(
+        &self,
+        dctx: &mut Option<zstd_safe::DCtx<'static>>,
+        scratch: &mut V3Scratch,
+        z: &[u8],
+        block: u64,
+        out: &mut [u8],
+    ) -> Result<(), CompressError> {
+        let Some(l) = &self.layout else {
+            return decode(dctx, self.ddict.as_ref(), z, block, out);
+        };
+        let err = |e: super::ans::AnsError| CompressError::Stream {
+            block,
+            message: e.to_string(),
+        };
+        let (_, slen, elen) = l.block(block);
+        let start = block * self.header.block_size as u64;
+        let n = out.len();
+        let V3Scratch { sym, raw, other } = scratch;
+        sym.resize(n, 0);
+        if self.header.kind == Kind::Score {
+            return v3::decode_scores(l.shape, &l.models, start, &z[..slen], sym, out)
+                .map_err(err);
+        }
+        raw.resize(n, 0);
+        other.resize(n, 0);
+        v3::decode_scores(l.shape, &l.models, start, &z[..slen], sym, raw).map_err(err)?;
+        let stream = &z[slen..slen + elen];
+        if self.header.kind == Kind::Lower {
+            v3::decode_envelope(l.shape, &l.models, start, stream, sym, out, other)
+        } else {
+            v3::decode_envelope(l.shape, &l.models, start, stream, sym, other, out)
+        }
+        .map_err(err)
+    }
+
     /// A sequential reader of the uncompressed table.
     pub fn into_reader(self) -> Reader<B> {
         Reader {
@@ -430,8 +523,17 @@ struct Slot {
     data: Vec<u8>,
 }
 
+/// Scratch space of a version 3 decoder.
+#[derive(Default)]
+struct V3Scratch {
+    sym: Vec<u8>,
+    raw: Vec<u8>,
+    other: Vec<u8>,
+}
+
 /// Per thread: a zstd context, a few recently used blocks, scratch space.
 struct Cache {
+    v3: V3Scratch,
     dctx: Option<zstd_safe::DCtx<'static>>,
     slots: Vec<Slot>,
     clock: u64,
@@ -443,6 +545,7 @@ struct Cache {
 thread_local! {
     static CACHE: RefCell<Cache> = const {
         RefCell::new(Cache {
+            v3: V3Scratch { sym: Vec::new(), raw: Vec::new(), other: Vec::new() },
             dctx: None,
             slots: Vec::new(),
             clock: 0,
@@ -464,6 +567,7 @@ fn with_cache<T>(f: impl FnOnce(&mut Cache) -> T) -> T {
         Ok(Some(t)) => t,
         _ => {
             let mut c = Cache {
+                v3: V3Scratch::default(),
                 dctx: None,
                 slots: Vec::new(),
                 clock: 0,

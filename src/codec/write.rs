@@ -10,31 +10,76 @@ use zstd::zstd_safe;
 /// How to compress.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Settings {
-    /// zstd level.
+    /// The format: 3 (context models, [`super::v3`]; the default) or 2
+    /// (zstd blocks; written as version 1 without a dictionary).
+    pub version: u32,
+    /// zstd level (format 2).
     pub level: i32,
     /// Entries per block.
     pub block_size: u32,
     /// Bytes of a zstd dictionary trained on the table's blocks and stored
-    /// in the file (format version 2); 0: none. A table too small to train
-    /// one on is written without.
+    /// in the file (format 2); 0: none. A table too small to train one on
+    /// is written without.
     pub dictionary: u32,
+    /// Format 3: code the scores alone (`scores.n.zst`), not the layer's
+    /// three tables together (`tables.n.zst`).
+    pub scores_only: bool,
 }
 
 impl Settings {
-    /// Checks the settings ([`crate::format::check_compression`]); on
-    /// failure, the field and why.
+    /// The settings of format 2 (zstd blocks) with these level and block
+    /// size, without a dictionary.
+    pub const fn zstd(level: i32, block_size: u32) -> Settings {
+        Settings {
+            version: 2,
+            level,
+            block_size,
+            dictionary: 0,
+            scores_only: false,
+        }
+    }
+
+    /// The default settings of format 3, scores alone or not.
+    pub const fn models(scores_only: bool) -> Settings {
+        Settings {
+            version: 3,
+            level: 0,
+            block_size: v3::DEFAULT_BLOCK_SIZE,
+            dictionary: 0,
+            scores_only,
+        }
+    }
+
+    /// Checks the settings ([`crate::format::check_compression`] for
+    /// format 2); on failure, the field and why.
     pub fn check(&self) -> Result<(), (&'static str, String)> {
-        crate::format::check_compression(self.level, self.block_size, self.dictionary)
+        match self.version {
+            3 => {
+                if self.dictionary != 0 {
+                    return Err((
+                        "dictionary",
+                        "format 3 codes with context models, not a zstd dictionary".into(),
+                    ));
+                }
+                v3::check_block_size(self.block_size)
+            }
+            1 | 2 => {
+                if self.scores_only {
+                    return Err((
+                        "scores only",
+                        "the scores-only form is one of format 3".into(),
+                    ));
+                }
+                crate::format::check_compression(self.level, self.block_size, self.dictionary)
+            }
+            v => Err(("format", format!("{v}: this program writes formats 2 and 3"))),
+        }
     }
 }
 
 impl Default for Settings {
     fn default() -> Self {
-        Settings {
-            level: DEFAULT_LEVEL,
-            block_size: DEFAULT_BLOCK_SIZE,
-            dictionary: 0,
-        }
+        Settings::models(false)
     }
 }
 
@@ -122,6 +167,12 @@ pub(crate) fn encode_steps<W: Write + Seek>(
     settings.check().map_err(|(name, reason)| {
         io::Error::new(io::ErrorKind::InvalidInput, format!("{name}: {reason}"))
     })?;
+    if settings.version == 3 {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            "format 3 codes a layer's tables together (codec::v3::encode_to)",
+        ));
+    }
     let dict = match settings.dictionary {
         0 => None,
         size => train_dictionary(table, settings.block_size as usize, size),
@@ -135,6 +186,11 @@ pub(crate) fn encode_steps<W: Write + Seek>(
         level: settings.level,
         raw_xxh3: 0, // computed step by step below
         dictionary: dict.as_ref().map_or(0, |d| d.len() as u32),
+        version: if dict.is_some() { 2 } else { 1 },
+        tables: 1 << kind_code(kind),
+        variant: 0,
+        model_bytes: 0,
+        raws: [0; 3],
     };
     let mut raw_hash = xxhash_rust::xxh3::Xxh3::new();
     header
@@ -182,6 +238,7 @@ pub(crate) fn encode_steps<W: Write + Seek>(
         progress((last - first) as u64);
     }
     header.raw_xxh3 = raw_hash.digest();
+    header.raws[kind_code(kind) as usize] = header.raw_xxh3;
     let mut head = [0u8; HEADER_BYTES];
     head[..64].copy_from_slice(&header.encode());
     let mut meta = index;

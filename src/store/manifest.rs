@@ -58,6 +58,15 @@ pub struct CompressedEntry {
     /// The dictionary size asked for (0: none).
     #[serde(default)]
     pub dictionary: u32,
+    /// The format: 3 for context models (a full-form file `tables.n.zst`
+    /// is listed once for each of the layer's three tables); absent or 0
+    /// for zstd blocks (format versions 1 and 2).
+    #[serde(default, skip_serializing_if = "is_zero_u32")]
+    pub version: u32,
+}
+
+fn is_zero_u32(v: &u32) -> bool {
+    *v == 0
 }
 
 /// Seconds spent in each phase of a layer.
@@ -353,10 +362,21 @@ impl Manifest {
                 return Err(format!("it lists two compressed copies of {}", c.raw));
             }
             check_name(&c.name)?;
-            if !names.insert(c.name.as_str()) {
+            // A full-form file holds a layer's three tables: only such a
+            // file is listed more than once.
+            let shared = c.version == 3 && c.name == crate::codec::layer_file_name(c.seeds);
+            if !names.insert(c.name.as_str()) && !shared {
                 return Err(format!("it lists the file name {} twice", c.name));
             }
-            crate::format::check_compression(c.level, c.block_size, c.dictionary)
+            let settings = crate::codec::Settings {
+                version: if c.version == 3 { 3 } else { 2 },
+                level: c.level,
+                block_size: c.block_size,
+                dictionary: c.dictionary,
+                scores_only: false,
+            };
+            settings
+                .check()
                 .map_err(|(name, reason)| format!("{}: {name} {reason}", c.name))?;
         }
         Ok(())

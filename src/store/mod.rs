@@ -77,7 +77,12 @@ pub fn read_folder(dir: &Path) -> Result<Folder> {
         return Ok(Folder::Ours(m));
     }
     let ours = (0..=MAX_SEEDS)
-        .flat_map(|n| [Kind::Lower, Kind::Upper].map(|k| k.file_name(n)))
+        .flat_map(|n| {
+            [Kind::Lower, Kind::Upper]
+                .map(|k| k.file_name(n))
+                .into_iter()
+                .chain([codec::layer_file_name(n)])
+        })
         .find(|f| dir.join(f).exists() || dir.join(codec::file_name(f)).exists());
     if let Some(file) = ours {
         return Err(Error::LostManifest {
@@ -85,7 +90,12 @@ pub fn read_folder(dir: &Path) -> Result<Folder> {
             file,
         });
     }
-    let vu = (0..=MAX_SEEDS).any(|n| dir.join(Kind::Score.file_name(n)).exists());
+    // A VU dataset folder, or the scores-only form an engine ships
+    // (`scores.n.zst` files and nothing else).
+    let vu = (0..=MAX_SEEDS).any(|n| {
+        let f = Kind::Score.file_name(n);
+        dir.join(&f).exists() || dir.join(codec::file_name(&f)).exists()
+    });
     Ok(if vu { Folder::Vu } else { Folder::Empty })
 }
 
@@ -180,17 +190,14 @@ pub fn locate(dir: &Path, m: Option<&Manifest>, n: u32, kind: Kind) -> Result<Op
     let name = kind.file_name(n);
     let raw = dir.join(&name);
     let Some(m) = m else {
-        let zst = dir.join(codec::file_name(&name));
-        return Ok(if raw.exists() {
-            Some(Stored::Raw(raw))
-        } else if zst.exists() {
-            Some(Stored::Compressed {
-                path: zst,
-                listed: None,
-            })
-        } else {
-            None
-        });
+        if raw.exists() {
+            return Ok(Some(Stored::Raw(raw)));
+        }
+        return Ok(codec::copy_names(kind, n)
+            .into_iter()
+            .map(|c| dir.join(c))
+            .find(|p| p.exists())
+            .map(|path| Stored::Compressed { path, listed: None }));
     };
     let Some(f) = m
         .layer(n)
@@ -225,10 +232,13 @@ pub fn open_compressed<B: Bytes>(
     listed: Option<&(CompressedEntry, FileEntry)>,
 ) -> Result<CompressedTable<B>> {
     let damaged = |source| Error::compressed(path, source);
-    let t = CompressedTable::parse(bytes).map_err(damaged)?;
+    let mut t = CompressedTable::parse(bytes).map_err(damaged)?;
     let raw_xxh3 = match listed {
         Some((_, raw)) => raw.xxh3.clone(),
-        None => t.header().raw_checksum(),
+        None => t
+            .header()
+            .raw_checksum_of(kind)
+            .unwrap_or_else(|| t.header().raw_checksum()),
     };
     t.check_table(&Expected {
         rules: *rules,

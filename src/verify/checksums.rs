@@ -295,7 +295,12 @@ fn checksum_of(path: &Path, compressed: bool, k: &KnownTable) -> Result<TableOut
     }
     let len = std::fs::metadata(path).at(path)?.len();
     let file = FileTable::open(path, len, SizeOf::Opened)?;
-    let table = match crate::codec::CompressedTable::parse(file) {
+    let table = match crate::codec::CompressedTable::parse(file).and_then(|mut t| {
+        if t.header().holds(k.kind) {
+            t.serve(k.kind)?;
+        }
+        Ok(t)
+    }) {
         Ok(t) => t,
         Err(e) => {
             return Ok(TableOutcome::Damaged {

@@ -18,6 +18,8 @@ pub const KINDS: [Kind; 3] = [Kind::Score, Kind::Lower, Kind::Upper];
 
 /// Small blocks, so that even small layers have many of them; a fast level.
 pub const SETTINGS: Settings = Settings {
+    version: 2,
+    scores_only: false,
     level: 3,
     block_size: 1024,
     dictionary: 0,
