@@ -71,6 +71,7 @@ fn encode(raw: &[u8], kind: Kind, n: u32, (level, block_size, dictionary): Grid)
         level,
         block_size,
         dictionary,
+        ..Settings::zstd(level, block_size)
     };
     codec::encode(raw, &awari_egdb::rules::AWARI, kind, n, s).expect("compress")
 }
@@ -173,6 +174,7 @@ fn compressed_folder(src: &Path, n: u32, g: Grid) -> PathBuf {
         block_size: g.1,
         level: g.0,
         dictionary: g.2,
+        version: 0,
     });
     m.store(&dir).unwrap();
     dir

@@ -306,7 +306,10 @@ pub(crate) fn compress_layers(
         if opts.remove_raw {
             // (The scores-only form leaves the envelope's tables as they
             // are.)
-            for (_, f) in l.files().filter(|(_, f)| manifest.compressed(&f.name).is_some()) {
+            for (_, f) in l
+                .files()
+                .filter(|(_, f)| manifest.compressed(&f.name).is_some())
+            {
                 let p = dir.join(&f.name);
                 if p.exists() {
                     fs::remove_file(&p).at(&p)?;
@@ -547,7 +550,9 @@ fn compress_layer_v3(
                 report.files.push(done);
                 return Ok(());
             }
-            Err(e) if raw_present => obs.warning(&format!("{e}; compressing layer {} again", l.seeds)),
+            Err(e) if raw_present => {
+                obs.warning(&format!("{e}; compressing layer {} again", l.seeds))
+            }
             Err(e) => return Err(e),
         }
     }

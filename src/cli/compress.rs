@@ -20,11 +20,12 @@ use std::time::Instant;
 pub struct CompressArgs {
     #[command(flatten)]
     db: super::DbArg,
-    /// The file format: 3 (default) codes each layer's three tables
+    /// The file format: 3 (the default) codes each layer's three tables
     /// together with context models, in one file `tables.n.zst`; 2 codes
-    /// each table on its own with zstd (`scores.n.zst`, ...).
-    #[arg(long, value_name = "V", default_value_t = 3, value_parser = clap::value_parser!(u32).range(2..=3))]
-    format: u32,
+    /// each table on its own with zstd (`scores.n.zst`, ...), and is the
+    /// default when --level or --dictionary is given.
+    #[arg(long, value_name = "V", value_parser = clap::value_parser!(u32).range(2..=3))]
+    format: Option<u32>,
     /// Format 3: code the scores alone (`scores.n.zst`, the form an engine
     /// ships); the envelope's tables are left as they are.
     #[arg(long)]
@@ -94,7 +95,9 @@ fn parse_u32_size(flag: &str, s: &str, e_g: &str) -> Result<u32, Failure> {
 /// The settings given on the command line, checked by the one validator
 /// of compression settings.
 fn settings(a: &CompressArgs) -> Result<Settings, Failure> {
-    let mut s = if a.format == 3 {
+    let zstd_given = a.level.is_some() || a.dictionary.is_some();
+    let format = a.format.unwrap_or(if zstd_given { 2 } else { 3 });
+    let mut s = if format == 3 {
         for (given, flag) in [
             (a.level.is_some(), "--level"),
             (a.dictionary.is_some(), "--dictionary"),

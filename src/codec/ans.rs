@@ -47,7 +47,10 @@ impl std::fmt::Display for AnsError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             AnsError::Short => write!(f, "the stream ends early"),
-            AnsError::Check => write!(f, "the stream does not end in the state its values call for"),
+            AnsError::Check => write!(
+                f,
+                "the stream does not end in the state its values call for"
+            ),
             AnsError::Context(c) => write!(f, "context {c} is not in the model"),
             AnsError::Model(m) => write!(f, "{m}"),
         }
@@ -193,7 +196,11 @@ impl Model {
             .expect("normalized frequencies make a model")
     }
 
-    fn from_freqs(contexts: u32, alphabet: u32, freqs: &[(u32, Vec<u32>)]) -> Result<Model, AnsError> {
+    fn from_freqs(
+        contexts: u32,
+        alphabet: u32,
+        freqs: &[(u32, Vec<u32>)],
+    ) -> Result<Model, AnsError> {
         let stride = (alphabet as usize).div_ceil(LANES).max(1) * LANES;
         let mut m = Model {
             alphabet,
@@ -283,7 +290,9 @@ impl Model {
                 let gap = get_varint(b, at)?;
                 s = s.saturating_add(gap);
                 if (j > 0 && gap == 0) || s >= alphabet as u64 {
-                    return Err(bad(format!("context {c}: symbol {s} out of order or range")));
+                    return Err(bad(format!(
+                        "context {c}: symbol {s} out of order or range"
+                    )));
                 }
                 let x = get_varint(b, at)?;
                 if x >= TOTAL as u64 {
@@ -416,7 +425,11 @@ impl<'a> Decoder<'a> {
         let slot = (self.x & (TOTAL as u64 - 1)) as u32;
         let ends = &model.ends[r as usize..r as usize + model.stride];
         let s = rank(ends, slot);
-        let lo = if s == 0 { 0 } else { ends[s as usize - 1] as u32 };
+        let lo = if s == 0 {
+            0
+        } else {
+            ends[s as usize - 1] as u32
+        };
         let f = ends[s as usize] as u32 - lo;
         self.x = f as u64 * (self.x >> PROB_BITS) + (slot - lo) as u64;
         // At most one step of 32 bits, without a branch on the data.
@@ -480,7 +493,16 @@ mod tests {
         roundtrip(&syms, 7, 41);
         // A very skewed distribution: one symbol nearly always.
         let skew: Vec<(u32, u8)> = (0..20000u32)
-            .map(|i| (0, if i % 1000 == 0 { (i / 1000 % 97) as u8 } else { 3 }))
+            .map(|i| {
+                (
+                    0,
+                    if i % 1000 == 0 {
+                        (i / 1000 % 97) as u8
+                    } else {
+                        3
+                    },
+                )
+            })
             .collect();
         roundtrip(&skew, 1, 97);
     }

@@ -1,11 +1,65 @@
-//! Compressed tables: one `.zst` file per table, cut into blocks of entries
-//! that are compressed with zstd independently, with a block index for
-//! random access.
+//! Compressed tables: blocks of entries coded independently, behind a
+//! block index, for random access.
 //!
-//! # Format (versions 1 and 2)
+//! Two families of files:
 //!
-//! All integers little-endian. A file `scores.n.zst` (likewise `lower.n.zst`,
-//! `upper.n.zst`) holds:
+//! * **Format version 3** (the default; [`v3`]): a layer's tables coded
+//!   by context models and rANS. The full form `tables.n.zst` holds the
+//!   three tables of layer `n` (scores, lower, upper) in one file: each
+//!   block has a scores stream, then an envelope stream that codes `S -
+//!   lower` and `upper - S` given the score. The scores-only form
+//!   `scores.n.zst` (the file an engine ships) holds the scores stream
+//!   alone. A probe of the scores decodes one scores stream; a probe of
+//!   an envelope table decodes both streams of one block.
+//! * **Format versions 1 and 2**: one table per file (`scores.n.zst`,
+//!   `lower.n.zst`, `upper.n.zst`), each block a zstd frame, in version 2
+//!   against a zstd dictionary stored in the file. Still read and, with
+//!   `awari compress --format 2`, written.
+//!
+//! # Format version 3
+//!
+//! All integers little-endian.
+//!
+//! | offset | bytes | field |
+//! |---|---|---|
+//! | 0 | 8 | magic `AWARIZST` |
+//! | 8 | 4 | format version `3` |
+//! | 12 | 1 | tables held: `0b111` scores, lower and upper; `0b001` scores alone |
+//! | 13 | 1 | variant of the scores model, 0..=3 (the contexts it uses, [`v3`]) |
+//! | 14 | 2 | zero |
+//! | 16 | 16 | rule set, ASCII, zero-padded |
+//! | 32 | 4 | layer (seeds) |
+//! | 36 | 4 | block size B in entries, 1 ..= 16384 |
+//! | 40 | 8 | entries E, the layer's size |
+//! | 48 | 4 | bytes M of the models |
+//! | 52 | 4 | zero |
+//! | 56 | 8 | `xxh3-64` of the raw `scores.n` |
+//! | 64 | 8 | `xxh3-64` of the raw `lower.n` (0 in the scores-only form) |
+//! | 72 | 8 | `xxh3-64` of the raw `upper.n` (0 in the scores-only form) |
+//! | 80 | 8 | `xxh3-64` of bytes 0..80, the block index and the models |
+//! | 88 | 8 (S+1) | coarse index: the file offset of every 64th block (S = ceil(K / 64), K = ceil(E / B)), then the end of the file |
+//! | ... | 2 K T | per block, the byte length of each of its T streams (T = 2 in the full form, 1 alone) |
+//! | ... | M | the models: scores, then (full form) `a` and `b` |
+//! | ... | | K blocks, each its streams back to back |
+//!
+//! A model lists the contexts it holds (each as the gap from the previous
+//! one, LEB128), and for each its symbols (gap, LEB128) with their
+//! frequencies (LEB128, minus one) summing to 4096. A stream is a rANS
+//! stream (a 64-bit state read 32 bits at a time, big-endian; its first 8
+//! bytes the coder's final state): decoding ends in a state that holds 31
+//! bits of the `xxh3-64` of the block's raw values and having read every
+//! byte of the stream, which is checked. Opening a file checks every
+//! header field, that the lengths in each stretch of 64 blocks add up to
+//! the coarse index, each stream's length (a multiple of 4, at least 8),
+//! every model (contexts and symbols in range and in order, frequencies
+//! summing to 4096), and the checksum of header, index and models.
+//! Decoding a block checks its stream; verifying a table checks the
+//! header's checksum of the raw table. A block's streams must fit 16-bit
+//! lengths, which bounds B.
+//!
+//! # Format versions 1 and 2
+//!
+//! A file `scores.n.zst` (likewise `lower.n.zst`, `upper.n.zst`) holds:
 //!
 //! | offset | bytes | field |
 //! |---|---|---|
@@ -30,9 +84,7 @@
 //! size and content checksum (and, in version 2, compressed against the
 //! dictionary, without a dictionary id), stored at `offset[i] ..
 //! offset[i+1]`; `offset[0]` is the end of the index (and dictionary) and
-//! `offset[K]` the end of the file. A dictionary lets small blocks reuse
-//! its entropy tables: they compress a little better and decompress about
-//! twice as fast.
+//! `offset[K]` the end of the file.
 //!
 //! Opening a file ([`CompressedTable::parse`]) checks the magic, version,
 //! every header field, that index and dictionary lie inside the file, that
@@ -42,14 +94,20 @@
 //! frame's checksum. Nothing is allocated from a size read from the file
 //! before it was checked against the file's length or the layer.
 //!
-//! The codec works on byte slices and buffers only ([`CompressedTable`] over
-//! anything that is `AsRef<[u8]>`, [`encode`] into a buffer or any
-//! `Write + Seek`); the folder operations that write files and manifests are
-//! in [`crate::pack`].
+//! # Reading
+//!
+//! [`CompressedTable`] reads any version over anything that is
+//! `AsRef<[u8]>` or a file read with `pread`; a version 3 file of the full
+//! form serves the table that [`CompressedTable::check_table`] or
+//! [`CompressedTable::serve`] asked for. The encoders write into a buffer
+//! or any `Write + Seek` ([`encode`] for versions 1 and 2,
+//! [`v3::encode_to`]); the folder operations that write files and
+//! manifests are in [`crate::pack`].
 //!
 //! * `read`: [`CompressedTable`], random access through a per-thread cache
-//!   of decompressed blocks, and a sequential [`Reader`].
-//! * `write`: the encoder.
+//!   of decoded blocks, and a sequential [`Reader`].
+//! * `write`: the zstd encoder; `ans`: the rANS coder and its models;
+//!   [`v3`]: the contexts and the version 3 file.
 
 mod ans;
 mod read;

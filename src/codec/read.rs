@@ -3,8 +3,8 @@
 
 use super::v3::{self, Layout};
 use super::{
-    header_fields, kind_code, parse_header, u64_at, CompressError, Expected, Header,
-    HEADER_BYTES, STEP,
+    header_fields, kind_code, parse_header, u64_at, CompressError, Expected, Header, HEADER_BYTES,
+    STEP,
 };
 use crate::format::Kind;
 use rayon::prelude::*;
@@ -490,8 +490,7 @@ impl<B: Bytes> CompressedTable<B> {
         let V3Scratch { sym, raw, other } = scratch;
         sym.resize(n, 0);
         if self.header.kind == Kind::Score {
-            return v3::decode_scores(l.shape, &l.models, start, &z[..slen], sym, out)
-                .map_err(err);
+            return v3::decode_scores(l.shape, &l.models, start, &z[..slen], sym, out).map_err(err);
         }
         raw.resize(n, 0);
         other.resize(n, 0);

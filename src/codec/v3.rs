@@ -191,7 +191,8 @@ pub fn walk_envelope<E>(
     Ok(())
 }
 
-/// The check hash of a block's scores (see [`super::ans`]).
+/// The check hash of a block's scores (the state a stream ends in
+/// holds 31 bits of it).
 pub fn score_check(s: &[u8]) -> u64 {
     xxhash_rust::xxh3::xxh3_64(s)
 }
@@ -568,8 +569,9 @@ pub(super) fn check_meta(h: &Header, b: &[u8], len: u64) -> Result<(), CompressE
     layout(h, b, len).map(|_| ())
 }
 
-/// Reads the block index and models of a version 3 file (see
-/// [`check_meta`]).
+/// Reads and checks the block index and models of a version 3 file (`b`
+/// holds at least its first `h.data_start()` bytes), and the checksum of
+/// header, index and models.
 pub fn layout(h: &Header, b: &[u8], len: u64) -> Result<Layout, CompressError> {
     let data_start = h.data_start();
     if len < data_start || (b.len() as u64) < data_start {
@@ -634,9 +636,7 @@ pub fn layout(h: &Header, b: &[u8], len: u64) -> Result<Layout, CompressError> {
             return Err(CompressError::OffsetOutOfRange {
                 block: end,
                 offset: e,
-                reason: format!(
-                    "after {a}, but blocks {first}..{end} take {total} bytes"
-                ),
+                reason: format!("after {a}, but blocks {first}..{end} take {total} bytes"),
             });
         }
     }
@@ -687,7 +687,10 @@ fn symbols(
     let mut sym = Vec::with_capacity(s.len());
     for (i, &v) in s.iter().enumerate() {
         sym.push(symbol(shape, v).ok_or_else(|| {
-            bad(start + i as u64, format!("score {} outside -{n}..={n}", v as i8))
+            bad(
+                start + i as u64,
+                format!("score {} outside -{n}..={n}", v as i8),
+            )
         })?);
     }
     let (mut a, mut b) = (Vec::new(), Vec::new());
@@ -742,8 +745,7 @@ pub fn encode_to<W: Write + Seek>(
     }
     let entries = layer_size(layer);
     let sizes_ok = t.scores.len() as u64 == entries
-        && t
-            .envelope
+        && t.envelope
             .is_none_or(|(l, u)| l.len() as u64 == entries && u.len() as u64 == entries);
     if !sizes_ok {
         return Err(invalid(format!(

@@ -72,7 +72,10 @@ impl Settings {
                 }
                 crate::format::check_compression(self.level, self.block_size, self.dictionary)
             }
-            v => Err(("format", format!("{v}: this program writes formats 2 and 3"))),
+            v => Err((
+                "format",
+                format!("{v}: this program writes formats 2 and 3"),
+            )),
         }
     }
 }
