@@ -179,6 +179,8 @@ fn python_reader_reads_compressed_tables_of_both_versions() {
             d,
             "--layers",
             "0..=10",
+            "--format",
+            "2",
             "--remove-raw",
             "--quiet",
         ],

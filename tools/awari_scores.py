@@ -187,6 +187,10 @@ class CompressedTable:
          raw_xxh3, meta_xxh3) = HEADER.unpack_from(data, 0)
         if magic != MAGIC:
             raise bad("bad magic")
+        if version == 3:
+            raise ValueError(
+                f"{path}: format version 3 (context models) is read by the awari "
+                "command, not by this tool; `awari decompress` writes the raw table back")
         if version not in (1, 2):
             raise bad(f"format version {version}")
         if table not in KINDS or (kind is not None and table != kind):

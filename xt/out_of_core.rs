@@ -90,8 +90,9 @@ fn compress_finished_keeps_only_compressed_layers_and_builds_on_them() {
     for n in 0..=15u32 {
         for stem in ["scores", "lower", "upper"] {
             assert!(!names.contains(&format!("{stem}.{n}")), "{stem}.{n} is raw");
-            assert!(names.contains(&format!("{stem}.{n}.zst")), "{stem}.{n}.zst");
         }
+        // Format 3: the layer's three tables in one file.
+        assert!(names.contains(&format!("tables.{n}.zst")), "tables.{n}.zst");
     }
     let m = manifest(&dir);
     for n in 1..=15u32 {

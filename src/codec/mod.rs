@@ -536,7 +536,16 @@ fn header_fields(b: &[u8], len: u64) -> Result<Header, CompressError> {
 fn parse_header(b: &[u8], len: u64) -> Result<Header, CompressError> {
     let header = header_fields(b, len)?;
     if header.version == 3 {
-        return v3::check_meta(&header, b, len).map(|_| header);
+        // Index, models and their checksum: checked by `v3::layout`,
+        // which the reader calls next.
+        if len < header.data_start() || (b.len() as u64) < header.data_start() {
+            return Err(CompressError::Truncated {
+                part: "block index",
+                needed: header.data_start(),
+                found: len,
+            });
+        }
+        return Ok(header);
     }
     let blocks = header.blocks();
     let data_start = header.data_start();

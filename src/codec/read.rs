@@ -494,12 +494,12 @@ impl<B: Bytes> CompressedTable<B> {
         }
         raw.resize(n, 0);
         other.resize(n, 0);
-        v3::decode_scores(l.shape, &l.models, start, &z[..slen], sym, raw).map_err(err)?;
-        let stream = &z[slen..slen + elen];
+        let (s, e) = (&z[..slen], &z[slen..slen + elen]);
+        let (m, shape) = (&l.models, l.shape);
         if self.header.kind == Kind::Lower {
-            v3::decode_envelope(l.shape, &l.models, start, stream, sym, out, other)
+            v3::decode_full(shape, m, start, s, e, sym, raw, out, other)
         } else {
-            v3::decode_envelope(l.shape, &l.models, start, stream, sym, other, out)
+            v3::decode_full(shape, m, start, s, e, sym, raw, other, out)
         }
         .map_err(err)
     }

@@ -101,6 +101,57 @@ fn back(p: &Position) -> Option<usize> {
     (p.0[2] > 0).then_some(p.0[0] as usize + p.0[1] as usize + 2)
 }
 
+/// The context of the score of entry `i` of a block under variant
+/// `variant`, from the scores symbols `out[..i]` before it and the
+/// entry's position `p`.
+#[inline(always)]
+fn score_context(shape: Shape, variant: u8, p: &Position, out: &[u8], i: usize) -> u32 {
+    let none = shape.alphabet as u8;
+    let s1 = if i > 0 { out[i - 1] } else { none } as u32;
+    if variant == 0 {
+        return s1;
+    }
+    let sv = match back(p) {
+        Some(k) if k <= i => out[i - k],
+        _ => none,
+    } as u32;
+    let c = s1 * shape.values + sv;
+    if variant == 1 {
+        return c;
+    }
+    let c = c * 5 + (p.0[0]).min(4) as u32;
+    if variant == 2 {
+        return c;
+    }
+    let t = if i > 1 {
+        (out[i - 2].cmp(&out[i - 1]) as i8 + 1) as u32
+    } else {
+        1
+    };
+    c * 3 + t
+}
+
+/// The context of `a` (`S - lower`) of entry `i`, from its score symbol
+/// `si`, the `a` symbols before it and its position `p`.
+#[inline(always)]
+fn a_context(p: &Position, si: u8, a: &[u8], i: usize) -> u32 {
+    let a1 = if i > 0 { a[i - 1].min(4) } else { 5 } as u32;
+    let av = match back(p) {
+        Some(k) if k <= i => a[i - k].min(4),
+        _ => 5,
+    } as u32;
+    (si as u32 * 6 + a1) * 6 + av
+}
+
+/// The context of `b` (`upper - S`) of entry `i`, from its score symbol,
+/// its `a` and the `b` symbols before it.
+#[inline(always)]
+fn b_context(shape: Shape, si: u8, ai: u8, b: &[u8], i: usize) -> u32 {
+    let al = shape.alphabet;
+    let b1 = if i > 0 { b[i - 1].min(4) } else { 5 } as u32;
+    (si as u32 * al + (ai as u32).min(al - 1)) * 6 + b1
+}
+
 /// Walks the scores of the block of layer `shape.n` starting at entry
 /// `start`: for each entry `i` of `out`, computes its context under
 /// variant `variant` (the finest when counting) from `out[..i]`, asks
@@ -113,36 +164,9 @@ pub fn walk_scores<E>(
     out: &mut [u8],
     mut sym: impl FnMut(usize, u32) -> Result<u8, E>,
 ) -> Result<(), E> {
-    let none = shape.alphabet as u8;
-    let vv = shape.values;
     let mut p = unrank_unchecked(shape.n, start);
     for i in 0..out.len() {
-        let s1 = if i > 0 { out[i - 1] } else { none } as u32;
-        let ctx = match variant {
-            0 => s1,
-            _ => {
-                let sv = match back(&p) {
-                    Some(k) if k <= i => out[i - k],
-                    _ => none,
-                } as u32;
-                let c = s1 * vv + sv;
-                if variant == 1 {
-                    c
-                } else {
-                    let c = c * 5 + (p.0[0]).min(4) as u32;
-                    if variant == 2 {
-                        c
-                    } else {
-                        let t = if i > 1 {
-                            (out[i - 2].cmp(&out[i - 1]) as i8 + 1) as u32
-                        } else {
-                            1
-                        };
-                        c * 3 + t
-                    }
-                }
-            }
-        };
+        let ctx = score_context(shape, variant, &p, out, i);
         out[i] = sym(i, ctx)?;
         step(&mut p);
     }
@@ -172,23 +196,55 @@ pub fn walk_envelope<E>(
     b: &mut [u8],
     mut sym: impl FnMut(bool, usize, u32) -> Result<u8, E>,
 ) -> Result<(), E> {
-    let al = shape.alphabet;
     let mut p = unrank_unchecked(shape.n, start);
     for i in 0..s.len() {
-        let si = s[i] as u32;
-        let a1 = if i > 0 { a[i - 1].min(4) } else { 5 } as u32;
-        let av = match back(&p) {
-            Some(k) if k <= i => a[i - k].min(4),
-            _ => 5,
-        } as u32;
-        let ai = sym(false, i, (si * 6 + a1) * 6 + av)?;
-        a[i] = ai;
-        let b1 = if i > 0 { b[i - 1].min(4) } else { 5 } as u32;
-        let ai = (ai as u32).min(al - 1);
-        b[i] = sym(true, i, (si * al + ai) * 6 + b1)?;
+        a[i] = sym(false, i, a_context(&p, s[i], a, i))?;
+        b[i] = sym(true, i, b_context(shape, s[i], a[i], b, i))?;
         step(&mut p);
     }
     Ok(())
+}
+
+/// Decodes both streams of a full-form block at once (the two chains of
+/// the coder overlap): the score symbols into `sym`, the raw scores,
+/// lower and upper tables into `raw`, `lower` and `upper`.
+#[allow(clippy::too_many_arguments)]
+pub fn decode_full(
+    shape: Shape,
+    models: &Models,
+    start: u64,
+    s_stream: &[u8],
+    e_stream: &[u8],
+    sym: &mut [u8],
+    raw: &mut [u8],
+    lower: &mut [u8],
+    upper: &mut [u8],
+) -> Result<(), AnsError> {
+    let (am, bm) = models
+        .envelope
+        .as_ref()
+        .ok_or_else(|| AnsError::Model("no envelope model".into()))?;
+    let sm = &models.scores;
+    let mut ds = Decoder::new(s_stream)?;
+    let mut de = Decoder::new(e_stream)?;
+    let mut p = unrank_unchecked(shape.n, start);
+    let (a, b) = (lower, upper);
+    for i in 0..sym.len() {
+        let si = ds.next(sm, score_context(shape, models.variant, &p, sym, i))?;
+        sym[i] = si;
+        a[i] = de.next(am, a_context(&p, si, a, i))?;
+        b[i] = de.next(bm, b_context(shape, si, a[i], b, i))?;
+        step(&mut p);
+    }
+    let n = shape.n as u8;
+    for i in 0..sym.len() {
+        let sv = sym[i].wrapping_sub(n);
+        raw[i] = sv;
+        a[i] = sv.wrapping_sub(a[i]);
+        b[i] = sv.wrapping_add(b[i]);
+    }
+    ds.finish(score_check(raw))?;
+    de.finish(envelope_check(a, b))
 }
 
 /// The check hash of a block's scores (the state a stream ends in
@@ -273,34 +329,6 @@ pub fn decode_scores(
         *r = x.wrapping_sub(n);
     }
     d.finish(score_check(raw))
-}
-
-/// Decodes the envelope stream of a block given its score symbols `sym`,
-/// into the raw bytes of `lower` and `upper`.
-pub fn decode_envelope(
-    shape: Shape,
-    models: &Models,
-    start: u64,
-    stream: &[u8],
-    sym: &[u8],
-    lower: &mut [u8],
-    upper: &mut [u8],
-) -> Result<(), AnsError> {
-    let (am, bm) = models
-        .envelope
-        .as_ref()
-        .ok_or_else(|| AnsError::Model("no envelope model".into()))?;
-    let mut d = Decoder::new(stream)?;
-    walk_envelope(shape, start, sym, lower, upper, |second, _, ctx| {
-        d.next(if second { bm } else { am }, ctx)
-    })?;
-    let n = shape.n as u8;
-    for i in 0..sym.len() {
-        let sv = sym[i].wrapping_sub(n);
-        lower[i] = sv.wrapping_sub(lower[i]);
-        upper[i] = sv.wrapping_add(upper[i]);
-    }
-    d.finish(envelope_check(lower, upper))
 }
 
 /// Counts the contexts of the block of scores symbols `s` starting at
@@ -562,13 +590,6 @@ impl Layout {
     }
 }
 
-/// Checks the block index and models of a version 3 file (`b` holds at
-/// least its first `h.data_start()` bytes) and the checksum of header,
-/// index and models.
-pub(super) fn check_meta(h: &Header, b: &[u8], len: u64) -> Result<(), CompressError> {
-    layout(h, b, len).map(|_| ())
-}
-
 /// Reads and checks the block index and models of a version 3 file (`b`
 /// holds at least its first `h.data_start()` bytes), and the checksum of
 /// header, index and models.
@@ -724,9 +745,10 @@ pub struct Tables<'a> {
 
 /// Writes the version 3 file of `t` (layer `layer`, built under `rules`)
 /// to `out`, `block_size` entries per block: a pass to count contexts, a
-/// pass to code the blocks (both in parallel on the rayon pool); `progress`
-/// gets the blocks done in each pass, `done(start, len)` the entries no
-/// longer read (one step at a time, in order, in the second pass).
+/// pass to code the blocks (both in parallel on the rayon pool, a step at
+/// a time); `progress` gets the blocks done in each pass, `done(start,
+/// len)` the entries this pass will not read again (a step at a time, in
+/// order, in each pass), so that the caller can release what it mapped.
 /// Returns the bytes written. Invalid settings, tables of the wrong size
 /// or values out of order are [`io::ErrorKind::InvalidInput`].
 pub fn encode_to<W: Write + Seek>(
@@ -745,8 +767,9 @@ pub fn encode_to<W: Write + Seek>(
     }
     let entries = layer_size(layer);
     let sizes_ok = t.scores.len() as u64 == entries
-        && t.envelope
-            .is_none_or(|(l, u)| l.len() as u64 == entries && u.len() as u64 == entries);
+        && t.envelope.map_or(true, |(l, u)| {
+            l.len() as u64 == entries && u.len() as u64 == entries
+        });
     if !sizes_ok {
         return Err(invalid(format!(
             "layer {layer} has {entries} positions; the tables given differ"
@@ -765,35 +788,48 @@ pub fn encode_to<W: Write + Seek>(
             t.envelope.map(|(l, u)| (&l[r.clone()], &u[r])),
         )
     };
-    // Pass 1: count, in as many contiguous parts as threads.
-    let parts = (rayon::current_num_threads() as u64).clamp(1, blocks);
+    // Pass 1: count, a step at a time, each step in as many contiguous
+    // parts as threads (each with its counts).
     let fine = shape.score_contexts(VARIANTS - 1);
     let envelope = t.envelope.is_some();
-    let counted: Vec<(Counts, Option<(Counts, Counts)>)> = (0..parts)
-        .into_par_iter()
-        .map(|p| -> io::Result<_> {
-            let mut cs = Counts::new(fine, shape.alphabet);
-            let mut ce = envelope.then(|| {
-                (
-                    Counts::new(shape.a_contexts(), shape.alphabet),
-                    Counts::new(shape.b_contexts(), shape.alphabet),
-                )
-            });
-            let (from, to) = (p * blocks / parts, (p + 1) * blocks / parts);
-            for i in from..to {
-                let (s, a, b) = block_syms(i)?;
-                count_scores(shape, i * bs, &s, &mut cs);
-                if let Some(ce) = &mut ce {
-                    count_envelope(shape, i * bs, &s, &a, &b, ce);
-                }
-                if (i + 1 - from) % 256 == 0 {
-                    progress(256);
-                }
-            }
-            progress((to - from) % 256);
-            Ok((cs, ce))
+    let parts = (rayon::current_num_threads() as u64).max(1);
+    let mut counted: Vec<(Counts, Option<(Counts, Counts)>)> = (0..parts)
+        .map(|_| {
+            (
+                Counts::new(fine, shape.alphabet),
+                envelope.then(|| {
+                    (
+                        Counts::new(shape.a_contexts(), shape.alphabet),
+                        Counts::new(shape.b_contexts(), shape.alphabet),
+                    )
+                }),
+            )
         })
-        .collect::<io::Result<_>>()?;
+        .collect();
+    let per_step = (STEP as u64 / bs).max(1);
+    let mut first = 0u64;
+    while first < blocks {
+        let last = (first + per_step).min(blocks);
+        let k = last - first;
+        counted
+            .par_iter_mut()
+            .enumerate()
+            .try_for_each(|(p, (cs, ce))| -> io::Result<()> {
+                let p = p as u64;
+                for i in first + p * k / parts..first + (p + 1) * k / parts {
+                    let (s, a, b) = block_syms(i)?;
+                    count_scores(shape, i * bs, &s, cs);
+                    if let Some(ce) = ce {
+                        count_envelope(shape, i * bs, &s, &a, &b, ce);
+                    }
+                }
+                Ok(())
+            })?;
+        let (from, to) = ((first * bs) as usize, ((last * bs).min(entries)) as usize);
+        done(from, to - from);
+        progress(k);
+        first = last;
+    }
     let mut it = counted.into_iter();
     let (mut cs, mut ce) = it.next().expect("at least one part");
     for (c, e) in it {
@@ -811,7 +847,7 @@ pub fn encode_to<W: Write + Seek>(
         let mut bytes = Vec::new();
         m.write(&mut bytes);
         let cost = m.cost(&c) + 8.0 * bytes.len() as f64;
-        if best.as_ref().is_none_or(|(b, ..)| cost < *b) {
+        if best.as_ref().map_or(true, |(b, ..)| cost < *b) {
             best = Some((cost, v, m));
         }
     }
@@ -852,7 +888,6 @@ pub fn encode_to<W: Write + Seek>(
         xxhash_rust::xxh3::Xxh3::new(),
         xxhash_rust::xxh3::Xxh3::new(),
     ];
-    let per_step = (STEP as u64 / bs).max(1);
     let mut first = 0u64;
     while first < blocks {
         let last = (first + per_step).min(blocks);
