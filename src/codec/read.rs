@@ -376,16 +376,45 @@ impl<B: Bytes> CompressedTable<B> {
             rest = tail;
             g += take as u64;
         }
-        parts.into_par_iter().try_for_each(|(block, at, part)| {
-            let len = self.header.block_len(block);
+        // Version 3 decodes two whole blocks at a time.
+        let pairs = self.layout.is_some() && self.header.kind == Kind::Score;
+        let mut groups: Vec<Vec<(u64, usize, &mut [u8])>> = Vec::new();
+        for p in parts {
+            let whole = p.1 == 0 && p.2.len() == self.header.block_len(p.0);
+            match groups.last_mut() {
+                Some(g)
+                    if pairs
+                        && whole
+                        && g.len() == 1
+                        && g[0].1 == 0
+                        && g[0].2.len() == self.header.block_len(g[0].0) =>
+                {
+                    g.push(p)
+                }
+                _ => groups.push(vec![p]),
+            }
+        }
+        groups.into_par_iter().try_for_each(|mut g| {
             with_cache(|c| {
                 let Cache {
                     dctx,
                     scratch,
                     frame,
+                    frame2,
                     v3,
                     ..
                 } = c;
+                if let (Some(l), 2) = (&self.layout, g.len()) {
+                    let (b, rest) = g.split_at_mut(1);
+                    let ((i0, _, o0), (i1, _, o1)) = (&mut b[0], &mut rest[0]);
+                    return self.with_frame(*i0, frame, |z0| {
+                        self.with_frame(*i1, frame2, |z1| {
+                            self.decode2(l, v3, [(*i0, z0, &mut **o0), (*i1, z1, &mut **o1)])
+                        })
+                    });
+                }
+                let (block, at, part) = g.pop().expect("a part");
+                let len = self.header.block_len(block);
                 self.with_frame(block, frame, |z| {
                     if at == 0 && part.len() == len {
                         self.decode(dctx, v3, z, block, part)
@@ -480,28 +509,75 @@ impl<B: Bytes> CompressedTable<B> {
         let Some(l) = &self.layout else {
             return decode(dctx, self.ddict.as_ref(), z, block, out);
         };
-        let err = |e: super::ans::AnsError| CompressError::Stream {
-            block,
-            message: e.to_string(),
-        };
+        let [s0, _] = &mut scratch.0;
+        let b = self.v3_block(l, s0, z, block, out);
+        v3::decode_blocks(l.shape, &l.models, [b]).map_err(|(_, e)| stream_error(block, e))
+    }
+
+    /// Decodes two version 3 blocks at once (their coders' steps overlap)
+    /// from their bytes into their outputs.
+    fn decode2(
+        &self,
+        l: &Layout,
+        scratch: &mut V3Scratch,
+        blocks: [(u64, &[u8], &mut [u8]); 2],
+    ) -> Result<(), CompressError> {
+        let [s0, s1] = &mut scratch.0;
+        let [(i0, z0, o0), (i1, z1, o1)] = blocks;
+        let b0 = self.v3_block(l, s0, z0, i0, o0);
+        let b1 = self.v3_block(l, s1, z1, i1, o1);
+        v3::decode_blocks(l.shape, &l.models, [b0, b1])
+            .map_err(|(j, e)| stream_error(if j == 0 { i0 } else { i1 }, e))
+    }
+
+    /// What [`v3::decode_blocks`] needs to decode block `block` (bytes `z`)
+    /// into `out`, the table served, with scratch space `s`.
+    fn v3_block<'a>(
+        &self,
+        l: &Layout,
+        s: &'a mut [Vec<u8>; 3],
+        z: &'a [u8],
+        block: u64,
+        out: &'a mut [u8],
+    ) -> v3::Block<'a> {
         let (_, slen, elen) = l.block(block);
         let start = block * self.header.block_size as u64;
         let n = out.len();
-        let V3Scratch { sym, raw, other } = scratch;
-        sym.resize(n, 0);
-        if self.header.kind == Kind::Score {
-            return v3::decode_scores(l.shape, &l.models, start, &z[..slen], sym, out).map_err(err);
+        for v in s.iter_mut() {
+            v.resize(n, 0);
         }
-        raw.resize(n, 0);
-        other.resize(n, 0);
-        let (s, e) = (&z[..slen], &z[slen..slen + elen]);
-        let (m, shape) = (&l.models, l.shape);
-        if self.header.kind == Kind::Lower {
-            v3::decode_full(shape, m, start, s, e, sym, raw, out, other)
-        } else {
-            v3::decode_full(shape, m, start, s, e, sym, raw, other, out)
+        let [sym, raw, other] = s;
+        let (scores, envelope) = (&z[..slen], &z[slen..slen + elen]);
+        let (sym, raw, other) = (&mut sym[..], &mut raw[..], &mut other[..]);
+        match self.header.kind {
+            Kind::Score => v3::Block {
+                start,
+                scores,
+                envelope: None,
+                sym,
+                raw: out,
+                lower: &mut [],
+                upper: &mut [],
+            },
+            Kind::Lower => v3::Block {
+                start,
+                scores,
+                envelope: Some(envelope),
+                sym,
+                raw,
+                lower: out,
+                upper: other,
+            },
+            Kind::Upper => v3::Block {
+                start,
+                scores,
+                envelope: Some(envelope),
+                sym,
+                raw,
+                lower: other,
+                upper: out,
+            },
         }
-        .map_err(err)
     }
 
     /// A sequential reader of the uncompressed table.
@@ -522,12 +598,17 @@ struct Slot {
     data: Vec<u8>,
 }
 
-/// Scratch space of a version 3 decoder.
+/// Scratch space of a version 3 decoder: per block decoded at once, the
+/// score symbols, the raw scores and the envelope table not served.
 #[derive(Default)]
-struct V3Scratch {
-    sym: Vec<u8>,
-    raw: Vec<u8>,
-    other: Vec<u8>,
+struct V3Scratch([[Vec<u8>; 3]; 2]);
+
+/// A version 3 block that does not decode.
+fn stream_error(block: u64, e: super::ans::AnsError) -> CompressError {
+    CompressError::Stream {
+        block,
+        message: e.to_string(),
+    }
 }
 
 /// Per thread: a zstd context, a few recently used blocks, scratch space.
@@ -539,17 +620,23 @@ struct Cache {
     scratch: Vec<u8>,
     /// A block's compressed bytes, for tables read with `pread`.
     frame: Vec<u8>,
+    /// Another block's, when two are decoded at once.
+    frame2: Vec<u8>,
 }
 
 thread_local! {
     static CACHE: RefCell<Cache> = const {
         RefCell::new(Cache {
-            v3: V3Scratch { sym: Vec::new(), raw: Vec::new(), other: Vec::new() },
+            v3: V3Scratch([
+                [Vec::new(), Vec::new(), Vec::new()],
+                [Vec::new(), Vec::new(), Vec::new()],
+            ]),
             dctx: None,
             slots: Vec::new(),
             clock: 0,
             scratch: Vec::new(),
             frame: Vec::new(),
+            frame2: Vec::new(),
         })
     };
 }
@@ -572,6 +659,7 @@ fn with_cache<T>(f: impl FnOnce(&mut Cache) -> T) -> T {
                 clock: 0,
                 scratch: Vec::new(),
                 frame: Vec::new(),
+                frame2: Vec::new(),
             };
             (f.take().expect("called once"))(&mut c)
         }

@@ -205,48 +205,6 @@ pub fn walk_envelope<E>(
     Ok(())
 }
 
-/// Decodes both streams of a full-form block at once (the two chains of
-/// the coder overlap): the score symbols into `sym`, the raw scores,
-/// lower and upper tables into `raw`, `lower` and `upper`.
-#[allow(clippy::too_many_arguments)]
-pub fn decode_full(
-    shape: Shape,
-    models: &Models,
-    start: u64,
-    s_stream: &[u8],
-    e_stream: &[u8],
-    sym: &mut [u8],
-    raw: &mut [u8],
-    lower: &mut [u8],
-    upper: &mut [u8],
-) -> Result<(), AnsError> {
-    let (am, bm) = models
-        .envelope
-        .as_ref()
-        .ok_or_else(|| AnsError::Model("no envelope model".into()))?;
-    let sm = &models.scores;
-    let mut ds = Decoder::new(s_stream)?;
-    let mut de = Decoder::new(e_stream)?;
-    let mut p = unrank_unchecked(shape.n, start);
-    let (a, b) = (lower, upper);
-    for i in 0..sym.len() {
-        let si = ds.next(sm, score_context(shape, models.variant, &p, sym, i))?;
-        sym[i] = si;
-        a[i] = de.next(am, a_context(&p, si, a, i))?;
-        b[i] = de.next(bm, b_context(shape, si, a[i], b, i))?;
-        step(&mut p);
-    }
-    let n = shape.n as u8;
-    for i in 0..sym.len() {
-        let sv = sym[i].wrapping_sub(n);
-        raw[i] = sv;
-        a[i] = sv.wrapping_sub(a[i]);
-        b[i] = sv.wrapping_add(b[i]);
-    }
-    ds.finish(score_check(raw))?;
-    de.finish(envelope_check(a, b))
-}
-
 /// The check hash of a block's scores (the state a stream ends in
 /// holds 31 bits of it).
 pub fn score_check(s: &[u8]) -> u64 {
@@ -311,24 +269,100 @@ pub fn symbol(shape: Shape, v: u8) -> Option<u8> {
     (0..shape.alphabet as i32).contains(&s).then_some(s as u8)
 }
 
-/// Decodes the scores stream of a block starting at entry `start`: the
-/// symbols into `sym`, the raw scores into `raw`.
-pub fn decode_scores(
+/// One block to decode: where it starts, its streams and where its
+/// values go.
+pub struct Block<'a> {
+    /// Its first entry.
+    pub start: u64,
+    /// The scores stream.
+    pub scores: &'a [u8],
+    /// The envelope stream, when the envelope is wanted.
+    pub envelope: Option<&'a [u8]>,
+    /// Score symbols (scratch, the block's length).
+    pub sym: &'a mut [u8],
+    /// The raw scores.
+    pub raw: &'a mut [u8],
+    /// The raw lower and upper tables (with the envelope; else empty).
+    pub lower: &'a mut [u8],
+    /// See `lower`.
+    pub upper: &'a mut [u8],
+}
+
+/// A block being decoded.
+struct Lane<'a> {
+    ds: Decoder<'a>,
+    de: Option<Decoder<'a>>,
+    p: Position,
+    b: Block<'a>,
+}
+
+/// Decodes entry `i` of a lane.
+#[inline(always)]
+fn lane_step(shape: Shape, models: &Models, l: &mut Lane<'_>, i: usize) -> Result<(), AnsError> {
+    let ctx = score_context(shape, models.variant, &l.p, l.b.sym, i);
+    let si = l.ds.next(&models.scores, ctx)?;
+    l.b.sym[i] = si;
+    if let (Some(de), Some((am, bm))) = (&mut l.de, &models.envelope) {
+        let ai = de.next(am, a_context(&l.p, si, l.b.lower, i))?;
+        l.b.lower[i] = ai;
+        l.b.upper[i] = de.next(bm, b_context(shape, si, ai, l.b.upper, i))?;
+    }
+    step(&mut l.p);
+    Ok(())
+}
+
+/// Decodes `N` blocks at once, entry by entry in turn, so that their
+/// coders' chains of dependent steps overlap (a whole range decodes two
+/// blocks at a time; a probe decodes one). Each block's scores stream, and
+/// its envelope stream when asked for, is decoded and checked; on failure,
+/// the block (its place in `blocks`) and why.
+pub fn decode_blocks<const N: usize>(
     shape: Shape,
     models: &Models,
-    start: u64,
-    stream: &[u8],
-    sym: &mut [u8],
-    raw: &mut [u8],
-) -> Result<(), AnsError> {
-    let mut d = Decoder::new(stream)?;
-    let m = &models.scores;
-    walk_scores(shape, start, models.variant, sym, |_, ctx| d.next(m, ctx))?;
-    let n = shape.n as u8;
-    for (r, &x) in raw.iter_mut().zip(sym.iter()) {
-        *r = x.wrapping_sub(n);
+    blocks: [Block<'_>; N],
+) -> Result<(), (usize, AnsError)> {
+    if blocks.iter().any(|b| b.envelope.is_some()) && models.envelope.is_none() {
+        return Err((0, AnsError::Model("no envelope model".into())));
     }
-    d.finish(score_check(raw))
+    let mut lanes = Vec::with_capacity(N);
+    for (j, b) in blocks.into_iter().enumerate() {
+        let at = |e| (j, e);
+        lanes.push(Lane {
+            ds: Decoder::new(b.scores).map_err(at)?,
+            de: b.envelope.map(Decoder::new).transpose().map_err(at)?,
+            p: unrank_unchecked(shape.n, b.start),
+            b,
+        });
+    }
+    let lanes: &mut [Lane<'_>; N] = (&mut lanes[..]).try_into().expect("N lanes");
+    let common = lanes.iter().map(|l| l.b.sym.len()).min().unwrap_or(0);
+    for i in 0..common {
+        for (j, l) in lanes.iter_mut().enumerate() {
+            lane_step(shape, models, l, i).map_err(|e| (j, e))?;
+        }
+    }
+    for (j, l) in lanes.iter_mut().enumerate() {
+        for i in common..l.b.sym.len() {
+            lane_step(shape, models, l, i).map_err(|e| (j, e))?;
+        }
+    }
+    let n = shape.n as u8;
+    for (j, l) in lanes.iter_mut().enumerate() {
+        let b = &mut l.b;
+        for (r, &x) in b.raw.iter_mut().zip(b.sym.iter()) {
+            *r = x.wrapping_sub(n);
+        }
+        l.ds.finish(score_check(b.raw)).map_err(|e| (j, e))?;
+        if let Some(de) = &l.de {
+            for i in 0..b.raw.len() {
+                b.lower[i] = b.raw[i].wrapping_sub(b.lower[i]);
+                b.upper[i] = b.raw[i].wrapping_add(b.upper[i]);
+            }
+            de.finish(envelope_check(b.lower, b.upper))
+                .map_err(|e| (j, e))?;
+        }
+    }
+    Ok(())
 }
 
 /// Counts the contexts of the block of scores symbols `s` starting at
