@@ -664,6 +664,18 @@ fn a_format_3_folder_probes_verifies_and_decompresses_like_the_raw_one() {
     let out = ok(&["check", "--db", s(&dir), "--json"]);
     let v: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
     assert_eq!(v["ok"], true, "{out}");
+    let out = ok(&[
+        "verify",
+        "--db",
+        s(&dir),
+        "--oracle",
+        s(raw_dir()),
+        "--json",
+    ]);
+    let v: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+    assert_eq!(v["ok"], true, "{out}");
+    assert_eq!(v["compared_layers"], MAX + 1);
+    ok(&["stats", "--db", s(&dir)]);
     // Back to raw, byte-identical; the shared file goes once no table
     // needs it.
     let r = decompress_every_layer(&dir, true);

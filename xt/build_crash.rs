@@ -447,3 +447,65 @@ fn fault_mid_compress_leaves_the_file_unlisted_and_the_raw_tables() {
     assert_known_good(&dir);
     assert!(tmp_files(&dir).is_empty(), "{:?}", tmp_files(&dir));
 }
+
+#[test]
+fn fault_mid_compress_in_format_3_leaves_the_layer_file_unlisted_and_the_raw_tables() {
+    let dir = scratch("awari-xt-fault-compress3-");
+    for (name, bytes) in files(fault_raw_folder()) {
+        fs::write(dir.join(name), bytes).unwrap();
+    }
+    let args = [
+        "compress",
+        "--db",
+        s(&dir),
+        "--layers",
+        "9..=11",
+        "--remove-raw",
+        "--quiet",
+    ];
+    abort_at(
+        &args,
+        "mid-compress:tables.10.zst",
+        "mid-compress:tables.10.zst",
+        &dir,
+    );
+    assert_eq!(assert_listed_complete(&dir), layers(FAULT_MAX));
+    let m = manifest(&dir);
+    assert!(m.compressed("scores.10").is_none(), "{:?}", m.compressed);
+    assert!(!dir.join("tables.10.zst").exists());
+    assert!(
+        dir.join("tables.10.zst.tmp").exists(),
+        "{:?}",
+        tmp_files(&dir)
+    );
+    for kind in KINDS {
+        assert!(
+            dir.join(kind.file_name(10)).exists(),
+            "raw tables of layer 10 kept"
+        );
+        assert!(
+            dir.join(kind.file_name(11)).exists(),
+            "raw tables of layer 11 kept"
+        );
+    }
+    // Layer 9 was done before: one file, listed for its three tables.
+    let done: BTreeSet<&str> = m.compressed.iter().map(|c| c.raw.as_str()).collect();
+    assert_eq!(done, BTreeSet::from(["scores.9", "lower.9", "upper.9"]));
+    assert!(m.compressed.iter().all(|c| c.name == "tables.9.zst"));
+    // The folder is usable as it is, and the rerun finishes the job.
+    assert_known_good(&dir);
+    ok(&args);
+    assert_eq!(assert_listed_complete(&dir), layers(FAULT_MAX));
+    for n in 9..=FAULT_MAX {
+        assert!(dir.join(format!("tables.{n}.zst")).exists());
+        for kind in KINDS {
+            assert!(
+                !dir.join(kind.file_name(n)).exists(),
+                "{}",
+                kind.file_name(n)
+            );
+        }
+    }
+    assert_known_good(&dir);
+    assert!(tmp_files(&dir).is_empty(), "{:?}", tmp_files(&dir));
+}
