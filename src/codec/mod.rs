@@ -460,6 +460,25 @@ pub struct Expected {
     pub raw_xxh3: String,
 }
 
+/// The rule set of a header (bytes 16..32 of every version): a tag this
+/// program knows, zero-padded.
+fn rule_set(b: &[u8]) -> Result<Rules, CompressError> {
+    let rule = &b[16..32];
+    let used = rule.iter().position(|&c| c == 0).unwrap_or(rule.len());
+    std::str::from_utf8(&rule[..used])
+        .ok()
+        .and_then(Rules::by_tag)
+        .filter(|_| rule[used..].iter().all(|&c| c == 0))
+        .ok_or_else(|| CompressError::HeaderField {
+            field: "rule set",
+            reason: format!(
+                "'{}', this program reads {}",
+                String::from_utf8_lossy(&rule[..used]).escape_debug(),
+                PRESETS.map(|r| r.tag()).join(", ")
+            ),
+        })
+}
+
 /// Reads and checks the header's fields from its first bytes `b` of a
 /// file of `len` bytes.
 fn header_fields(b: &[u8], len: u64) -> Result<Header, CompressError> {
@@ -486,22 +505,7 @@ fn header_fields(b: &[u8], len: u64) -> Result<Header, CompressError> {
     if b[13..16] != [0; 3] || (version == 1 && b[52..56] != [0; 4]) {
         return Err(field("reserved", "reserved bytes are not zero".into()));
     }
-    let rule = &b[16..32];
-    let used = rule.iter().position(|&c| c == 0).unwrap_or(rule.len());
-    let rules = std::str::from_utf8(&rule[..used])
-        .ok()
-        .and_then(Rules::by_tag)
-        .filter(|_| rule[used..].iter().all(|&c| c == 0))
-        .ok_or_else(|| {
-            field(
-                "rule set",
-                format!(
-                    "'{}', this program reads {}",
-                    String::from_utf8_lossy(&rule[..used]).escape_debug(),
-                    PRESETS.map(|r| r.tag()).join(", ")
-                ),
-            )
-        })?;
+    let rules = rule_set(b)?;
     let header = Header {
         rules,
         kind,

@@ -448,7 +448,7 @@ pub fn encode_envelope(
 use super::{meta_checksum_v3, u32_at, u64_at, CompressError, Header, MAGIC, STEP};
 use crate::format::Kind;
 use crate::index::layer_size;
-use crate::rules::{Rules, MAX_SEEDS, PRESETS};
+use crate::rules::{Rules, MAX_SEEDS};
 use rayon::prelude::*;
 use std::io::{self, Seek, SeekFrom, Write};
 
@@ -514,22 +514,7 @@ pub(super) fn header_fields(b: &[u8], len: u64) -> Result<Header, CompressError>
     if b[14..16] != [0; 2] || b[52..56] != [0; 4] {
         return Err(field("reserved", "reserved bytes are not zero".into()));
     }
-    let rule = &b[16..32];
-    let used = rule.iter().position(|&c| c == 0).unwrap_or(rule.len());
-    let rules = std::str::from_utf8(&rule[..used])
-        .ok()
-        .and_then(Rules::by_tag)
-        .filter(|_| rule[used..].iter().all(|&c| c == 0))
-        .ok_or_else(|| {
-            field(
-                "rule set",
-                format!(
-                    "'{}', this program reads {}",
-                    String::from_utf8_lossy(&rule[..used]).escape_debug(),
-                    PRESETS.map(|r| r.tag()).join(", ")
-                ),
-            )
-        })?;
+    let rules = super::rule_set(b)?;
     let layer = u32_at(b, 32);
     if layer > MAX_SEEDS || layer == 47 {
         return Err(field("layer", format!("{layer} is not a layer of tables")));
