@@ -304,8 +304,6 @@ pub struct Header {
     pub block_size: u32,
     /// The zstd level the blocks were compressed with.
     pub level: i32,
-    /// `xxh3-64` of the uncompressed table.
-    pub raw_xxh3: u64,
     /// Bytes of the zstd dictionary the blocks were compressed with; 0:
     /// none (and the file is written as version 1).
     pub dictionary: u32,
@@ -369,9 +367,14 @@ impl Header {
         (self.entries - start).min(self.block_size as u64) as usize
     }
 
+    /// `xxh3-64` of the uncompressed table served (`kind`).
+    pub fn raw_xxh3(&self) -> u64 {
+        self.raws[kind_code(self.kind) as usize]
+    }
+
     /// The checksum of the uncompressed table as the manifest writes it.
     pub fn raw_checksum(&self) -> String {
-        format!("{:016x}", self.raw_xxh3)
+        format!("{:016x}", self.raw_xxh3())
     }
 
     /// Checks the fields that do not depend on the rest of the file.
@@ -411,7 +414,7 @@ impl Header {
         h[40..48].copy_from_slice(&self.entries.to_le_bytes());
         h[48..52].copy_from_slice(&self.level.to_le_bytes());
         h[52..56].copy_from_slice(&self.dictionary.to_le_bytes());
-        h[56..64].copy_from_slice(&self.raw_xxh3.to_le_bytes());
+        h[56..64].copy_from_slice(&self.raw_xxh3().to_le_bytes());
         h
     }
 }
@@ -513,7 +516,6 @@ fn header_fields(b: &[u8], len: u64) -> Result<Header, CompressError> {
         block_size: u32_at(b, 36),
         entries: u64_at(b, 40),
         level: u32_at(b, 48) as i32,
-        raw_xxh3: u64_at(b, 56),
         dictionary: if version == 1 { 0 } else { u32_at(b, 52) },
         version,
         tables: 1 << b[12],
@@ -533,6 +535,41 @@ fn header_fields(b: &[u8], len: u64) -> Result<Header, CompressError> {
         ));
     }
     Ok(header)
+}
+
+/// Checks where a file's blocks start (`first`, which must be the end of
+/// `meta`, what comes before them) and end (`last`, the end of the file of
+/// `len` bytes).
+fn check_span(
+    first: u64,
+    last: u64,
+    header: &Header,
+    len: u64,
+    meta: &str,
+) -> Result<(), CompressError> {
+    if last > len {
+        return Err(CompressError::Truncated {
+            part: "blocks",
+            needed: last,
+            found: len,
+        });
+    }
+    if last < len {
+        return Err(CompressError::OffsetOutOfRange {
+            block: header.blocks(),
+            offset: last,
+            reason: format!("ends the blocks, but the file has {len} bytes"),
+        });
+    }
+    let data_start = header.data_start();
+    if first != data_start {
+        return Err(CompressError::OffsetOutOfRange {
+            block: 0,
+            offset: first,
+            reason: format!("must be {data_start}, {meta}"),
+        });
+    }
+    Ok(())
 }
 
 /// Reads and checks header and block index from the first bytes `b` (at
@@ -562,28 +599,13 @@ fn parse_header(b: &[u8], len: u64) -> Result<Header, CompressError> {
     }
     let index = &b[HEADER_BYTES..header.index_end() as usize];
     let offset = |i: u64| u64_at(index, 8 * i as usize);
-    let last = offset(blocks);
-    if last > len {
-        return Err(CompressError::Truncated {
-            part: "blocks",
-            needed: last,
-            found: len,
-        });
-    }
-    if last < len {
-        return Err(CompressError::OffsetOutOfRange {
-            block: blocks,
-            offset: last,
-            reason: format!("ends the blocks, but the file has {len} bytes"),
-        });
-    }
-    if offset(0) != data_start {
-        return Err(CompressError::OffsetOutOfRange {
-            block: 0,
-            offset: offset(0),
-            reason: format!("must be {data_start}, the end of the block index"),
-        });
-    }
+    check_span(
+        offset(0),
+        offset(blocks),
+        &header,
+        len,
+        "the end of the block index",
+    )?;
     let most = zstd::zstd_safe::compress_bound(header.block_size as usize) as u64 + 64;
     for i in 0..blocks {
         let (s, e) = (offset(i), offset(i + 1));

@@ -3,8 +3,7 @@
 
 use super::v3::{self, Layout};
 use super::{
-    header_fields, kind_code, parse_header, u64_at, CompressError, Expected, Header, HEADER_BYTES,
-    STEP,
+    header_fields, parse_header, u64_at, CompressError, Expected, Header, HEADER_BYTES, STEP,
 };
 use crate::format::Kind;
 use rayon::prelude::*;
@@ -216,7 +215,6 @@ impl<B: Bytes> CompressedTable<B> {
         }
         if self.header.kind != kind {
             self.header.kind = kind;
-            self.header.raw_xxh3 = self.header.raws[kind_code(kind) as usize];
             self.id = NEXT_ID.fetch_add(1, Ordering::Relaxed);
         }
         Ok(())
@@ -540,7 +538,7 @@ impl<B: Bytes> CompressedTable<B> {
         block: u64,
         out: &'a mut [u8],
     ) -> v3::Block<'a> {
-        let (_, slen, elen) = l.block(block);
+        let (slen, elen) = l.stream_lens(block);
         let start = block * self.header.block_size as u64;
         let n = out.len();
         for v in s.iter_mut() {

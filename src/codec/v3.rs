@@ -547,7 +547,6 @@ pub(super) fn header_fields(b: &[u8], len: u64) -> Result<Header, CompressError>
         entries,
         block_size,
         level: 0,
-        raw_xxh3: raws[0],
         dictionary: 0,
         version: 3,
         tables,
@@ -603,9 +602,21 @@ impl Layout {
             let j = j as usize * k;
             at += self.lens[j..j + k].iter().map(|&x| x as u64).sum::<u64>();
         }
-        let j = i as usize * k;
-        let e = if k == 2 { self.lens[j + 1] as usize } else { 0 };
-        (at, self.lens[j] as usize, e)
+        let (a, e) = self.stream_lens(i);
+        (at, a, e)
+    }
+
+    /// The lengths of the scores and envelope streams of block `i` (0 for
+    /// a scores-only file).
+    #[inline]
+    pub fn stream_lens(&self, i: u64) -> (usize, usize) {
+        let j = i as usize * self.streams;
+        let e = if self.streams == 2 {
+            self.lens[j + 1] as usize
+        } else {
+            0
+        };
+        (self.lens[j] as usize, e)
     }
 }
 
@@ -631,28 +642,13 @@ pub fn layout(h: &Header, b: &[u8], len: u64) -> Result<Layout, CompressError> {
     let lens: Vec<u16> = (0..blocks as usize * k)
         .map(|i| u16::from_le_bytes([b[lens_at + 2 * i], b[lens_at + 2 * i + 1]]))
         .collect();
-    let last = sup[ns as usize - 1];
-    if last > len {
-        return Err(CompressError::Truncated {
-            part: "blocks",
-            needed: last,
-            found: len,
-        });
-    }
-    if last < len {
-        return Err(CompressError::OffsetOutOfRange {
-            block: blocks,
-            offset: last,
-            reason: format!("ends the blocks, but the file has {len} bytes"),
-        });
-    }
-    if sup[0] != data_start {
-        return Err(CompressError::OffsetOutOfRange {
-            block: 0,
-            offset: sup[0],
-            reason: format!("must be {data_start}, the end of the block index and models"),
-        });
-    }
+    super::check_span(
+        sup[0],
+        sup[ns as usize - 1],
+        h,
+        len,
+        "the end of the block index and models",
+    )?;
     for s in 0..ns - 1 {
         let first = s * SUPER;
         let end = (first + SUPER).min(blocks);
@@ -885,7 +881,6 @@ pub fn encode_to<W: Write + Seek>(
         entries,
         block_size,
         level: 0,
-        raw_xxh3: 0,
         dictionary: 0,
         version: 3,
         tables: if envelope { FULL } else { SCORES_ONLY },
@@ -963,7 +958,6 @@ pub fn encode_to<W: Write + Seek>(
         h.raws[1] = hashes[1].digest();
         h.raws[2] = hashes[2].digest();
     }
-    h.raw_xxh3 = h.raws[0];
     let mut meta = Vec::with_capacity(data_start as usize);
     meta.extend_from_slice(&encode_header(&h));
     meta.extend_from_slice(&[0u8; 8]);

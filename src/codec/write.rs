@@ -187,7 +187,6 @@ pub(crate) fn encode_steps<W: Write + Seek>(
         entries: table.len() as u64,
         block_size: settings.block_size,
         level: settings.level,
-        raw_xxh3: 0, // computed step by step below
         dictionary: dict.as_ref().map_or(0, |d| d.len() as u32),
         version: if dict.is_some() { 2 } else { 1 },
         tables: 1 << kind_code(kind),
@@ -240,8 +239,8 @@ pub(crate) fn encode_steps<W: Write + Seek>(
         done(from, to - from);
         progress((last - first) as u64);
     }
-    header.raw_xxh3 = raw_hash.digest();
-    header.raws[kind_code(kind) as usize] = header.raw_xxh3;
+    // (computed step by step above)
+    header.raws[kind_code(kind) as usize] = raw_hash.digest();
     let mut head = [0u8; HEADER_BYTES];
     head[..64].copy_from_slice(&header.encode());
     let mut meta = index;
