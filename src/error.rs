@@ -275,6 +275,15 @@ pub enum Error {
     /// would not.
     #[error("{0} would leave the opponent without seeds while another move does not: illegal")]
     IllegalMove(char),
+    /// Not a time control.
+    #[error(
+        "'{0}' is not a time control: give the time per side and an optional increment per \
+         move, e.g. 30m, 90s, 1h30m or 5m+2s"
+    )]
+    BadClock(String),
+    /// A player setting that cannot be taken.
+    #[error("{0}")]
+    BadSetting(String),
     /// The game is over.
     #[error("the game is over")]
     GameOver,

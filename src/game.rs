@@ -52,6 +52,8 @@
 
 use crate::error::{Error, Result};
 use crate::probe::Database;
+use crate::search::{Clock, Engine, Limits, Outcome, TimeControl};
+use std::time::{Duration, Instant};
 use crate::rules::{Position, Rules, PITS};
 use std::path::Path;
 
@@ -258,6 +260,8 @@ pub enum End {
     /// The side to move cannot feed the opponent (who has no seeds): each
     /// side takes the seeds of its own row.
     CannotFeed(Side),
+    /// The side ran out of time: it loses, whatever the seeds say.
+    Time(Side),
 }
 
 impl End {
@@ -283,6 +287,7 @@ impl End {
                 s.name(),
                 s.other().name()
             ),
+            End::Time(s) => format!("{} ran out of time and loses", s.name()),
         }
     }
 }
@@ -293,6 +298,10 @@ pub struct Game {
     rules: Rules,
     boards: Vec<Board>,
     labels: Vec<char>,
+    /// A comment for each move (the record writes it after the move).
+    notes: Vec<String>,
+    /// An end the board does not show (a side out of time).
+    flagged: Option<Side>,
 }
 
 impl Game {
@@ -302,6 +311,8 @@ impl Game {
             rules,
             boards: vec![start],
             labels: Vec::new(),
+            notes: Vec::new(),
+            flagged: None,
         }
     }
 
@@ -327,6 +338,9 @@ impl Game {
 
     /// How the game ended, if it did.
     pub fn end(&self) -> Option<End> {
+        if let Some(side) = self.flagged {
+            return Some(End::Time(side));
+        }
         let r = &self.rules;
         let b = self.board();
         for side in [Side::South, Side::North] {
@@ -373,13 +387,77 @@ impl Game {
         let [s, n] = b.captured;
         let left = b.seeds();
         Some(match self.end()? {
-            End::Won(_) | End::Draw => [2 * s, 2 * n],
+            End::Won(_) | End::Draw | End::Time(_) => [2 * s, 2 * n],
             End::Repetition | End::NoCaptureLimit(_) => [2 * s + left, 2 * n + left],
             End::CannotFeed(Side::South) => [2 * (s + left), 2 * n],
             End::CannotFeed(Side::North) => [2 * s, 2 * (n + left)],
             End::NoSeeds(Side::South) => [2 * s, 2 * (n + left)],
             End::NoSeeds(Side::North) => [2 * (s + left), 2 * n],
         })
+    }
+
+    /// The winner once the game ended: `Some(side)`, or `None` for a draw
+    /// (equal final scores).
+    pub fn winner(&self) -> Option<Option<Side>> {
+        if let End::Time(side) = self.end()? {
+            return Some(Some(side.other()));
+        }
+        let [s, n] = self.final_half_seeds()?;
+        Some(match s.cmp(&n) {
+            std::cmp::Ordering::Greater => Some(Side::South),
+            std::cmp::Ordering::Less => Some(Side::North),
+            std::cmp::Ordering::Equal => None,
+        })
+    }
+
+    /// A sentence on how the game ended, with the final score and the
+    /// winner, e.g. "North has captured more than half of the seeds; South
+    /// 22, North 26: North wins".
+    pub fn result(&self) -> Option<String> {
+        let end = self.end()?;
+        let [s, n] = self.final_half_seeds()?;
+        let half = |h: u32| {
+            if h % 2 == 0 {
+                (h / 2).to_string()
+            } else {
+                format!("{}.5", h / 2)
+            }
+        };
+        let who = match self.winner()? {
+            Some(w) => format!("{} wins", w.name()),
+            None => "a draw".to_string(),
+        };
+        Some(format!(
+            "{}; South {}, North {}: {who}",
+            end.describe(),
+            half(s),
+            half(n)
+        ))
+    }
+
+    /// Ends the game: `side` ran out of time.
+    pub fn flag(&mut self, side: Side) {
+        self.flagged = Some(side);
+    }
+
+    /// The positions before the current one since the last capture, oldest
+    /// first, each seen from its own mover: what a search needs to see
+    /// repetitions.
+    pub fn history(&self) -> Vec<Position> {
+        let n = self.board().seeds();
+        let last = self.boards.len() - 1;
+        let since = self.boards[..last]
+            .iter()
+            .rposition(|o| o.seeds() != n)
+            .map_or(0, |i| i + 1);
+        self.boards[since..last].iter().map(|b| b.position()).collect()
+    }
+
+    /// Sets the comment the record writes after the last move.
+    pub fn note(&mut self, note: impl Into<String>) {
+        if let Some(last) = self.notes.last_mut() {
+            *last = note.into();
+        }
     }
 
     /// Plays the move with this label.
@@ -391,6 +469,7 @@ impl Game {
         let pit = b.pit_of(&self.rules, label)?;
         let (next, captured) = b.play(&self.rules, pit);
         self.labels.push(b.to_move.label(pit));
+        self.notes.push(String::new());
         self.boards.push(next);
         Ok(captured)
     }
@@ -398,7 +477,9 @@ impl Game {
     /// Takes the last move back.
     pub fn undo(&mut self) -> Result<char> {
         let label = self.labels.pop().ok_or(Error::NothingToUndo)?;
+        self.notes.pop();
         self.boards.pop();
+        self.flagged = None;
         Ok(label)
     }
 
@@ -413,9 +494,16 @@ impl Game {
             s.captured[0],
             s.captured[1]
         );
-        for l in &self.labels {
+        for (l, note) in self.labels.iter().zip(&self.notes) {
             out.push(*l);
+            if !note.is_empty() {
+                out.push_str("  # ");
+                out.push_str(note);
+            }
             out.push('\n');
+        }
+        if let Some(r) = self.result() {
+            out.push_str(&format!("# end: {r}\n"));
         }
         out
     }
@@ -556,100 +644,144 @@ pub fn best_labels(worths: &[MoveWorth]) -> Option<Vec<char>> {
     )
 }
 
-/// The computer's move.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// The computer's move and the search behind it.
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Choice {
     /// The label played.
     pub label: char,
-    /// Its worth: exact from the database, or the search's estimate.
+    /// Its worth: seeds the mover will still capture minus the opponent's;
+    /// exact from the tables, or the search's estimate.
     pub worth: i32,
     /// Whether the worth is exact.
     pub exact: bool,
-    /// Plies searched (0 when exact).
-    pub depth: u32,
+    /// The search's figures (depth 0: every move's worth came from the
+    /// tables).
+    pub search: Outcome,
+    /// The principal variation as labels, this move first.
+    pub line: Vec<char>,
 }
 
-/// The computer's move in `game`: a best move from the database when it
-/// knows every move's worth, else the best move of a `depth`-ply alpha-beta
-/// search; among equals the lowest label. `None` when the game is over.
-pub fn choose(db: &Database, game: &Game, depth: u32) -> Result<Option<Choice>> {
+/// The labels of a line of pits from `board`'s side to move: the mover's
+/// and the opponent's pits in turn.
+pub fn line_labels(side: Side, pits: &[u8]) -> Vec<char> {
+    pits.iter()
+        .enumerate()
+        .map(|(i, &p)| {
+            let s = if i % 2 == 0 { side } else { side.other() };
+            s.label(p as usize)
+        })
+        .collect()
+}
+
+/// The computer's move in `game` by `engine` within `limits`: a best move of
+/// the tables at once where every move leads into a layer it reads (the
+/// lowest label among equals), else the search's; `report` sees each
+/// completed iteration. `None` when the game is over.
+pub fn choose(
+    engine: &Engine,
+    game: &Game,
+    limits: Limits,
+    report: impl FnMut(&Outcome),
+) -> Result<Option<Choice>> {
     if game.end().is_some() {
         return Ok(None);
     }
+    crate::store::rules_agree(
+        Path::new("(search)"),
+        engine.rules(),
+        game.rules(),
+        " (the game's rule set)",
+    )?;
     let board = game.board();
-    let worths = move_worths(db, game)?;
-    if let Some(best) = best_labels(&worths) {
-        let label = best[0];
-        let worth = worths
-            .iter()
-            .find(|w| w.label == label)
-            .and_then(|w| w.worth)
-            .expect("known");
-        return Ok(Some(Choice {
-            label,
-            worth: worth as i32,
-            exact: true,
-            depth: 0,
-        }));
-    }
-    let depth = depth.max(1);
-    let p = board.position();
-    let mut best: Option<(i32, char)> = None;
-    let rules = game.rules();
-    for m in p.moves(rules).legal() {
-        let v = m.captured as i32 - negamax(db, rules, &m.child, depth - 1, -64, 64)?;
-        let label = board.to_move.label(m.pit as usize);
-        if best.map_or(true, |(b, _)| v > b) {
-            best = Some((v, label));
-        }
-    }
-    Ok(best.map(|(worth, label)| Choice {
-        label,
-        worth,
-        exact: false,
-        depth,
+    let o = engine.search(&board.position(), &game.history(), limits, report)?;
+    Ok(Some(Choice {
+        label: board.to_move.label(o.pit as usize),
+        worth: o.value,
+        exact: o.exact,
+        line: line_labels(board.to_move, &o.pv),
+        search: o,
     }))
 }
 
-/// The value of `p` for its mover: exact where the database holds it, else
-/// searched `depth` plies deep by alpha-beta within `(alpha, beta)`, with
-/// unexplored futures worth 0.
-fn negamax(
-    db: &Database,
-    rules: &Rules,
-    p: &Position,
-    depth: u32,
-    mut alpha: i32,
-    beta: i32,
-) -> Result<i32> {
-    let n = p.seeds() as i32;
-    if p.moves(rules).legal().next().is_none() {
-        // No legal move: each side takes its own row.
-        return Ok(p.final_score());
-    }
-    if p.is_indexable() {
-        match db.score(p) {
-            Ok(s) => return Ok(s as i32),
-            Err(Error::MissingLayer { .. }) => {}
-            Err(e) => return Err(e),
+/// A computer player: its search, its clock (none: unbounded in time) and
+/// its deepest search.
+pub struct Player<'d> {
+    /// The search, with the tables it reads and its transposition table.
+    pub engine: Engine<'d>,
+    /// Its clock.
+    pub clock: Option<Clock>,
+    /// The deepest search, in plies.
+    pub depth: u32,
+    /// Time its moves took, in all.
+    pub used: Duration,
+}
+
+/// Time kept back from every move's budget for the work around the search.
+const MARGIN: Duration = Duration::from_millis(20);
+
+impl<'d> Player<'d> {
+    /// A player searching at most `depth` plies, within `clock` if given.
+    pub fn new(engine: Engine<'d>, clock: Option<TimeControl>, depth: u32) -> Player<'d> {
+        Player {
+            engine,
+            clock: clock.map(Clock::new),
+            depth,
+            used: Duration::ZERO,
         }
     }
-    if depth == 0 {
-        return Ok(0);
+
+    /// The limits of its next search.
+    pub fn limits(&self) -> Limits {
+        match &self.clock {
+            Some(c) => Limits::timed(c.budget(MARGIN), self.depth),
+            None => Limits::depth(self.depth),
+        }
     }
-    let mut best = i32::MIN;
-    for m in p.moves(rules).legal() {
-        let c = m.captured as i32;
-        let v = if m.child.mover_seeds() == 0 {
-            n
-        } else {
-            c - negamax(db, rules, &m.child, depth - 1, c - beta, c - alpha)?
+
+    /// Chooses a move in `game` and plays it, charging its clock the whole
+    /// time taken; the record notes the search's figures. `None` when the
+    /// game is over. A player out of time loses the game (the move is not
+    /// played).
+    pub fn move_in(
+        &mut self,
+        game: &mut Game,
+        report: impl FnMut(&Outcome),
+    ) -> Result<Option<(Choice, Duration)>> {
+        let started = Instant::now();
+        let side = game.board().to_move;
+        let Some(c) = choose(&self.engine, game, self.limits(), report)? else {
+            return Ok(None);
         };
-        best = best.max(v);
-        alpha = alpha.max(v);
-        if alpha >= beta {
-            break;
+        let took = started.elapsed();
+        self.used += took;
+        if let Some(clock) = &mut self.clock {
+            if !clock.charge(took) {
+                game.flag(side);
+                return Ok(Some((c, took)));
+            }
+        }
+        game.play(&c.label.to_string())?;
+        game.note(c.note(took));
+        Ok(Some((c, took)))
+    }
+}
+
+impl Choice {
+    /// The search's figures in a few words, for the record.
+    pub fn note(&self, took: Duration) -> String {
+        let o = &self.search;
+        let line: String = self.line.iter().map(|c| c.to_string()).collect::<Vec<_>>().join(" ");
+        if o.depth == 0 {
+            format!("{:+} exact (tables); {:.3} s; line {line}", self.worth, took.as_secs_f64())
+        } else {
+            format!(
+                "{:+}{} depth {} nodes {} {:.3} s; line {line}",
+                self.worth,
+                if self.exact { " exact" } else { "" },
+                o.depth,
+                o.nodes,
+                took.as_secs_f64()
+            )
         }
     }
-    Ok(best)
 }

@@ -19,8 +19,8 @@
 //!
 //! ```text
 //! rules -> index -> solve -> build -> store -> probe -> verify
-//!                     |        \-> pack, codec  /        recover, stats, game
-//!                   comm
+//!                     |        \-> pack, codec  /  \      recover, stats
+//!                   comm                         search -> game
 //! ```
 //!
 //! * [`rules`]: positions, sowing, captures, the awari legality rule,
@@ -44,8 +44,11 @@
 //! * [`verify`]: the checks: against an oracle folder, move facts,
 //!   known-good checksums, and the Bellman consistency check.
 //! * [`recover`]: a lost manifest rebuilt from the tables; [`stats`]:
-//!   per-layer figures; [`game`]: games, move by move, with the
-//!   database's worth of each move.
+//!   per-layer figures.
+//! * [`search`]: the player's search above the built layers (iterative
+//!   deepening, transposition table, threads, time limits; the tables cut
+//!   the tree); [`game`]: games, move by move, their ends and records, and
+//!   the computer's move.
 //! * [`error`]: the one error type, [`Error`], and its [`ErrorKind`].
 //! * [`format`](mod@format): names and checksums shared by the files; [`mem`]: memory
 //!   figures and buffers; [`fault`]: named fault points for crash tests.
@@ -69,6 +72,7 @@ pub mod pack;
 pub mod probe;
 pub mod recover;
 pub mod rules;
+pub mod search;
 pub mod solve;
 pub mod stats;
 pub mod store;

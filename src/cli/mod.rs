@@ -5,7 +5,9 @@ mod bench;
 mod board;
 mod build;
 mod compress;
+mod matches;
 mod play;
+mod player;
 mod query;
 mod recover;
 mod rules;
@@ -58,6 +60,9 @@ enum Command {
     /// Play a game against perfect play from the database (or between two
     /// people, or two computers).
     Play(play::PlayArgs),
+    /// Games between two computer players: wins, draws, losses, the score
+    /// and an Elo difference; every game's record.
+    Match(matches::MatchArgs),
     /// Rebuild a deleted or damaged manifest.json from the tables, trusting
     /// a layer only if it equals known-good checksums or passes the Bellman
     /// check.
@@ -330,6 +335,7 @@ pub fn run() -> i32 {
         Command::Decompress(a) => compress::run_decompress(a),
         Command::Recover(a) => recover::run(a),
         Command::Play(a) => play::run(a),
+        Command::Match(a) => matches::run(a),
         Command::Stats(a) => stats::run(a),
         Command::Rules(a) => rules::run(a),
     };

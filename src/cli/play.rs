@@ -1,16 +1,20 @@
-//! `awari play`: a game against perfect play (or between two people, or
+//! `awari play`: a game against the computer (or between two people, or
 //! two computers), one command per line; the same on a terminal and from a
-//! script (no escape codes are printed).
+//! script (no escape codes are printed). `--protocol` is the line protocol
+//! for other programs.
 
 use super::board::parse_board;
+use super::player::{self, clock_time, iteration_line, move_line, Spec};
 use super::Failure;
-use awari_egdb::game::{self, Board, Game, Side};
+use awari_egdb::game::{self, Board, Game, Player, Side};
 use awari_egdb::probe::Database;
 use awari_egdb::rules::Rules;
+use awari_egdb::search::{Budget, Engine, Limits, Settings, MAX_DEPTH};
 use awari_egdb::Error;
 use clap::{Args, ValueEnum};
 use std::io::{BufRead, IsTerminal, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
 enum Computer {
@@ -23,10 +27,16 @@ enum Computer {
 #[derive(Args)]
 #[command(after_help = concat!(
     "Commands, one per line: a pit label (A..F for South, a..f for North) plays it; ",
-    "undo takes the last move back (repeatable); go lets the computer move for the side to move; ",
+    "undo takes moves back to your last turn (repeatable); go lets the computer move for the side to move; ",
     "hint shows the best moves; save FILE writes the game record; load FILE reads one; ",
-    "help; quit. The computer plays a best move from the database, the lowest label among equals; ",
-    "where the layers are not built it searches --depth plies and says its move is not exact.\n\n",
+    "help; quit. On a terminal a bad line is refused and the game goes on; from a script the first ",
+    "bad line stops the game (exit 2) naming it.\n\n",
+    "The computer plays a best move of the tables at once where every move leads into a built layer; ",
+    "elsewhere it searches (iterative deepening, exact wherever the tables are reached) within its clock: ",
+    "each move's budget is a share of the time left, never more than a quarter of it.\n\n",
+    "--protocol, for programs: read one move label per line (or quit); print `info depth D value V ",
+    "[exact] nodes N nps R time S line L...` for each search iteration, `move L` for each computer move ",
+    "and `end SENTENCE` when the game ends.\n\n",
     "Exit status: 0 success; 1 a check failed (a damaged table); 2 bad input or an I/O error ",
     "(one line on stderr starting with 'awari:')."
 ))]
@@ -58,13 +68,38 @@ pub struct PlayArgs {
     /// Which sides the computer plays.
     #[arg(long, value_enum, default_value = "north")]
     computer: Computer,
-    /// Plies the computer searches where the database has no answer.
-    #[arg(long, value_name = "N", default_value_t = 6)]
-    depth: u32,
+    /// The computer's time per side per game, with an optional increment
+    /// per move: 30m, 90s, 5m+2s; `none`: no clock (give --depth). A
+    /// person's time is not limited.
+    #[arg(long, value_name = "TIME", default_value = "30m")]
+    clock: String,
+    /// The deepest search, in plies (1..=100; default: as deep as the
+    /// clock allows). Each iteration taking over a second is shown.
+    #[arg(long, value_name = "N")]
+    depth: Option<u32>,
+    /// Search threads per computer side.
+    #[arg(long, value_name = "T", default_value_t = 1)]
+    threads: usize,
+    /// MiB of transposition table per computer side.
+    #[arg(long, value_name = "MIB", default_value_t = 64)]
+    hash: usize,
+    /// The layers the computer reads: all, none, or N (layers 0..=N).
+    #[arg(long, value_name = "N", default_value = "all")]
+    tables: String,
+    /// Write the game record to FILE after every move (written to a
+    /// temporary name, then renamed).
+    #[arg(long, value_name = "FILE")]
+    record: Option<PathBuf>,
+    /// Show every iteration of every search.
+    #[arg(long)]
+    verbose: bool,
+    /// The line protocol for programs (see below).
+    #[arg(long)]
+    protocol: bool,
 }
 
-/// A game record, which must follow the folder's rule set.
-fn read_game(path: &PathBuf, rules: &Rules) -> Result<Game, String> {
+/// A game record, which must follow the game's rule set.
+fn read_game(path: &Path, rules: &Rules) -> Result<Game, String> {
     let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
     let g = Game::from_record(&text).map_err(|e| format!("{}: {e}", path.display()))?;
     if g.rules() != rules {
@@ -113,194 +148,331 @@ fn computer_plays(c: Computer, side: Side) -> bool {
     )
 }
 
-fn half(h: u32) -> String {
-    if h % 2 == 0 {
-        (h / 2).to_string()
-    } else {
-        format!("{}.5", h / 2)
+fn index(side: Side) -> usize {
+    match side {
+        Side::South => 0,
+        Side::North => 1,
     }
 }
 
-/// The board, and for the side to move the worth of every legal move.
-fn show(db: &Database, g: &Game, c: Computer) -> Result<(), Failure> {
-    let b = g.board();
-    print!("{}", b.diagram());
-    if let Some(end) = g.end() {
-        let [s, n] = g.final_half_seeds().expect("ended");
-        println!("game over: {}", end.describe());
-        println!("final score: South {}, North {}", half(s), half(n));
-        return Ok(());
-    }
-    let who = if computer_plays(c, b.to_move) {
-        " (computer)"
-    } else {
-        ""
-    };
-    let worths = game::move_worths(db, g)?;
-    let parts: Vec<String> = worths
-        .iter()
-        .map(|w| match (w.worth, w.missing_layer) {
-            (Some(v), _) => format!("{} {v:+}", w.label),
-            (None, Some(l)) => format!("{} (layer {l} not built)", w.label),
-            _ => w.label.to_string(),
-        })
-        .collect();
-    println!(
-        "{}{who}: worth of each move (seeds it will still win minus the opponent's): {}",
-        b.to_move.name(),
-        parts.join("  ")
-    );
-    match game::best_labels(&worths) {
-        Some(best) => {
-            let best: Vec<String> = best.iter().map(|c| c.to_string()).collect();
-            println!("best: {}", best.join(", "));
+/// The session: the game, the two sides' players and what is printed.
+struct Session<'d> {
+    a: &'d PlayArgs,
+    db: &'d Database,
+    rules: Rules,
+    g: Game,
+    /// The computer of each side (also for `go` and `hint`).
+    players: [Player<'d>; 2],
+}
+
+impl<'d> Session<'d> {
+    fn say(&self, s: &str) {
+        if !self.a.protocol {
+            println!("{s}");
         }
-        None => println!("best: unknown (a layer these moves lead to is not built)"),
     }
-    Ok(())
-}
 
-fn computer_move(db: &Database, g: &mut Game, depth: u32) -> Result<(), Failure> {
-    let side = g.board().to_move;
-    if let Some(c) = game::choose(db, g, depth)? {
-        g.play(&c.label.to_string())
-            .map_err(|e| Failure::usage(e.to_string()))?;
-        if c.exact {
-            println!(
-                "{} plays {} (worth {:+}, exact)",
-                side.name(),
-                c.label,
-                c.worth
-            );
+    /// The board, and for the side to move the worth of every legal move.
+    fn show(&self) -> Result<(), Failure> {
+        if self.a.protocol {
+            if let Some(r) = self.g.result() {
+                println!("end {r}");
+            }
+            return Ok(());
+        }
+        let b = self.g.board();
+        print!("{}", b.diagram());
+        if let Some(r) = self.g.result() {
+            let (sentence, score) = r.split_once("; ").unwrap_or((&r, ""));
+            println!("game over: {sentence}");
+            println!("final score: {score}");
+            return Ok(());
+        }
+        let who = if computer_plays(self.a.computer, b.to_move) {
+            " (computer)"
         } else {
-            println!(
-                "{} plays {} (searched {} plies: worth about {:+}; not exact, the layers are not built)",
-                side.name(),
-                c.label,
-                c.depth,
-                c.worth
-            );
+            ""
+        };
+        let worths = game::move_worths(self.db, &self.g)?;
+        let mut missing: Vec<u32> = worths.iter().filter_map(|w| w.missing_layer).collect();
+        missing.sort_unstable();
+        missing.dedup();
+        let parts: Vec<String> = worths
+            .iter()
+            .map(|w| match w.worth {
+                Some(v) => format!("{} {v:+}", w.label),
+                None => format!("{} ?", w.label),
+            })
+            .collect();
+        let note = match missing.len() {
+            0 => String::new(),
+            1 => format!(" (? layer {} not built)", missing[0]),
+            _ => format!(
+                " (? layers {} not built)",
+                missing
+                    .iter()
+                    .map(u32::to_string)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        };
+        println!(
+            "{}{who}: worth of each move (seeds it will still win minus the opponent's): {}{note}",
+            b.to_move.name(),
+            parts.join("  ")
+        );
+        match game::best_labels(&worths) {
+            Some(best) => {
+                let best: Vec<String> = best.iter().map(|c| c.to_string()).collect();
+                println!("best: {}", best.join(", "));
+            }
+            None => println!("best: unknown (the computer searches)"),
         }
+        Ok(())
     }
-    Ok(())
+
+    /// Writes the record to `--record`, if given.
+    fn keep(&self) -> Result<(), Failure> {
+        if let Some(path) = &self.a.record {
+            awari_egdb::store::write_atomic(path, self.g.record().as_bytes())?;
+        }
+        Ok(())
+    }
+
+    /// The computer moves for the side to move.
+    fn computer_move(&mut self) -> Result<(), Failure> {
+        let side = self.g.board().to_move;
+        let (protocol, verbose) = (self.a.protocol, self.a.verbose);
+        let p = &mut self.players[index(side)];
+        let moved = p.move_in(&mut self.g, |o| {
+            if protocol {
+                println!("info {}", iteration_line(side, o));
+            } else if verbose || o.elapsed >= Duration::from_secs(1) {
+                println!("  {}", iteration_line(side, o));
+            }
+            let _ = std::io::stdout().flush();
+        })?;
+        let left = p.clock.as_ref().map(|c| c.left());
+        if let Some((c, took)) = moved {
+            if self.g.end() == Some(game::End::Time(side)) {
+                self.say(&format!(
+                    "{} ran out of time ({} for its move)",
+                    side.name(),
+                    clock_time(took)
+                ));
+            } else if protocol {
+                println!("move {}", c.label);
+            } else {
+                println!("{}", move_line(side, &c, took, left));
+            }
+        }
+        self.keep()?;
+        self.show()
+    }
+
+    /// A person's move (or a bad line's error).
+    fn person_move(&mut self, label: &str) -> Result<(), Error> {
+        let side = self.g.board().to_move;
+        let c = self.g.play(label)?;
+        self.say(&format!(
+            "{} plays {label}{}",
+            side.name(),
+            if c > 0 {
+                format!(", captures {c}")
+            } else {
+                String::new()
+            }
+        ));
+        Ok(())
+    }
 }
 
 const HELP: &str = "commands: a pit label (A..F South, a..f North) | undo | go | hint | save FILE | load FILE | help | quit";
 
 pub fn run(a: PlayArgs) -> Result<(), Failure> {
     let rules = a.db.rules()?;
+    let clock = player::parse_clock("--clock", &a.clock)?;
+    let tables = player::parse_tables("--tables", &a.tables)?;
+    let threads = player::check_threads("--threads", a.threads)?;
+    let depth = match a.depth {
+        Some(d) => player::check_depth("--depth", d)?,
+        None if clock.is_none() => {
+            return Err(Failure::usage(
+                "--clock none: give --depth N too, or the search has no bound",
+            ))
+        }
+        None => MAX_DEPTH,
+    };
+    if a.hash == 0 {
+        return Err(Failure::usage("--hash must be at least 1 (MiB)"));
+    }
     let dir = a.db.path();
     let db = match Database::open(&dir) {
         Ok(db) => db,
         // No tables: play by the rule set, the computer searching.
         Err(e @ (Error::NoSuchFolder(_) | Error::NoTables(_))) => {
-            eprintln!(
-                "awari: note: {e}; playing without tables, the computer searches --depth plies"
-            );
+            eprintln!("awari: note: {e}; playing without tables, the computer searches");
             Database::from_tables_of::<Vec<u8>>(&rules, Vec::new())?
         }
         Err(e) => return Err(e.into()),
     };
-    let mut g = start(&a, &rules)?;
-    println!("rules: {rules} (`awari rules {rules}` shows them)");
-    let interactive = std::io::stdin().is_terminal();
+    let g = start(&a, &rules)?;
+    let settings = Settings {
+        tables,
+        threads,
+        hash_bytes: a.hash << 20,
+    };
+    let player = || -> Result<Player, Failure> {
+        Ok(Player::new(Engine::new(&db, rules, settings)?, clock, depth))
+    };
+    let mut s = Session {
+        a: &a,
+        db: &db,
+        rules,
+        g,
+        players: [player()?, player()?],
+    };
+    let spec = Spec {
+        clock,
+        depth,
+        tables,
+        threads,
+        hash_mib: a.hash,
+    };
+    s.say(&format!("rules: {rules} (`awari rules {rules}` shows them)"));
+    if a.computer != Computer::None {
+        s.say(&format!("computer: {}", spec.describe()));
+    }
+    let interactive = std::io::stdin().is_terminal() && !a.protocol;
     let stdin = std::io::stdin();
-    let mut lines = stdin.lock().lines();
-    // The computer moves on its turn, except right after an undo or a load
-    // (until `go` or a move of the other side).
+    let mut lines = stdin.lock().lines().enumerate();
+    // The computer moves on its turn, except right after a load (until
+    // `go` or a move of the other side).
     let mut auto = true;
-    show(&db, &g, a.computer)?;
+    s.keep()?;
+    s.show()?;
     loop {
-        if g.end().is_none() && auto && computer_plays(a.computer, g.board().to_move) {
-            computer_move(&db, &mut g, a.depth)?;
-            show(&db, &g, a.computer)?;
+        if s.g.end().is_none() && auto && computer_plays(a.computer, s.g.board().to_move) {
+            s.computer_move()?;
             continue;
         }
-        if g.end().is_some() && a.computer == Computer::Both {
+        if s.g.end().is_some() && a.computer == Computer::Both {
             return Ok(());
         }
         if interactive {
             print!("> ");
         }
         let _ = std::io::stdout().flush();
-        let Some(line) = lines.next() else {
+        let Some((i, line)) = lines.next() else {
             return Ok(());
         };
-        let line = line.map_err(|e| Failure::usage(format!("reading standard input: {e}")))?;
-        let line = line
-            .split('#')
-            .next()
-            .unwrap_or_default()
-            .trim()
-            .to_string();
-        let (cmd, arg) = match line.split_once(char::is_whitespace) {
-            Some((c, r)) => (c, r.trim()),
-            None => (line.as_str(), ""),
+        let raw = line.map_err(|e| Failure::usage(format!("reading standard input: {e}")))?;
+        let line = raw.split('#').next().unwrap_or_default().trim().to_string();
+        let words: Vec<&str> = line.split_whitespace().collect();
+        // A bad line: asked again on a terminal; from a script, the end.
+        let bad = |msg: String| -> Result<(), Failure> {
+            if interactive {
+                eprintln!("awari: {msg}");
+                Ok(())
+            } else {
+                Err(Failure::usage(format!("line {}: '{}': {msg}", i + 1, raw.trim())))
+            }
         };
-        match cmd {
-            "" => continue,
-            "quit" | "exit" => return Ok(()),
-            "help" => println!("{HELP}"),
-            "undo" => match g.undo() {
-                Ok(l) => {
-                    println!("took back {l}");
-                    auto = false;
-                    show(&db, &g, a.computer)?;
+        match words[..] {
+            [] => continue,
+            ["quit" | "exit"] => return Ok(()),
+            ["help"] if !a.protocol => println!("{HELP}"),
+            ["undo"] if !a.protocol => {
+                // Back to the last turn of a person (one move if the
+                // computer plays neither side or both).
+                let mut taken = Vec::new();
+                loop {
+                    match s.g.undo() {
+                        Ok(l) => taken.push(l.to_string()),
+                        Err(e) if taken.is_empty() => {
+                            bad(e.to_string())?;
+                            break;
+                        }
+                        Err(_) => break,
+                    }
+                    let to_move = s.g.board().to_move;
+                    if a.computer == Computer::Both || !computer_plays(a.computer, to_move) {
+                        break;
+                    }
                 }
-                Err(e) => eprintln!("awari: {e}"),
-            },
-            "go" => {
-                auto = true;
-                if g.end().is_none() {
-                    computer_move(&db, &mut g, a.depth)?;
-                    show(&db, &g, a.computer)?;
+                if !taken.is_empty() {
+                    println!("took back {}", taken.join(", "));
+                    auto = a.computer != Computer::Both;
+                    s.keep()?;
+                    s.show()?;
                 }
             }
-            "hint" => {
-                if let Some(c) = game::choose(&db, &g, a.depth)? {
+            ["go"] if !a.protocol => {
+                auto = true;
+                if s.g.end().is_none() {
+                    s.computer_move()?;
+                }
+            }
+            ["hint"] if !a.protocol => {
+                let side = s.g.board().to_move;
+                let engine = &s.players[index(side)].engine;
+                let limits = Limits::timed(
+                    Budget {
+                        soft: Duration::from_secs(1),
+                        hard: Duration::from_secs(3),
+                    },
+                    depth,
+                );
+                if let Some(c) = game::choose(engine, &s.g, limits, |_| {})? {
                     println!(
                         "hint: {} (worth {:+}{})",
                         c.label,
                         c.worth,
                         if c.exact {
-                            ", exact"
+                            ", exact".to_string()
                         } else {
-                            ", searched: not exact"
+                            format!(", searched {} plies: not exact", c.search.depth)
                         }
                     );
                 }
             }
-            "save" if !arg.is_empty() => match std::fs::write(arg, g.record()) {
-                Ok(()) => println!("saved {} move(s) to {arg}", g.moves().len()),
-                Err(e) => eprintln!("awari: {arg}: {e}"),
-            },
-            "load" if !arg.is_empty() => match read_game(&PathBuf::from(arg), &rules) {
+            ["save", file] if !a.protocol => {
+                match awari_egdb::store::write_atomic(Path::new(file), s.g.record().as_bytes()) {
+                    Ok(()) => println!("saved {} move(s) to {file}", s.g.moves().len()),
+                    Err(e) => bad(e.to_string())?,
+                }
+            }
+            ["load", file] if !a.protocol => match read_game(Path::new(file), &s.rules) {
                 Ok(loaded) => {
-                    g = loaded;
+                    s.g = loaded;
                     auto = false;
-                    println!("loaded {} move(s) from {arg}", g.moves().len());
-                    show(&db, &g, a.computer)?;
+                    for p in &s.players {
+                        p.engine.clear();
+                    }
+                    println!("loaded {} move(s) from {file}", s.g.moves().len());
+                    s.keep()?;
+                    s.show()?;
                 }
-                Err(e) => eprintln!("awari: {e}"),
+                Err(e) => bad(e)?,
             },
-            "save" | "load" => eprintln!("awari: {cmd} needs a file name"),
-            label => match g.play(label) {
-                Ok(c) => {
-                    let side = g.board().to_move.other();
-                    println!(
-                        "{} plays {label}{}",
-                        side.name(),
-                        if c > 0 {
-                            format!(", captures {c}")
-                        } else {
-                            String::new()
-                        }
-                    );
+            ["save" | "load"] if !a.protocol => bad("save and load need one file name".into())?,
+            [label] => match s.person_move(label) {
+                Ok(()) => {
                     auto = true;
-                    show(&db, &g, a.computer)?;
+                    s.keep()?;
+                    s.show()?;
                 }
-                Err(e) => eprintln!("awari: {e} ({HELP})"),
+                Err(e) => bad(if a.protocol {
+                    e.to_string()
+                } else {
+                    format!("{e} ({HELP})")
+                })?,
             },
+            _ => bad(if a.protocol {
+                "one move label per line".into()
+            } else {
+                format!("one command per line ({HELP})")
+            })?,
         }
     }
 }

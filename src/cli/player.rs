@@ -1,0 +1,235 @@
+//! A computer player's settings as `awari play` and `awari match` take
+//! them, and the lines that show its search.
+
+use super::Failure;
+use awari_egdb::game::{Choice, Side};
+use awari_egdb::search::{Outcome, Tables, TimeControl, MAX_DEPTH};
+use std::time::Duration;
+
+/// A player's settings.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Spec {
+    /// `None`: no clock (the depth bounds the search).
+    pub clock: Option<TimeControl>,
+    pub depth: u32,
+    pub tables: Tables,
+    pub threads: usize,
+    pub hash_mib: usize,
+}
+
+impl Default for Spec {
+    fn default() -> Self {
+        Spec {
+            clock: Some(TimeControl {
+                base: Duration::from_secs(30 * 60),
+                increment: Duration::ZERO,
+            }),
+            depth: MAX_DEPTH,
+            tables: Tables::All,
+            threads: 1,
+            hash_mib: 64,
+        }
+    }
+}
+
+/// `--clock`: a time control, or `none`.
+pub fn parse_clock(flag: &str, s: &str) -> Result<Option<TimeControl>, Failure> {
+    if s == "none" {
+        return Ok(None);
+    }
+    s.parse()
+        .map(Some)
+        .map_err(|e| Failure::usage(format!("{flag} '{s}': {e}, or none")))
+}
+
+/// `--tables`: all, none, or N (layers 0..=N).
+pub fn parse_tables(flag: &str, s: &str) -> Result<Tables, Failure> {
+    match s {
+        "all" => Ok(Tables::All),
+        "none" => Ok(Tables::None),
+        n => n
+            .parse::<u32>()
+            .ok()
+            .filter(|&n| n <= 48)
+            .map(Tables::UpTo)
+            .ok_or_else(|| {
+                Failure::usage(format!(
+                    "{flag} '{s}': give all, none, or N from 0 to 48 (layers 0..=N)"
+                ))
+            }),
+    }
+}
+
+/// `--depth`: 1..=100.
+pub fn check_depth(flag: &str, d: u32) -> Result<u32, Failure> {
+    if (1..=MAX_DEPTH).contains(&d) {
+        Ok(d)
+    } else {
+        Err(Failure::usage(format!(
+            "{flag} {d}: give a depth from 1 to {MAX_DEPTH} plies"
+        )))
+    }
+}
+
+/// `--threads` of a search: 1 up to 8 per core.
+pub fn check_threads(flag: &str, t: usize) -> Result<usize, Failure> {
+    let cores = std::thread::available_parallelism().map_or(1, |c| c.get());
+    if t == 0 || t > 8 * cores {
+        return Err(Failure::usage(format!(
+            "{flag} {t}: give 1 to {} threads (this machine has {cores} cores)",
+            8 * cores
+        )));
+    }
+    Ok(t)
+}
+
+impl Spec {
+    /// A player of `awari match`: comma-separated `key=value` settings,
+    /// e.g. `clock=1m,tables=24` or `depth=6,clock=none`.
+    pub fn parse(flag: &str, s: &str) -> Result<Spec, Failure> {
+        let mut spec = Spec::default();
+        for part in s.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+            let Some((k, v)) = part.split_once('=') else {
+                return Err(Failure::usage(format!(
+                    "{flag} '{s}': '{part}' is not key=value (keys: clock, depth, tables, threads, hash)"
+                )));
+            };
+            let what = format!("{flag} {k}=");
+            match k.trim() {
+                "clock" => spec.clock = parse_clock(&what, v.trim())?,
+                "depth" => {
+                    let d = v.trim().parse().map_err(|_| {
+                        Failure::usage(format!("{what}'{v}': give a number of plies"))
+                    })?;
+                    spec.depth = check_depth(&what, d)?;
+                }
+                "tables" => spec.tables = parse_tables(&what, v.trim())?,
+                "threads" => {
+                    let t = v.trim().parse().map_err(|_| {
+                        Failure::usage(format!("{what}'{v}': give a number of threads"))
+                    })?;
+                    spec.threads = check_threads(&what, t)?;
+                }
+                "hash" => {
+                    spec.hash_mib = v.trim().parse().ok().filter(|&m| m >= 1).ok_or_else(|| {
+                        Failure::usage(format!("{what}'{v}': give MiB of transposition table"))
+                    })?;
+                }
+                other => {
+                    return Err(Failure::usage(format!(
+                        "{flag} '{s}': unknown setting '{other}' (keys: clock, depth, tables, threads, hash)"
+                    )))
+                }
+            }
+        }
+        if spec.clock.is_none() && spec.depth == MAX_DEPTH {
+            return Err(Failure::usage(format!(
+                "{flag} '{s}': without a clock give a depth (depth=N), or the search has no bound"
+            )));
+        }
+        Ok(spec)
+    }
+
+    /// The settings in the words `parse` takes.
+    pub fn describe(&self) -> String {
+        let mut parts = vec![match &self.clock {
+            Some(c) => format!("clock={c}"),
+            None => "clock=none".into(),
+        }];
+        if self.depth != MAX_DEPTH {
+            parts.push(format!("depth={}", self.depth));
+        }
+        parts.push(match self.tables {
+            Tables::All => "tables=all".into(),
+            Tables::None => "tables=none".into(),
+            Tables::UpTo(n) => format!("tables={n}"),
+        });
+        if self.threads != 1 {
+            parts.push(format!("threads={}", self.threads));
+        }
+        parts.join(",")
+    }
+}
+
+/// A duration as m:ss.s.
+pub fn clock_time(d: Duration) -> String {
+    let s = d.as_secs_f64();
+    format!("{}:{:04.1}", (s / 60.0).floor() as u64, s % 60.0)
+}
+
+/// A count with a unit prefix (1.23M).
+pub fn count(n: f64) -> String {
+    if n >= 1e9 {
+        format!("{:.2}G", n / 1e9)
+    } else if n >= 1e6 {
+        format!("{:.2}M", n / 1e6)
+    } else if n >= 1e4 {
+        format!("{:.1}k", n / 1e3)
+    } else {
+        format!("{n:.0}")
+    }
+}
+
+/// One iteration of a search, in words: depth, value, nodes, speed, time
+/// and line.
+pub fn iteration_line(side: Side, o: &Outcome) -> String {
+    let line: Vec<String> = awari_egdb::game::line_labels(side, &o.pv)
+        .iter()
+        .map(char::to_string)
+        .collect();
+    format!(
+        "depth {} value {:+}{} nodes {} nps {} time {:.2} line {}",
+        o.depth,
+        o.value,
+        if o.exact { " exact" } else { "" },
+        o.nodes,
+        count(o.nodes_per_second()),
+        o.elapsed.as_secs_f64(),
+        line.join(" ")
+    )
+}
+
+/// A computer's move in words.
+pub fn move_line(side: Side, c: &Choice, took: Duration, left: Option<Duration>) -> String {
+    let left = left.map_or(String::new(), |l| format!(", clock {} left", clock_time(l)));
+    let line: Vec<String> = c.line.iter().map(char::to_string).collect();
+    let o = &c.search;
+    if o.depth == 0 {
+        return format!(
+            "{} plays {} (worth {:+}, exact: the tables{left})",
+            side.name(),
+            c.label,
+            c.worth
+        );
+    }
+    format!(
+        "{} plays {} (worth {}{:+}{}; searched {} plies, {} nodes in {:.2} s, {} nodes/s{left}; line {})",
+        side.name(),
+        c.label,
+        if c.exact { "" } else { "about " },
+        c.worth,
+        if c.exact { ", exact" } else { ", not exact" },
+        o.depth,
+        count(o.nodes as f64),
+        took.as_secs_f64(),
+        count(o.nodes_per_second()),
+        line.join(" ")
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn specs_parse_and_refuse() {
+        let s = Spec::parse("--a", "clock=1m,tables=24").unwrap();
+        assert_eq!(s.tables, Tables::UpTo(24));
+        assert_eq!(s.describe(), "clock=1m,tables=24");
+        let s = Spec::parse("--b", "depth=6, clock=none, tables=none").unwrap();
+        assert_eq!((s.depth, s.clock, s.tables), (6, None, Tables::None));
+        for bad in ["clock=none", "depth=0", "depth=x", "tables=49", "speed=3", "clock", "clock=5q"] {
+            assert!(Spec::parse("--a", bad).is_err(), "{bad}");
+        }
+    }
+}
