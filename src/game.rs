@@ -27,7 +27,11 @@
 //!    time (awari: the first repetition; abapa: the third occurrence):
 //!    play would go on forever, and the seeds left are split evenly;
 //! 6. `no_capture_limit` plies (abapa: 500) have passed without a capture:
-//!    the seeds left are split evenly.
+//!    the seeds left are split evenly;
+//! 7. a side's clock ran out ([`Game::flag`]): it loses.
+//!
+//! [`Game::result`] says how a game ended, with the final score and the
+//! winner; the record's last line (a comment) repeats it.
 //!
 //! A game started from a position with fewer than 48 seeds counts the
 //! seeds already off the board as captured: by default split evenly between
@@ -38,24 +42,27 @@
 //! A game record is text: `#` starts a comment; an optional first line
 //! `rules NAME` names the rule set (awari when absent); then `start`, the
 //! twelve pit counts `A`..`F` then `a`..`f`, and optionally `captured S N`;
-//! South moves first; then one move label per line.
+//! South moves first; then one move label per line, optionally followed by
+//! a comment (the computer's figures for that move).
 //!
 //! # The computer player
 //!
-//! Where the database holds the layers a move leads to, every move's worth
-//! is exact and the computer plays a best move; among equals, **the lowest
-//! label** (`A` before `B`, `a` before `b`), so games are reproducible.
-//! Elsewhere it searches [`Choice::depth`] plies by alpha-beta, over every
-//! legal move, scoring positions the database holds exactly and others as
-//! worth nothing more (only captures made within the search count); such a
-//! choice is marked not exact.
+//! A [`Player`] is a [`search::Engine`](crate::search::Engine) (the tables
+//! it may read, its transposition table), a clock and a deepest depth.
+//! Where every legal move leads into a layer it reads (or ends the game),
+//! it plays a best move of the tables at once, the lowest label among
+//! equals, so such games are reproducible; elsewhere it searches within the
+//! budget its clock gives the move ([`search::clock`](crate::search::clock))
+//! and says whether the value found is exact. [`Player::move_in`] charges
+//! the clock the whole time the move took and notes the search's figures in
+//! the record after the move (`c  # +3 exact (tables); 0.000 s; line c D`).
 
 use crate::error::{Error, Result};
 use crate::probe::Database;
-use crate::search::{Clock, Engine, Limits, Outcome, TimeControl};
-use std::time::{Duration, Instant};
 use crate::rules::{Position, Rules, PITS};
+use crate::search::{Budget, Clock, Engine, Limits, Outcome, TimeControl};
 use std::path::Path;
+use std::time::{Duration, Instant};
 
 /// One of the two players.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
@@ -450,7 +457,10 @@ impl Game {
             .iter()
             .rposition(|o| o.seeds() != n)
             .map_or(0, |i| i + 1);
-        self.boards[since..last].iter().map(|b| b.position()).collect()
+        self.boards[since..last]
+            .iter()
+            .map(|b| b.position())
+            .collect()
     }
 
     /// Sets the comment the record writes after the last move.
@@ -714,6 +724,8 @@ pub struct Player<'d> {
     pub depth: u32,
     /// Time its moves took, in all.
     pub used: Duration,
+    /// A fixed time for every move (within the clock, if any).
+    pub move_time: Option<Duration>,
 }
 
 /// Time kept back from every move's budget for the work around the search.
@@ -727,15 +739,22 @@ impl<'d> Player<'d> {
             clock: clock.map(Clock::new),
             depth,
             used: Duration::ZERO,
+            move_time: None,
         }
     }
 
     /// The limits of its next search.
     pub fn limits(&self) -> Limits {
-        match &self.clock {
-            Some(c) => Limits::timed(c.budget(MARGIN), self.depth),
-            None => Limits::depth(self.depth),
-        }
+        let budget = match (&self.clock, self.move_time) {
+            (Some(c), None) => c.budget(MARGIN),
+            (Some(c), Some(t)) => {
+                let t = t.min(c.budget(MARGIN).hard);
+                Budget { soft: t, hard: t }
+            }
+            (None, Some(t)) => Budget { soft: t, hard: t },
+            (None, None) => return Limits::depth(self.depth),
+        };
+        Limits::timed(budget, self.depth)
     }
 
     /// Chooses a move in `game` and plays it, charging its clock the whole
@@ -770,9 +789,18 @@ impl Choice {
     /// The search's figures in a few words, for the record.
     pub fn note(&self, took: Duration) -> String {
         let o = &self.search;
-        let line: String = self.line.iter().map(|c| c.to_string()).collect::<Vec<_>>().join(" ");
+        let line: String = self
+            .line
+            .iter()
+            .map(|c| c.to_string())
+            .collect::<Vec<_>>()
+            .join(" ");
         if o.depth == 0 {
-            format!("{:+} exact (tables); {:.3} s; line {line}", self.worth, took.as_secs_f64())
+            format!(
+                "{:+} exact (tables); {:.3} s; line {line}",
+                self.worth,
+                took.as_secs_f64()
+            )
         } else {
             format!(
                 "{:+}{} depth {} nodes {} {:.3} s; line {line}",

@@ -15,6 +15,8 @@
 //! interpreter lacks it; where that is impossible (no Python 3.11, no
 //! package index) the test says why and skips.
 
+mod common;
+
 use awari_egdb::rules::{Position, ABAPA};
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
@@ -223,4 +225,69 @@ fn openspiel_oware_plays_by_our_abapa_rules() {
         plies >= 100 * games as u64,
         "only {plies} plies in {games} games"
     );
+}
+
+/// Our player against OpenSpiel's bots through `tools/openspiel_match.py`
+/// and the line protocol of `awari play`: on abapa tables 0..=10, two short
+/// games against MCTS and one against OpenSpiel's alpha-beta, every move
+/// of ours legal for OpenSpiel, no game lost on time. (The 100-game
+/// matches of docs/player.md use the same tool with `--games 100 --clock
+/// 1m --simulations 10000`.)
+#[test]
+fn our_player_against_openspiel_bots() {
+    if let Err(why) = ensure_pyspiel() {
+        eprintln!("SKIPPED: OpenSpiel match: {why}");
+        return;
+    }
+    let dir = common::scratch("awari-openspiel-match-");
+    let mut opts = common::options(&dir, 10, false);
+    opts.rules = ABAPA;
+    awari_egdb::build::build(&opts, &awari_egdb::solve::Silent).expect("build abapa 0..=10");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    for bot in [
+        &[
+            "--bot",
+            "mcts",
+            "--simulations",
+            "300",
+            "--games",
+            "2",
+            "--jobs",
+            "2",
+        ][..],
+        &["--bot", "alphabeta", "--depth", "2", "--games", "1"][..],
+    ] {
+        let records = dir.join(format!("records-{}", bot[1]));
+        let out = python()
+            .arg(root.join("tools/openspiel_match.py"))
+            .args(["--awari", env!("CARGO_BIN_EXE_awari"), "--db"])
+            .arg(&dir)
+            .args(["--clock", "4s", "--records"])
+            .arg(&records)
+            .args(bot)
+            .output()
+            .expect("run tools/openspiel_match.py");
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            out.status.success(),
+            "{bot:?}: {text}{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let games: usize = bot[bot.iter().position(|&a| a == "--games").unwrap() + 1]
+            .parse()
+            .unwrap();
+        assert_eq!(
+            text.lines().filter(|l| l.starts_with("game ")).count(),
+            games,
+            "{text}"
+        );
+        assert!(text.contains("result: +"), "{text}");
+        assert!(text.contains("out of time in 0 game(s)"), "{text}");
+        for k in 1..=games {
+            let rec = std::fs::read_to_string(records.join(format!("game-{k:03}.txt"))).unwrap();
+            let g = awari_egdb::game::Game::from_record(&rec).unwrap();
+            assert_eq!(g.rules(), &ABAPA);
+            assert!(g.moves().len() > 4, "{rec}");
+        }
+    }
 }

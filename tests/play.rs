@@ -50,7 +50,7 @@ fn a_scripted_game_with_undo_save_load_and_computer_replies() {
     let rec1 = dir.join("empty.txt");
     let rec2 = dir.join("two.txt");
     let script = format!(
-        "F\nundo\nundo\nsave {}\nF\nsave {}\nload {}\nhint\nquit\n",
+        "F\nundo\nsave {}\nF\nsave {}\nload {}\nhint\nquit\n",
         rec1.display(),
         rec2.display(),
         rec2.display()
@@ -61,7 +61,7 @@ fn a_scripted_game_with_undo_save_load_and_computer_replies() {
     // The start as players see it: North's row on top, right to left.
     assert!(
         out.starts_with(
-            "rules: awari (`awari rules awari` shows them)\n     f  e  d  c  b  a\n    0  0  0  3  2  4    North: captured 16\n    1  1  1  1  1  2    South: captured 16\n     A  B  C  D  E  F\nSouth to move\n"
+            "rules: awari (`awari rules awari` shows them)\ncomputer: clock=30m,tables=all\n     f  e  d  c  b  a\n    0  0  0  3  2  4    North: captured 16\n    1  1  1  1  1  2    South: captured 16\n     A  B  C  D  E  F\nSouth to move\n"
         ),
         "{out}"
     );
@@ -76,14 +76,15 @@ fn a_scripted_game_with_undo_save_load_and_computer_replies() {
         out.contains("    1  1  1  1  1  0    South: captured 19\n"),
         "{out}"
     );
-    // The computer answers with its best move, exactly.
-    assert!(out.contains("North plays c (worth +3, exact)\n"), "{out}");
+    // The computer answers with its best move, exactly, at once.
     assert!(
-        out.contains("took back c\n") && out.contains("took back F\n"),
+        out.contains("North plays c (worth +3, exact: the tables, clock 29:"),
         "{out}"
     );
+    // One undo goes back to the person's turn: the reply and the move.
+    assert!(out.contains("took back c, F\n"), "{out}");
     assert_eq!(
-        out.matches("North plays c (worth +3, exact)").count(),
+        out.matches("North plays c (worth +3, exact").count(),
         2,
         "{out}"
     );
@@ -91,7 +92,10 @@ fn a_scripted_game_with_undo_save_load_and_computer_replies() {
     let r1 = std::fs::read_to_string(&rec1).unwrap();
     assert!(r1.ends_with(start) && r1.starts_with('#'), "{r1}");
     let r2 = std::fs::read_to_string(&rec2).unwrap();
-    assert!(r2.ends_with(&format!("{start}F\nc\n")), "{r2}");
+    assert!(
+        r2.contains(&format!("{start}F\nc  # +3 exact (tables)")),
+        "{r2}"
+    );
     assert!(out.contains("loaded 2 move(s)"), "{out}");
     // After the load South is to move; the hint is a best move.
     assert!(out.contains("hint: A (worth -3, exact)"), "{out}");
@@ -109,24 +113,80 @@ fn a_scripted_game_with_undo_save_load_and_computer_replies() {
     assert!(out.contains("South to move\n"), "{out}");
 }
 
+/// From a script the first bad line ends the game with exit status 2,
+/// naming the line; the record written so far is kept.
 #[test]
-fn illegal_and_mistyped_moves_are_refused_and_the_game_goes_on() {
+fn a_script_stops_at_its_first_bad_line() {
+    let dir = scratch("awari-play-bad-");
+    let record = dir.join("game.txt");
     let args = from(&VU_README);
-    let mut a: Vec<&str> = args.iter().map(String::as_str).collect();
-    a.extend(["--computer", "none"]);
-    let mut all = vec!["play", "--db", db16().to_str().unwrap()];
-    all.extend(&a);
-    let out = awari(&all, Some("f\nZ\nundo\nB\nquit\n"));
-    assert!(out.status.success());
+    let mut base: Vec<&str> = vec!["play", "--db", db16().to_str().unwrap()];
+    base.extend(args.iter().map(String::as_str));
+    base.extend(["--computer", "none", "--record", record.to_str().unwrap()]);
+    for (script, line, says) in [
+        (
+            "f\nB\n",
+            "line 1: 'f'",
+            "f is a pit of North, but South is to move",
+        ),
+        ("B\nZ\nc\n", "line 2: 'Z'", "'Z' is not a move"),
+        ("undo\n", "line 1: 'undo'", "no move to take back"),
+        (
+            "B\n\n# a comment\nA B\n",
+            "line 4: 'A B'",
+            "one command per line",
+        ),
+        ("B\nf\n", "line 2: 'f'", "pit f is empty"),
+        (
+            "load /nonexistent/game.txt\n",
+            "line 1",
+            "/nonexistent/game.txt",
+        ),
+    ] {
+        let out = awari(&base, Some(script));
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{script:?}: {err}");
+        assert_eq!(err.lines().count(), 1, "{script:?}: {err}");
+        assert!(
+            err.contains(line) && err.contains(says),
+            "{script:?}: {err}"
+        );
+        // Nothing after the bad line was played; everything before is in
+        // the record.
+        let rec = std::fs::read_to_string(&record).unwrap();
+        let played = script.starts_with("B\n");
+        assert_eq!(rec.contains("\nB\n"), played, "{script:?}: {rec}");
+        assert!(!rec.contains("\nc\n") && !rec.contains("\nA\n"), "{rec}");
+    }
+    // A bad clock is one line and exit 2 before anything starts.
+    for clock in ["5x", "30", "5m+", "0s"] {
+        let mut all = base.clone();
+        all.extend(["--clock", clock]);
+        let out = awari(&all, Some("quit\n"));
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{clock}: {err}");
+        assert_eq!(err.lines().count(), 1, "{clock}: {err}");
+        assert!(err.contains("is not a time control"), "{clock}: {err}");
+    }
+    // A record of another rule set.
+    let abapa = dir.join("abapa.txt");
+    std::fs::write(&abapa, "rules abapa\nstart 4 4 4 4 4 4 4 4 4 4 4 4\nA\n").unwrap();
+    let out = awari(
+        &[
+            "play",
+            "--db",
+            db16().to_str().unwrap(),
+            "--game",
+            abapa.to_str().unwrap(),
+        ],
+        Some("quit\n"),
+    );
     let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(
-        err.contains("f is a pit of North, but South is to move"),
+        err.contains("a game under the abapa rules; the tables follow awari"),
         "{err}"
     );
-    assert!(err.contains("'Z' is not a move"), "{err}");
-    assert!(err.contains("no move to take back"), "{err}");
-    let out = String::from_utf8_lossy(&out.stdout);
-    assert!(out.contains("South plays B\n"), "{out}");
 }
 
 /// A game of two people from `pits` (with `extra` arguments) playing `moves`.
@@ -207,16 +267,43 @@ fn two_computers_finish_a_game_and_search_where_layers_are_missing() {
     assert!(out.contains("game over:"), "{out}");
     assert!(!out.contains("not exact"), "{out}");
     // The same game twice: the tie rule makes it reproducible.
-    assert_eq!(out, play(db16(), &a, ""));
-    // From the opening (48 seeds, far above the layers built) the first
-    // moves are searched and said to be inexact.
-    let out = play(db16(), &["--computer", "both", "--depth", "3"], "");
+    let moves = |out: &str| -> Vec<String> {
+        out.lines()
+            .filter(|l| l.contains(" plays "))
+            .map(|l| l.split(" (").next().unwrap().to_string())
+            .collect()
+    };
+    assert_eq!(moves(&out), moves(&play(db16(), &a, "")));
+    // The end names the winner.
     assert!(
-        out.contains("South plays") && out.contains("(searched 3 plies"),
+        out.contains(": South wins\n")
+            || out.contains(": North wins\n")
+            || out.contains(": a draw\n"),
         "{out}"
     );
-    assert!(out.contains("(layer 48 not built)"), "{out}");
+    // From the opening (48 seeds, far above the layers built) the first
+    // moves are searched and said to be inexact; a missing layer is named
+    // once per turn.
+    let out = play(db16(), &["--computer", "both", "--depth", "3"], "");
+    assert!(
+        out.contains("South plays") && out.contains("; searched 3 plies, "),
+        "{out}"
+    );
+    assert!(out.contains("worth about"), "{out}");
+    assert_eq!(
+        out.lines().next().map(|l| l.matches("not built").count()),
+        Some(0)
+    );
+    for l in out.lines().filter(|l| l.contains("not built")) {
+        assert_eq!(l.matches("not built").count(), 1, "{l}");
+    }
+    assert!(out.contains("(? layer 48 not built)"), "{out}");
     assert!(out.contains("game over:"), "{out}");
+    // At a fixed depth a search is reproducible.
+    assert_eq!(
+        moves(&out),
+        moves(&play(db16(), &["--computer", "both", "--depth", "3"], ""))
+    );
 }
 
 #[test]

@@ -6,8 +6,7 @@
         [--openings data/openings.txt] [--records DIR] [--jobs 2] [--seed 0]
 
 OpenSpiel's game (`pyspiel.load_game("oware")`, PyPI package open_spiel; `pip
-install --no-deps open_spiel==2.0.2` is enough for MCTS, its alpha-beta also
-imports numpy) is the referee: it holds the board, ends the game and scores it.
+install --no-deps open_spiel==2.0.2` is enough) is the referee: it holds the board, ends the game and scores it.
 Its rules are abapa (a grand slam captures nothing, feeding is mandatory), so
 our player needs a folder of abapa tables. They differ from our abapa in two
 ends: OpenSpiel ends a game at the first repetition of a position since the

@@ -133,7 +133,11 @@ fn play_one(
             threads: s.threads,
             hash_bytes: s.hash_mib << 20,
         };
-        Ok(Player::new(Engine::new(db, rules, settings)?, s.clock, s.depth))
+        Ok(Player::new(
+            Engine::new(db, rules, settings)?,
+            s.clock,
+            s.depth,
+        ))
     };
     // players[0] is A.
     let mut players = [make(&specs[0])?, make(&specs[1])?];
@@ -372,7 +376,10 @@ mod tests {
         let (s, e, lo, hi) = rating(&pts);
         assert!((s - 0.76).abs() < 1e-12);
         assert!((e - 200.0).abs() < 1.0, "{e}");
-        assert!(lo < e && e < hi && hi - lo > 100.0 && hi - lo < 250.0, "{lo} {hi}");
+        assert!(
+            lo < e && e < hi && hi - lo > 100.0 && hi - lo < 250.0,
+            "{lo} {hi}"
+        );
         let (_, e, lo, hi) = rating(&[1.0; 50]);
         assert!(e.is_infinite() && hi.is_infinite());
         // Rule of three: at least 94% of the points.

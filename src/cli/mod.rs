@@ -73,6 +73,7 @@ enum Command {
 }
 
 /// A failure to report: message for stderr and the exit status.
+#[derive(Debug)]
 pub struct Failure {
     pub message: String,
     pub code: i32,

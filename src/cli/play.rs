@@ -77,6 +77,10 @@ pub struct PlayArgs {
     /// clock allows). Each iteration taking over a second is shown.
     #[arg(long, value_name = "N")]
     depth: Option<u32>,
+    /// A fixed time for each of the computer's moves (e.g. 1m, 10s),
+    /// within its clock.
+    #[arg(long, value_name = "TIME")]
+    move_time: Option<String>,
     /// Search threads per computer side.
     #[arg(long, value_name = "T", default_value_t = 1)]
     threads: usize,
@@ -296,9 +300,9 @@ pub fn run(a: PlayArgs) -> Result<(), Failure> {
     let threads = player::check_threads("--threads", a.threads)?;
     let depth = match a.depth {
         Some(d) => player::check_depth("--depth", d)?,
-        None if clock.is_none() => {
+        None if clock.is_none() && a.move_time.is_none() => {
             return Err(Failure::usage(
-                "--clock none: give --depth N too, or the search has no bound",
+                "--clock none: give --depth N or --move-time T too, or the search has no bound",
             ))
         }
         None => MAX_DEPTH,
@@ -322,8 +326,22 @@ pub fn run(a: PlayArgs) -> Result<(), Failure> {
         threads,
         hash_bytes: a.hash << 20,
     };
+    let move_time = match &a.move_time {
+        None => None,
+        Some(t) => Some(
+            t.parse::<awari_egdb::search::TimeControl>()
+                .ok()
+                .filter(|tc| tc.increment.is_zero())
+                .map(|tc| tc.base)
+                .ok_or_else(|| {
+                    Failure::usage(format!("--move-time '{t}': give a time, e.g. 10s or 1m"))
+                })?,
+        ),
+    };
     let player = || -> Result<Player, Failure> {
-        Ok(Player::new(Engine::new(&db, rules, settings)?, clock, depth))
+        let mut p = Player::new(Engine::new(&db, rules, settings)?, clock, depth);
+        p.move_time = move_time;
+        Ok(p)
     };
     let mut s = Session {
         a: &a,
@@ -339,7 +357,9 @@ pub fn run(a: PlayArgs) -> Result<(), Failure> {
         threads,
         hash_mib: a.hash,
     };
-    s.say(&format!("rules: {rules} (`awari rules {rules}` shows them)"));
+    s.say(&format!(
+        "rules: {rules} (`awari rules {rules}` shows them)"
+    ));
     if a.computer != Computer::None {
         s.say(&format!("computer: {}", spec.describe()));
     }
@@ -375,7 +395,11 @@ pub fn run(a: PlayArgs) -> Result<(), Failure> {
                 eprintln!("awari: {msg}");
                 Ok(())
             } else {
-                Err(Failure::usage(format!("line {}: '{}': {msg}", i + 1, raw.trim())))
+                Err(Failure::usage(format!(
+                    "line {}: '{}': {msg}",
+                    i + 1,
+                    raw.trim()
+                )))
             }
         };
         match words[..] {

@@ -228,7 +228,15 @@ mod tests {
         assert_eq!(s.describe(), "clock=1m,tables=24");
         let s = Spec::parse("--b", "depth=6, clock=none, tables=none").unwrap();
         assert_eq!((s.depth, s.clock, s.tables), (6, None, Tables::None));
-        for bad in ["clock=none", "depth=0", "depth=x", "tables=49", "speed=3", "clock", "clock=5q"] {
+        for bad in [
+            "clock=none",
+            "depth=0",
+            "depth=x",
+            "tables=49",
+            "speed=3",
+            "clock",
+            "clock=5q",
+        ] {
             assert!(Spec::parse("--a", bad).is_err(), "{bad}");
         }
     }

@@ -203,7 +203,9 @@ mod tests {
         ok("90s", 90_000, 0);
         ok("1h30m", 5_400_000, 0);
         ok("1.5s+100ms", 1500, 100);
-        for bad in ["", "30", "m", "5x", "5m+", "+2s", "0s", "-5m", "5m+2s+1s", "1e9h"] {
+        for bad in [
+            "", "30", "m", "5x", "5m+", "+2s", "0s", "-5m", "5m+2s+1s", "1e9h",
+        ] {
             assert!(matches!(tc(bad), Err(Error::BadClock(_))), "{bad}");
         }
         assert_eq!(tc("5m+2s").unwrap().to_string(), "5m+2s");

@@ -177,7 +177,9 @@ impl<'d> Engine<'d> {
         let dir = db.dir().unwrap_or(Path::new("(memory)"));
         crate::store::rules_agree(dir, db.rules(), &rules, " (the game's rule set)")?;
         if settings.threads == 0 {
-            return Err(Error::BadSetting("a search needs at least one thread".into()));
+            return Err(Error::BadSetting(
+                "a search needs at least one thread".into(),
+            ));
         }
         let mut built = [false; MAX_SEEDS as usize + 1];
         let allowed = |n: u32| match settings.tables {
@@ -201,7 +203,9 @@ impl<'d> Engine<'d> {
 
     /// The layers the search reads.
     pub fn layers(&self) -> Vec<u32> {
-        (0..=MAX_SEEDS).filter(|&n| self.built[n as usize]).collect()
+        (0..=MAX_SEEDS)
+            .filter(|&n| self.built[n as usize])
+            .collect()
     }
 
     /// The rule set.
@@ -297,9 +301,8 @@ impl<'d> Engine<'d> {
                     pv: self.pv(root, &w.lines[0], d as usize + 8),
                 };
                 report(&o);
-                let done = o.exact
-                    || legal.len() == 1
-                    || limits.soft.is_some_and(|s| o.elapsed * 2 >= s);
+                let done =
+                    o.exact || legal.len() == 1 || limits.soft.is_some_and(|s| o.elapsed * 2 >= s);
                 best = Some(o);
                 if done {
                     break;
@@ -340,7 +343,7 @@ impl<'d> Engine<'d> {
                 return Ok(None);
             };
             let v = m.captured as i32 - v;
-            if best.is_none_or(|(_, b)| v > b) {
+            if best.map_or(true, |(_, b)| v > b) {
                 best = Some((m.pit, v));
             }
         }
@@ -500,7 +503,7 @@ impl<'e, 'd> Worker<'e, 'd> {
             if self.aborted {
                 break;
             }
-            if best.is_none_or(|(b, _)| v > b) {
+            if best.map_or(true, |(b, _)| v > b) {
                 best = Some((v, m.pit));
                 alpha = alpha.max(v);
                 self.extend_line(0, m.pit);

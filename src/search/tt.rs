@@ -61,7 +61,9 @@ impl Table {
         let n = (bytes / 16).max(1).next_power_of_two();
         let n = if n * 16 > bytes.max(16) { n / 2 } else { n }.max(1);
         Table {
-            slots: (0..n).map(|_| [AtomicU64::new(0), AtomicU64::new(0)]).collect(),
+            slots: (0..n)
+                .map(|_| [AtomicU64::new(0), AtomicU64::new(0)])
+                .collect(),
             mask: n as u64 - 1,
         }
     }
@@ -165,7 +167,10 @@ mod tests {
             };
             t.store(key(&p), e);
             let r = t.probe(key(&p)).expect("stored");
-            assert_eq!((r.value, r.depth, r.bound, r.proven, r.pit), (value, 17, bound, pit.is_some(), pit));
+            assert_eq!(
+                (r.value, r.depth, r.bound, r.proven, r.pit),
+                (value, 17, bound, pit.is_some(), pit)
+            );
         }
         assert!(t.probe(key(&q)).is_none() || key(&q) & t.mask == key(&p) & t.mask);
         t.clear();
