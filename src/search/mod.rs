@@ -19,7 +19,8 @@
 //! Iterative deepening (1, 2, 3, ... plies) of a principal variation search
 //! (alpha-beta that searches the first move with the full window and the
 //! others with a null window, again with the full one if they beat it) with
-//! a transposition table ([`tt`]) shared by the threads, and moves ordered
+//! a transposition table (one slot per key hash, shared by the threads
+//! without locks), and moves ordered
 //! by the table's best move, then captures (largest first), then two killer
 //! moves per ply, then the history of cutoffs. Each iteration reports its
 //! depth, value, nodes, time and principal variation.
