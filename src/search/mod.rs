@@ -255,7 +255,7 @@ impl<'d> Engine<'d> {
                 nodes: 1,
                 probes: legal.len() as u64,
                 elapsed: start.elapsed(),
-                pv: self.pv(root, &[pit], MAX_PLY),
+                pv: self.pv(root, &[pit], 16),
             };
             report(&o);
             return Ok(o);

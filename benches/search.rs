@@ -1,0 +1,59 @@
+//! The player's search from the opening, no tables, one thread and two:
+//! a fixed-depth search (depth 13, about 0.4 M positions, the same tree
+//! every run on one thread) per iteration, with its nodes per second
+//! printed once. With `$AWARI_BENCH_DB` (a folder of awari tables, e.g.
+//! layers 0..=24) it also searches the position after `A f A b` at depth
+//! 14 reading the tables.
+//!
+//! `cargo bench --bench search`; Cargo.toml entry: `[[bench]] name =
+//! "search" harness = false`. The figures in docs/player.md come from
+//! `awari play --protocol` (the command is given there).
+
+use std::hint::black_box;
+
+use awari_egdb::game::{Board, Game};
+use awari_egdb::probe::Database;
+use awari_egdb::rules::{Position, AWARI};
+use awari_egdb::search::{Engine, Limits, Settings};
+use criterion::{criterion_group, criterion_main, Criterion};
+
+fn search(db: &Database, p: &Position, depth: u32, threads: usize) -> u64 {
+    let settings = Settings {
+        threads,
+        hash_bytes: 64 << 20,
+        ..Settings::default()
+    };
+    let e = Engine::new(db, AWARI, settings).unwrap();
+    e.search(p, &[], Limits::depth(depth), |_| {})
+        .unwrap()
+        .nodes
+}
+
+fn bench(c: &mut Criterion) {
+    let none = Database::from_tables_of::<Vec<u8>>(&AWARI, Vec::new()).unwrap();
+    let start = Position::initial();
+    let nodes = search(&none, &start, 13, 1);
+    eprintln!("opening, depth 13, no tables: {nodes} positions");
+    let mut g = c.benchmark_group("search");
+    g.sample_size(10);
+    for threads in [1, 2] {
+        g.bench_function(format!("opening-depth13-threads{threads}"), |b| {
+            b.iter(|| black_box(search(&none, &start, 13, threads)))
+        });
+    }
+    if let Some(dir) = std::env::var_os("AWARI_BENCH_DB").filter(|d| !d.is_empty()) {
+        let db = Database::open(dir).unwrap();
+        let mut game = Game::new(Board::opening(), AWARI);
+        for m in ["A", "f", "A", "b"] {
+            game.play(m).unwrap();
+        }
+        let p = game.board().position();
+        g.bench_function("afab-depth14-tables", |b| {
+            b.iter(|| black_box(search(&db, &p, 14, 1)))
+        });
+    }
+    g.finish();
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);
