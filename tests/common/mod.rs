@@ -150,12 +150,17 @@ pub fn awari_in(
         .spawn()
         .expect("run the awari binary");
     if let Some(input) = stdin {
-        child
+        // The command may stop before it reads everything (a bad argument,
+        // a script's bad line): a closed pipe is not an error here.
+        match child
             .stdin
             .take()
             .expect("stdin")
             .write_all(input.as_bytes())
-            .expect("write stdin");
+        {
+            Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => panic!("write stdin: {e}"),
+            _ => {}
+        }
     }
     let out = child.wait_with_output().expect("wait for awari");
     let stderr = String::from_utf8_lossy(&out.stderr);
