@@ -151,10 +151,10 @@ impl Spec {
     }
 }
 
-/// A duration as m:ss.s.
+/// A duration as m:ss.s (tenths cut off, not rounded).
 pub fn clock_time(d: Duration) -> String {
-    let s = d.as_secs_f64();
-    format!("{}:{:04.1}", (s / 60.0).floor() as u64, s % 60.0)
+    let tenths = d.as_millis() / 100;
+    format!("{}:{:02}.{}", tenths / 600, tenths % 600 / 10, tenths % 10)
 }
 
 /// A count with a unit prefix (1.23M).
@@ -220,6 +220,15 @@ pub fn move_line(side: Side, c: &Choice, took: Duration, left: Option<Duration>)
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn clock_times() {
+        let t = |ms| clock_time(Duration::from_millis(ms));
+        assert_eq!(t(1_799_999), "29:59.9");
+        assert_eq!(t(1_800_000), "30:00.0");
+        assert_eq!(t(61_050), "1:01.0");
+        assert_eq!(t(0), "0:00.0");
+    }
 
     #[test]
     fn specs_parse_and_refuse() {
