@@ -1,7 +1,8 @@
 //! The player's search from the opening, no tables, one thread and two:
-//! a fixed-depth search (depth 13, about 0.4 M positions, the same tree
-//! every run on one thread) per iteration, with its nodes per second
-//! printed once. With `$AWARI_BENCH_DB` (a folder of awari tables, e.g.
+//! a fixed-depth search (depth 15, about 1.2 M positions, the same tree
+//! every run on one thread) from an empty 16 MiB transposition table per
+//! iteration; the number of positions is printed once (positions / time =
+//! nodes per second). With `$AWARI_BENCH_DB` (a folder of awari tables, e.g.
 //! layers 0..=24) it also searches the position after `A f A b` at depth
 //! 14 reading the tables.
 //!
@@ -17,13 +18,21 @@ use awari_egdb::rules::{Position, AWARI};
 use awari_egdb::search::{Engine, Limits, Settings};
 use criterion::{criterion_group, criterion_main, Criterion};
 
-fn search(db: &Database, p: &Position, depth: u32, threads: usize) -> u64 {
+/// The depth searched from the opening.
+const DEPTH: u32 = 15;
+
+fn engine(db: &Database, threads: usize) -> Engine<'_> {
     let settings = Settings {
         threads,
-        hash_bytes: 64 << 20,
+        hash_bytes: 16 << 20,
         ..Settings::default()
     };
-    let e = Engine::new(db, AWARI, settings).unwrap();
+    Engine::new(db, AWARI, settings).unwrap()
+}
+
+/// A search from an empty transposition table; its nodes.
+fn search(e: &Engine, p: &Position, depth: u32) -> u64 {
+    e.clear();
     e.search(p, &[], Limits::depth(depth), |_| {})
         .unwrap()
         .nodes
@@ -32,13 +41,14 @@ fn search(db: &Database, p: &Position, depth: u32, threads: usize) -> u64 {
 fn bench(c: &mut Criterion) {
     let none = Database::from_tables_of::<Vec<u8>>(&AWARI, Vec::new()).unwrap();
     let start = Position::initial();
-    let nodes = search(&none, &start, 13, 1);
-    eprintln!("opening, depth 13, no tables: {nodes} positions");
+    let nodes = search(&engine(&none, 1), &start, DEPTH);
+    eprintln!("opening, depth {DEPTH}, no tables: {nodes} positions");
     let mut g = c.benchmark_group("search");
     g.sample_size(10);
     for threads in [1, 2] {
-        g.bench_function(format!("opening-depth13-threads{threads}"), |b| {
-            b.iter(|| black_box(search(&none, &start, 13, threads)))
+        let e = engine(&none, threads);
+        g.bench_function(format!("opening-depth{DEPTH}-threads{threads}"), |b| {
+            b.iter(|| black_box(search(&e, &start, DEPTH)))
         });
     }
     if let Some(dir) = std::env::var_os("AWARI_BENCH_DB").filter(|d| !d.is_empty()) {
@@ -48,8 +58,9 @@ fn bench(c: &mut Criterion) {
             game.play(m).unwrap();
         }
         let p = game.board().position();
+        let e = engine(&db, 1);
         g.bench_function("afab-depth14-tables", |b| {
-            b.iter(|| black_box(search(&db, &p, 14, 1)))
+            b.iter(|| black_box(search(&e, &p, 14)))
         });
     }
     g.finish();
