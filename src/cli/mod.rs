@@ -57,8 +57,9 @@ enum Command {
     /// Per-layer figures: won/drawn/lost shares, score histogram, pinned
     /// share, build figures; --plot draws them.
     Stats(stats::StatsArgs),
-    /// Play a game against perfect play from the database (or between two
-    /// people, or two computers).
+    /// Play a game against the computer: the tables' best moves where they
+    /// reach, a search within its clock elsewhere (or between two people,
+    /// or two computers).
     Play(play::PlayArgs),
     /// Games between two computer players: wins, draws, losses, the score
     /// and an Elo difference; every game's record.
