@@ -795,7 +795,7 @@ impl Choice {
             .map(|c| c.to_string())
             .collect::<Vec<_>>()
             .join(" ");
-        if o.depth == 0 {
+        if o.depth == 0 && self.exact {
             format!(
                 "{:+} exact (tables); {:.3} s; line {line}",
                 self.worth,

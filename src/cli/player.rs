@@ -194,7 +194,7 @@ pub fn move_line(side: Side, c: &Choice, took: Duration, left: Option<Duration>)
     let left = left.map_or(String::new(), |l| format!(", clock {} left", clock_time(l)));
     let line: Vec<String> = c.line.iter().map(char::to_string).collect();
     let o = &c.search;
-    if o.depth == 0 {
+    if o.depth == 0 && c.exact {
         return format!(
             "{} plays {} (worth {:+}, exact: the tables{left})",
             side.name(),

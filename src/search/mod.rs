@@ -139,7 +139,9 @@ pub struct Outcome {
     pub value: i32,
     /// Whether the value is exact (proven; see the module documentation).
     pub exact: bool,
-    /// Plies of the last completed iteration.
+    /// Plies of the last completed iteration: 0 for a move of the tables
+    /// (exact), or when stopped inside the first iteration (not exact:
+    /// the first legal move).
     pub depth: u32,
     /// Positions visited by every thread.
     pub nodes: u64,
