@@ -162,16 +162,23 @@ fn ratio_table(dir: &Path, grid: &[Grid], envelope: bool) {
     println!();
 }
 
-/// A temporary folder with layer `n`: the envelope tables raw, the score
-/// table compressed with the given settings (and its raw file absent).
-fn compressed_folder(src: &Path, n: u32, g: Grid) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("awari-bench-compress-{}", std::process::id()));
+/// A new, empty temporary folder `awari-bench-TAG-PID` and the manifest
+/// of `src` cut down to layer `n`, with nothing listed as compressed.
+fn one_layer_folder(src: &Path, n: u32, tag: &str) -> (PathBuf, Manifest) {
+    let dir = std::env::temp_dir().join(format!("awari-bench-{tag}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     let mut m = Manifest::load(src).unwrap().expect("our folder");
-    let e = m.layer(n).expect("layer built").clone();
-    m.layers = vec![e.clone()];
+    m.layers = vec![m.layer(n).expect("layer built").clone()];
     m.compressed.clear();
+    (dir, m)
+}
+
+/// A temporary folder with layer `n`: the envelope tables raw, the score
+/// table compressed with the given settings (and its raw file absent).
+fn compressed_folder(src: &Path, n: u32, g: Grid) -> PathBuf {
+    let (dir, mut m) = one_layer_folder(src, n, "compress");
+    let e = m.layers[0].clone();
     for kind in [Kind::Lower, Kind::Upper] {
         std::fs::copy(src.join(kind.file_name(n)), dir.join(kind.file_name(n))).unwrap();
     }
@@ -576,13 +583,8 @@ fn v3_group(dir: &Path) {
 /// (blocks of `block_size` entries) listed for each of the layer's
 /// tables, and no raw table.
 fn v3_folder(src: &Path, n: u32, z: &[u8], block_size: u32) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("awari-bench-v3-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    let mut m = Manifest::load(src).unwrap().expect("our folder");
-    let e = m.layer(n).expect("layer built").clone();
-    m.layers = vec![e.clone()];
-    m.compressed.clear();
+    let (dir, mut m) = one_layer_folder(src, n, "v3");
+    let e = m.layers[0].clone();
     let name = codec::layer_file_name(n);
     std::fs::write(dir.join(&name), z).unwrap();
     let xxh3 = checksum(z);

@@ -89,7 +89,8 @@ impl Side {
             Side::North => "North",
         }
     }
-    fn index(self) -> usize {
+    /// 0 for South, 1 for North (as in [`Board::captured`]).
+    pub fn index(self) -> usize {
         match self {
             Side::South => 0,
             Side::North => 1,
@@ -365,13 +366,7 @@ impl Game {
         if p.moves(r).legal().next().is_none() {
             return Some(End::CannotFeed(b.to_move));
         }
-        // A capture changes the seeds on the board: the boards since the
-        // last one are those that can repeat.
-        let since = self
-            .boards
-            .iter()
-            .rposition(|o| o.seeds() != b.seeds())
-            .map_or(0, |i| i + 1);
+        let since = self.since_capture();
         let occurrences = self.boards[since..]
             .iter()
             .filter(|o| o.pits == b.pits && o.to_move == b.to_move)
@@ -451,16 +446,22 @@ impl Game {
     /// first, each seen from its own mover: what a search needs to see
     /// repetitions.
     pub fn history(&self) -> Vec<Position> {
-        let n = self.board().seeds();
         let last = self.boards.len() - 1;
-        let since = self.boards[..last]
-            .iter()
-            .rposition(|o| o.seeds() != n)
-            .map_or(0, |i| i + 1);
-        self.boards[since..last]
+        self.boards[self.since_capture()..last]
             .iter()
             .map(|b| b.position())
             .collect()
+    }
+
+    /// The index of the first board since the last capture: a capture
+    /// changes the seeds on the board, so the boards from there on are
+    /// those that can repeat the current one.
+    fn since_capture(&self) -> usize {
+        let n = self.board().seeds();
+        self.boards
+            .iter()
+            .rposition(|o| o.seeds() != n)
+            .map_or(0, |i| i + 1)
     }
 
     /// Sets the comment the record writes after the last move.
@@ -659,12 +660,7 @@ pub fn best_labels(worths: &[MoveWorth]) -> Option<Vec<char>> {
 pub struct Choice {
     /// The label played.
     pub label: char,
-    /// Its worth: seeds the mover will still capture minus the opponent's;
-    /// exact from the tables, or the search's estimate.
-    pub worth: i32,
-    /// Whether the worth is exact.
-    pub exact: bool,
-    /// The search's figures (depth 0: every move's worth came from the
+    /// The search's figures, its value the move's worth (depth 0: every move's worth came from the
     /// tables).
     pub search: Outcome,
     /// The principal variation as labels, this move first.
@@ -706,8 +702,6 @@ pub fn choose(
     let o = engine.search(&board.position(), &game.history(), limits, report)?;
     Ok(Some(Choice {
         label: board.to_move.label(o.pit as usize),
-        worth: o.value,
-        exact: o.exact,
         line: line_labels(board.to_move, &o.pv),
         search: o,
     }))
@@ -786,6 +780,17 @@ impl<'d> Player<'d> {
 }
 
 impl Choice {
+    /// The move's worth: seeds the mover will still capture minus the
+    /// opponent's; exact from the tables, or the search's estimate.
+    pub fn worth(&self) -> i32 {
+        self.search.value
+    }
+
+    /// Whether the worth is exact.
+    pub fn exact(&self) -> bool {
+        self.search.exact
+    }
+
     /// The search's figures in a few words, for the record.
     pub fn note(&self, took: Duration) -> String {
         let o = &self.search;
@@ -795,17 +800,17 @@ impl Choice {
             .map(|c| c.to_string())
             .collect::<Vec<_>>()
             .join(" ");
-        if o.depth == 0 && self.exact {
+        if o.depth == 0 && self.exact() {
             format!(
                 "{:+} exact (tables); {:.3} s; line {line}",
-                self.worth,
+                self.worth(),
                 took.as_secs_f64()
             )
         } else {
             format!(
                 "{:+}{} depth {} nodes {} {:.3} s; line {line}",
-                self.worth,
-                if self.exact { " exact" } else { "" },
+                self.worth(),
+                if self.exact() { " exact" } else { "" },
                 o.depth,
                 o.nodes,
                 took.as_secs_f64()

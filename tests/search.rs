@@ -72,7 +72,7 @@ fn in_a_built_layer_the_player_plays_a_best_move_of_the_tables() {
         let mine = worths.iter().find(|w| w.label == c.label).unwrap();
         assert_eq!(mine.worth, Some(best as i8), "{p:?}: {c:?} {worths:?}");
         assert_eq!(
-            (c.worth, c.exact, c.search.depth),
+            (c.worth(), c.exact(), c.search.depth),
             (best as i32, true, 0),
             "{p:?}"
         );

@@ -218,6 +218,40 @@ fn abort_at(args: &[&str], fault: &str, hit: &str, cwd: &Path) {
     );
 }
 
+/// Runs `args` (a `compress` of layers 9..=11) until it dies in the middle
+/// of writing `file` (layer 10's), then checks what is left: every layer
+/// listed and complete, layer 10's file unlisted and left as a temporary
+/// file, the raw tables of layers 10 and 11 kept, and layer 9 (done
+/// before) compressed and listed for its three tables. Returns the
+/// manifest and the raw tables it lists as compressed.
+fn abort_mid_compress(args: &[&str], file: &str, dir: &Path) -> (Manifest, BTreeSet<String>) {
+    let fault = format!("mid-compress:{file}");
+    abort_at(args, &fault, &fault, dir);
+    assert_eq!(assert_listed_complete(dir), layers(FAULT_MAX));
+    let m = manifest(dir);
+    assert!(m.compressed("scores.10").is_none(), "{:?}", m.compressed);
+    assert!(!dir.join(file).exists());
+    assert!(
+        dir.join(format!("{file}.tmp")).exists(),
+        "{:?}",
+        tmp_files(dir)
+    );
+    for n in [10, 11] {
+        for kind in KINDS {
+            assert!(
+                dir.join(kind.file_name(n)).exists(),
+                "raw tables of layer {n} kept"
+            );
+        }
+    }
+    let done: BTreeSet<String> = m.compressed.iter().map(|c| c.raw.clone()).collect();
+    assert_eq!(
+        done,
+        ["scores.9", "lower.9", "upper.9"].map(String::from).into()
+    );
+    (m, done)
+}
+
 /// Whatever the manifest of `dir` lists is complete: every raw table it
 /// lists has its size and checksum (or, if it is gone, a compressed copy is
 /// listed), and every compressed file it lists has the size and checksum
@@ -397,34 +431,7 @@ fn fault_mid_compress_leaves_the_file_unlisted_and_the_raw_tables() {
         "--remove-raw",
         "--quiet",
     ];
-    abort_at(
-        &args,
-        "mid-compress:scores.10.zst",
-        "mid-compress:scores.10.zst",
-        &dir,
-    );
-    assert_eq!(assert_listed_complete(&dir), layers(FAULT_MAX));
-    let m = manifest(&dir);
-    assert!(m.compressed("scores.10").is_none(), "{:?}", m.compressed);
-    assert!(!dir.join("scores.10.zst").exists());
-    assert!(
-        dir.join("scores.10.zst.tmp").exists(),
-        "{:?}",
-        tmp_files(&dir)
-    );
-    for kind in KINDS {
-        assert!(
-            dir.join(kind.file_name(10)).exists(),
-            "raw tables of layer 10 kept"
-        );
-        assert!(
-            dir.join(kind.file_name(11)).exists(),
-            "raw tables of layer 11 kept"
-        );
-    }
-    // Layer 9 was done before: compressed, listed and its raw tables gone.
-    let done: BTreeSet<&str> = m.compressed.iter().map(|c| c.raw.as_str()).collect();
-    assert_eq!(done, BTreeSet::from(["scores.9", "lower.9", "upper.9"]));
+    let (_, done) = abort_mid_compress(&args, "scores.10.zst", &dir);
     eprintln!(
         "builder: AWARI_FAULT=mid-compress:scores.10.zst: compressed {done:?}, temporary files {:?}",
         tmp_files(&dir)
@@ -463,34 +470,8 @@ fn fault_mid_compress_in_format_3_leaves_the_layer_file_unlisted_and_the_raw_tab
         "--remove-raw",
         "--quiet",
     ];
-    abort_at(
-        &args,
-        "mid-compress:tables.10.zst",
-        "mid-compress:tables.10.zst",
-        &dir,
-    );
-    assert_eq!(assert_listed_complete(&dir), layers(FAULT_MAX));
-    let m = manifest(&dir);
-    assert!(m.compressed("scores.10").is_none(), "{:?}", m.compressed);
-    assert!(!dir.join("tables.10.zst").exists());
-    assert!(
-        dir.join("tables.10.zst.tmp").exists(),
-        "{:?}",
-        tmp_files(&dir)
-    );
-    for kind in KINDS {
-        assert!(
-            dir.join(kind.file_name(10)).exists(),
-            "raw tables of layer 10 kept"
-        );
-        assert!(
-            dir.join(kind.file_name(11)).exists(),
-            "raw tables of layer 11 kept"
-        );
-    }
+    let (m, _) = abort_mid_compress(&args, "tables.10.zst", &dir);
     // Layer 9 was done before: one file, listed for its three tables.
-    let done: BTreeSet<&str> = m.compressed.iter().map(|c| c.raw.as_str()).collect();
-    assert_eq!(done, BTreeSet::from(["scores.9", "lower.9", "upper.9"]));
     assert!(m.compressed.iter().all(|c| c.name == "tables.9.zst"));
     // The folder is usable as it is, and the rerun finishes the job.
     assert_known_good(&dir);

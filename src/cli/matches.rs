@@ -100,11 +100,19 @@ struct Played {
     game: Game,
     /// Time used by A and by B.
     used: [Duration; 2],
-    /// Whether A (then B) ran out of time.
-    flagged: [bool; 2],
 }
 
 impl Played {
+    /// Whether A (`i` = 0) or B (1) ran out of time.
+    fn flagged(&self, i: usize) -> bool {
+        let side = if i == 0 {
+            self.a_side
+        } else {
+            self.a_side.other()
+        };
+        self.game.end() == Some(End::Time(side))
+    }
+
     /// A's points: 1, 0.5 or 0.
     fn a_points(&self) -> f64 {
         match self.game.winner() {
@@ -145,13 +153,11 @@ fn play_one(
         let who = usize::from(g.board().to_move != a_side);
         players[who].move_in(&mut g, |_| {})?;
     }
-    let flagged = |side: Side| g.end() == Some(End::Time(side));
     Ok(Played {
         k,
         opening: opening.clone(),
         a_side,
         used: [players[0].used, players[1].used],
-        flagged: [flagged(a_side), flagged(a_side.other())],
         game: g,
     })
 }
@@ -213,15 +219,7 @@ pub fn run(a: MatchArgs) -> Result<(), Failure> {
         std::fs::create_dir_all(dir)
             .map_err(|e| Failure::usage(format!("{}: {e}", dir.display())))?;
     }
-    let dir = a.db.path();
-    let db = match Database::open(&dir) {
-        Ok(db) => db,
-        Err(e @ (Error::NoSuchFolder(_) | Error::NoTables(_))) => {
-            eprintln!("awari: note: {e}; both players search without tables");
-            Database::from_tables_of::<Vec<u8>>(&rules, Vec::new())?
-        }
-        Err(e) => return Err(e.into()),
-    };
+    let db = super::player::open_tables(&a.db, &rules, "both players search without tables")?;
     println!(
         "match: {} games, rules {rules}, A = {}, B = {}; {} opening(s); tables: layers {}",
         a.games,
@@ -319,9 +317,9 @@ fn report_game(done: &[Played], games: usize) {
         p.game.moves().len(),
         clock_time(p.used[0]),
         clock_time(p.used[1]),
-        match p.flagged {
-            [true, _] => "; A ran out of time",
-            [_, true] => "; B ran out of time",
+        match (p.flagged(0), p.flagged(1)) {
+            (true, _) => "; A ran out of time",
+            (_, true) => "; B ran out of time",
             _ => "",
         },
         100.0 * pts / done.len() as f64
@@ -354,7 +352,7 @@ fn summary(played: &[Played]) {
     );
     for (i, name) in ["A", "B"].iter().enumerate() {
         let used: Vec<Duration> = played.iter().map(|p| p.used[i]).collect();
-        let flags = played.iter().filter(|p| p.flagged[i]).count();
+        let flags = played.iter().filter(|p| p.flagged(i)).count();
         println!(
             "time {name}: median {} per game, most {}; out of time in {flags} game(s)",
             clock_time(median(used.clone())),

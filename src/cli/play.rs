@@ -152,18 +152,10 @@ fn computer_plays(c: Computer, side: Side) -> bool {
     )
 }
 
-fn index(side: Side) -> usize {
-    match side {
-        Side::South => 0,
-        Side::North => 1,
-    }
-}
-
 /// The session: the game, the two sides' players and what is printed.
 struct Session<'d> {
     a: &'d PlayArgs,
     db: &'d Database,
-    rules: Rules,
     g: Game,
     /// The computer of each side (also for `go` and `hint`).
     players: [Player<'d>; 2],
@@ -247,7 +239,7 @@ impl<'d> Session<'d> {
     fn computer_move(&mut self) -> Result<(), Failure> {
         let side = self.g.board().to_move;
         let (protocol, verbose) = (self.a.protocol, self.a.verbose);
-        let p = &mut self.players[index(side)];
+        let p = &mut self.players[side.index()];
         let moved = p.move_in(&mut self.g, |o| {
             if protocol {
                 println!("info {}", iteration_line(side, o));
@@ -307,24 +299,18 @@ pub fn run(a: PlayArgs) -> Result<(), Failure> {
         }
         None => MAX_DEPTH,
     };
-    if a.hash == 0 {
-        return Err(Failure::usage("--hash must be at least 1 (MiB)"));
-    }
-    let dir = a.db.path();
-    let db = match Database::open(&dir) {
-        Ok(db) => db,
-        // No tables: play by the rule set, the computer searching.
-        Err(e @ (Error::NoSuchFolder(_) | Error::NoTables(_))) => {
-            eprintln!("awari: note: {e}; playing without tables, the computer searches");
-            Database::from_tables_of::<Vec<u8>>(&rules, Vec::new())?
-        }
-        Err(e) => return Err(e.into()),
-    };
+    let hash = player::check_hash("--hash", a.hash)?;
+    // No tables: play by the rule set, the computer searching.
+    let db = player::open_tables(
+        &a.db,
+        &rules,
+        "playing without tables, the computer searches",
+    )?;
     let g = start(&a, &rules)?;
     let settings = Settings {
         tables,
         threads,
-        hash_bytes: a.hash << 20,
+        hash_bytes: hash << 20,
     };
     let move_time = match &a.move_time {
         None => None,
@@ -346,7 +332,6 @@ pub fn run(a: PlayArgs) -> Result<(), Failure> {
     let mut s = Session {
         a: &a,
         db: &db,
-        rules,
         g,
         players: [player()?, player()?],
     };
@@ -355,7 +340,7 @@ pub fn run(a: PlayArgs) -> Result<(), Failure> {
         depth,
         tables,
         threads,
-        hash_mib: a.hash,
+        hash_mib: hash,
     };
     s.say(&format!(
         "rules: {rules} (`awari rules {rules}` shows them)"
@@ -439,7 +424,7 @@ pub fn run(a: PlayArgs) -> Result<(), Failure> {
             }
             ["hint"] if !a.protocol => {
                 let side = s.g.board().to_move;
-                let engine = &s.players[index(side)].engine;
+                let engine = &s.players[side.index()].engine;
                 let limits = Limits::timed(
                     Budget {
                         soft: Duration::from_secs(1),
@@ -451,8 +436,8 @@ pub fn run(a: PlayArgs) -> Result<(), Failure> {
                     println!(
                         "hint: {} (worth {:+}{})",
                         c.label,
-                        c.worth,
-                        if c.exact {
+                        c.worth(),
+                        if c.exact() {
                             ", exact".to_string()
                         } else {
                             format!(", searched {} plies: not exact", c.search.depth)
@@ -466,7 +451,7 @@ pub fn run(a: PlayArgs) -> Result<(), Failure> {
                     Err(e) => bad(e.to_string())?,
                 }
             }
-            ["load", file] if !a.protocol => match read_game(Path::new(file), &s.rules) {
+            ["load", file] if !a.protocol => match read_game(Path::new(file), &rules) {
                 Ok(loaded) => {
                     s.g = loaded;
                     auto = false;

@@ -3,7 +3,10 @@
 
 use super::Failure;
 use awari_egdb::game::{Choice, Side};
+use awari_egdb::probe::Database;
+use awari_egdb::rules::Rules;
 use awari_egdb::search::{Outcome, Tables, TimeControl, MAX_DEPTH};
+use awari_egdb::Error;
 use std::time::Duration;
 
 /// A player's settings.
@@ -60,6 +63,29 @@ pub fn parse_tables(flag: &str, s: &str) -> Result<Tables, Failure> {
     }
 }
 
+/// The folder's tables, or none when the folder is missing or empty
+/// (then `note` says who searches without them).
+pub fn open_tables(db: &super::DbArg, rules: &Rules, note: &str) -> Result<Database, Failure> {
+    match Database::open(db.path()) {
+        Ok(db) => Ok(db),
+        Err(e @ (Error::NoSuchFolder(_) | Error::NoTables(_))) => {
+            eprintln!("awari: note: {e}; {note}");
+            Ok(Database::from_tables_of::<Vec<u8>>(rules, Vec::new())?)
+        }
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// `--hash`: at least 1 MiB.
+pub fn check_hash(flag: &str, mib: usize) -> Result<usize, Failure> {
+    if mib == 0 {
+        return Err(Failure::usage(format!(
+            "{flag} 0: give MiB of transposition table, at least 1"
+        )));
+    }
+    Ok(mib)
+}
+
 /// `--depth`: 1..=100.
 pub fn check_depth(flag: &str, d: u32) -> Result<u32, Failure> {
     if (1..=MAX_DEPTH).contains(&d) {
@@ -95,26 +121,20 @@ impl Spec {
                 )));
             };
             let what = format!("{flag} {k}=");
-            match k.trim() {
-                "clock" => spec.clock = parse_clock(&what, v.trim())?,
+            let (k, v) = (k.trim(), v.trim());
+            let number = |unit: &str| {
+                v.parse::<usize>()
+                    .map_err(|_| Failure::usage(format!("{what}'{v}': give a number of {unit}")))
+            };
+            match k {
+                "clock" => spec.clock = parse_clock(&what, v)?,
                 "depth" => {
-                    let d = v.trim().parse().map_err(|_| {
-                        Failure::usage(format!("{what}'{v}': give a number of plies"))
-                    })?;
-                    spec.depth = check_depth(&what, d)?;
+                    let d = u32::try_from(number("plies")?).unwrap_or(u32::MAX);
+                    spec.depth = check_depth(&what, d)?
                 }
-                "tables" => spec.tables = parse_tables(&what, v.trim())?,
-                "threads" => {
-                    let t = v.trim().parse().map_err(|_| {
-                        Failure::usage(format!("{what}'{v}': give a number of threads"))
-                    })?;
-                    spec.threads = check_threads(&what, t)?;
-                }
-                "hash" => {
-                    spec.hash_mib = v.trim().parse().ok().filter(|&m| m >= 1).ok_or_else(|| {
-                        Failure::usage(format!("{what}'{v}': give MiB of transposition table"))
-                    })?;
-                }
+                "tables" => spec.tables = parse_tables(&what, v)?,
+                "threads" => spec.threads = check_threads(&what, number("threads")?)?,
+                "hash" => spec.hash_mib = check_hash(&what, number("MiB")?)?,
                 other => {
                     return Err(Failure::usage(format!(
                         "{flag} '{s}': unknown setting '{other}' (keys: clock, depth, tables, threads, hash)"
@@ -194,21 +214,21 @@ pub fn move_line(side: Side, c: &Choice, took: Duration, left: Option<Duration>)
     let left = left.map_or(String::new(), |l| format!(", clock {} left", clock_time(l)));
     let line: Vec<String> = c.line.iter().map(char::to_string).collect();
     let o = &c.search;
-    if o.depth == 0 && c.exact {
+    if o.depth == 0 && c.exact() {
         return format!(
             "{} plays {} (worth {:+}, exact: the tables{left})",
             side.name(),
             c.label,
-            c.worth
+            c.worth()
         );
     }
     format!(
         "{} plays {} (worth {}{:+}{}; searched {} plies, {} nodes in {:.2} s, {} nodes/s{left}; line {})",
         side.name(),
         c.label,
-        if c.exact { "" } else { "about " },
-        c.worth,
-        if c.exact { ", exact" } else { ", not exact" },
+        if c.exact() { "" } else { "about " },
+        c.worth(),
+        if c.exact() { ", exact" } else { ", not exact" },
         o.depth,
         count(o.nodes as f64),
         took.as_secs_f64(),

@@ -119,8 +119,6 @@ pub struct Budget {
 pub struct Clock {
     control: TimeControl,
     left: Duration,
-    used: Duration,
-    moves: u32,
 }
 
 impl Clock {
@@ -129,29 +127,12 @@ impl Clock {
         Clock {
             control,
             left: control.base,
-            used: Duration::ZERO,
-            moves: 0,
         }
-    }
-
-    /// The time control.
-    pub fn control(&self) -> TimeControl {
-        self.control
     }
 
     /// Time left.
     pub fn left(&self) -> Duration {
         self.left
-    }
-
-    /// Time used so far.
-    pub fn used(&self) -> Duration {
-        self.used
-    }
-
-    /// Whether the side has run out of time.
-    pub fn flagged(&self) -> bool {
-        self.left.is_zero()
     }
 
     /// The budget of the next move; `margin` is kept back for the work
@@ -170,8 +151,6 @@ impl Clock {
     /// Charges a move that took `took`, then adds the increment (when time
     /// was left). Returns false when the side ran out of time.
     pub fn charge(&mut self, took: Duration) -> bool {
-        self.used += took;
-        self.moves += 1;
         if took >= self.left {
             self.left = Duration::ZERO;
             return false;

@@ -145,8 +145,6 @@ pub struct Outcome {
     pub depth: u32,
     /// Positions visited by every thread.
     pub nodes: u64,
-    /// Table values read.
-    pub probes: u64,
     /// Time since the search started.
     pub elapsed: Duration,
     /// The principal variation: pits, alternately of the mover and of the
@@ -216,11 +214,6 @@ impl<'d> Engine<'d> {
         &self.rules
     }
 
-    /// Bytes of the transposition table.
-    pub fn hash_bytes(&self) -> usize {
-        self.tt.bytes()
-    }
-
     /// Empties the transposition table (a new game).
     pub fn clear(&self) {
         self.tt.clear();
@@ -255,7 +248,6 @@ impl<'d> Engine<'d> {
                 exact: true,
                 depth: 0,
                 nodes: 1,
-                probes: legal.len() as u64,
                 elapsed: start.elapsed(),
                 pv: self.pv(root, &[pit], 16),
             };
@@ -299,7 +291,6 @@ impl<'d> Engine<'d> {
                     exact: w.horizon == h0,
                     depth: d,
                     nodes: nodes.load(Relaxed),
-                    probes: w.probes,
                     elapsed: start.elapsed(),
                     pv: self.pv(root, &w.lines[0], d as usize + 8),
                 };
@@ -322,7 +313,6 @@ impl<'d> Engine<'d> {
             exact: false,
             depth: 0,
             nodes: 0,
-            probes: 0,
             elapsed: Duration::ZERO,
             pv: vec![first],
         });
@@ -396,7 +386,6 @@ struct Worker<'e, 'd> {
     start: Instant,
     hard: Option<Duration>,
     nodes: u64,
-    probes: u64,
     /// Positions scored by the horizon or a repetition (and transposition
     /// entries resting on such): a subtree is proven when this did not
     /// grow while it was searched.
@@ -429,7 +418,6 @@ impl<'e, 'd> Worker<'e, 'd> {
             start,
             hard,
             nodes: 0,
-            probes: 0,
             horizon: 0,
             path: history.to_vec(),
             killers: vec![[NO_PIT; 2]; MAX_PLY],
@@ -544,7 +532,6 @@ impl<'e, 'd> Worker<'e, 'd> {
             return p.final_score();
         }
         if self.e.in_tables(p) {
-            self.probes += 1;
             return match self.e.db.score(p) {
                 Ok(s) => s as i32,
                 Err(e) => {

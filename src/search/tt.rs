@@ -68,11 +68,6 @@ impl Table {
         }
     }
 
-    /// Bytes the table takes.
-    pub fn bytes(&self) -> usize {
-        self.slots.len() * 16
-    }
-
     /// Empties every slot.
     pub fn clear(&self) {
         for s in &self.slots {
@@ -152,7 +147,7 @@ mod tests {
     #[test]
     fn entries_round_trip_and_keys_differ() {
         let t = Table::new(1 << 12);
-        assert_eq!(t.bytes(), 1 << 12);
+        assert_eq!(t.slots.len() * 16, 1 << 12);
         let p = Position([4; 12]);
         let mut q = p;
         q.0[11] = 5;
