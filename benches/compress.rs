@@ -347,7 +347,7 @@ fn block_sizes() -> Vec<u32> {
         .ok()
         .filter(|v| !v.is_empty())
     else {
-        return vec![v3::DEFAULT_BLOCK_SIZE];
+        return vec![v3::V3_DEFAULT_BLOCK_SIZE];
     };
     v.split(',')
         .map(|b| {
@@ -385,11 +385,11 @@ fn read_layer(dir: &Path, n: u32) -> Option<Layer> {
 /// form and the scores alone.
 fn encode_v3(n: u32, (scores, envelope): &Layer, block_size: u32) -> (Vec<u8>, Vec<u8>) {
     let rules = &awari_egdb::rules::AWARI;
-    let full = v3::Tables {
+    let full = v3::TableSet {
         scores,
         envelope: envelope.as_ref().map(|(l, u)| (&l[..], &u[..])),
     };
-    let only = v3::Tables {
+    let only = v3::TableSet {
         scores,
         envelope: None,
     };
@@ -465,9 +465,10 @@ fn v3_parts(z: &[u8]) -> (u64, u64, u64, u64, u8) {
         s += a as u64;
         e += b as u64;
     }
-    let (index, models) = (h.index_end(), h.model_bytes as u64);
+    let f = h.v3().expect("a format 3 header");
+    let (index, models) = (h.index_end(), f.model_bytes as u64);
     assert_eq!(index + models + s + e, z.len() as u64, "parts of the file");
-    (s, e, index, models, h.variant)
+    (s, e, index, models, f.variant)
 }
 
 /// Format 3 against format 2 per layer, then the one-thread measurements.

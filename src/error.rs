@@ -14,7 +14,7 @@
 //! [`CompressError`]; the library hands them
 //! out inside [`Error::Compressed`], with the file's path.
 
-use crate::codec::CompressError;
+use crate::codec::error::CompressError;
 use std::fmt;
 use std::io;
 use std::path::{Path, PathBuf};

@@ -590,7 +590,7 @@ fn compress_layer_v3(
             }
         }
     };
-    let tables = crate::codec::v3::Tables {
+    let tables = crate::codec::v3::TableSet {
         scores: table(0),
         envelope: full.then(|| (table(1), table(2))),
     };

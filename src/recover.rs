@@ -233,8 +233,8 @@ pub fn recover(
                 bytes: len,
                 xxh3: store::checksum_file(&path)?,
                 block_size: h.block_size,
-                level: h.level,
-                dictionary: h.dictionary,
+                level: h.zstd().map_or(0, |z| z.level),
+                dictionary: h.zstd().map_or(0, |z| z.dictionary),
                 version: if h.version == 3 { 3 } else { 0 },
             });
             if !report.compressed.contains(&name) {

@@ -10,7 +10,9 @@
 
 mod common;
 
-use awari_egdb::codec::{self, v3, Bytes, CompressError, CompressedTable, Settings, HEADER_BYTES};
+use awari_egdb::codec::{
+    self, v3, Bytes, CompressError, CompressedTable, Settings, ZSTD_HEADER_BYTES,
+};
 use awari_egdb::format::{Kind, MAX_BLOCK_SIZE};
 use awari_egdb::index::unrank;
 use awari_egdb::pack::{self, Action, CompressOptions, Quiet};
@@ -106,7 +108,7 @@ fn damaged_compressed_files_are_typed_probe_errors() {
     // A flipped byte in the block index: the header's own checksum on
     // opening, and the file's checksum in the manifest when asked for.
     let mut bad = good.clone();
-    bad[HEADER_BYTES + 3] ^= 1;
+    bad[ZSTD_HEADER_BYTES + 3] ^= 1;
     std::fs::write(&zst, &bad).unwrap();
     match Database::open(&dir).unwrap().score(&p) {
         Err(Error::Compressed { path, source }) => {
@@ -209,7 +211,15 @@ fn layer_8_sample(dictionary: u32) -> (Vec<u8>, Vec<u8>) {
         dictionary,
     };
     let z = codec::encode(&raw, &awari_egdb::rules::AWARI, Kind::Score, 8, settings).unwrap();
-    assert_eq!(parse(&z).unwrap().header().dictionary > 0, dictionary > 0);
+    assert_eq!(
+        parse(&z)
+            .unwrap()
+            .header()
+            .zstd()
+            .map_or(0, |f| f.dictionary)
+            > 0,
+        dictionary > 0
+    );
     (raw, z)
 }
 
@@ -232,7 +242,7 @@ fn u64_at(b: &[u8], at: usize) -> u64 {
 /// Rewrites the checksum of header and index after a mutation, as a forger
 /// would, so that the parser's other checks are reached.
 fn forge(z: &mut [u8]) {
-    if z.len() < HEADER_BYTES {
+    if z.len() < ZSTD_HEADER_BYTES {
         return;
     }
     let entries = u64_at(z, 40);
@@ -240,7 +250,7 @@ fn forge(z: &mut [u8]) {
     if bs == 0 || entries > 1 << 40 {
         return;
     }
-    let mut end = HEADER_BYTES as u64 + 8 * (entries.div_ceil(bs) + 1);
+    let mut end = ZSTD_HEADER_BYTES as u64 + 8 * (entries.div_ceil(bs) + 1);
     if u32::from_le_bytes(z[8..12].try_into().unwrap()) == 2 {
         end += u32::from_le_bytes(z[52..56].try_into().unwrap()) as u64;
     }
@@ -249,7 +259,7 @@ fn forge(z: &mut [u8]) {
     }
     let mut h = xxhash_rust::xxh3::Xxh3::new();
     h.update(&z[..64]);
-    h.update(&z[HEADER_BYTES..end as usize]);
+    h.update(&z[ZSTD_HEADER_BYTES..end as usize]);
     let sum = h.digest();
     z[64..72].copy_from_slice(&sum.to_le_bytes());
 }
@@ -267,7 +277,7 @@ fn each_damaged_header_field_has_its_typed_error() {
     let t = parse(z).unwrap();
     assert_eq!(t.decompress_all().unwrap(), *raw);
     let blocks = t.blocks();
-    let data_start = HEADER_BYTES + 8 * (blocks as usize + 1);
+    let data_start = ZSTD_HEADER_BYTES + 8 * (blocks as usize + 1);
     type Check = fn(&CompressError) -> bool;
     let cases: Vec<(&str, Vec<u8>, Check)> = vec![
         ("empty", vec![], |e| {
@@ -398,15 +408,19 @@ fn each_damaged_header_field_has_its_typed_error() {
                 )
             },
         ),
-        ("truncated index", z[..HEADER_BYTES + 100].to_vec(), |e| {
-            matches!(
-                e,
-                CompressError::Truncated {
-                    part: "block index",
-                    ..
-                }
-            )
-        }),
+        (
+            "truncated index",
+            z[..ZSTD_HEADER_BYTES + 100].to_vec(),
+            |e| {
+                matches!(
+                    e,
+                    CompressError::Truncated {
+                        part: "block index",
+                        ..
+                    }
+                )
+            },
+        ),
         ("truncated blocks", z[..z.len() - 1].to_vec(), |e| {
             matches!(e, CompressError::Truncated { part: "blocks", .. })
         }),
@@ -415,12 +429,16 @@ fn each_damaged_header_field_has_its_typed_error() {
         }),
         (
             "first offset",
-            set(z, HEADER_BYTES, &(data_start as u64 + 1).to_le_bytes()),
+            set(z, ZSTD_HEADER_BYTES, &(data_start as u64 + 1).to_le_bytes()),
             |e| matches!(e, CompressError::OffsetOutOfRange { block: 0, .. }),
         ),
         (
             "decreasing offset",
-            set(z, HEADER_BYTES + 8 * 5, &(data_start as u64).to_le_bytes()),
+            set(
+                z,
+                ZSTD_HEADER_BYTES + 8 * 5,
+                &(data_start as u64).to_le_bytes(),
+            ),
             |e| matches!(e, CompressError::OffsetOutOfRange { block: 5, .. }),
         ),
         (
@@ -442,7 +460,7 @@ fn each_damaged_header_field_has_its_typed_error() {
     // A shifted offset (index checksum forged): the blocks around it fail
     // to decompress, with their number.
     let mut shifted = z.clone();
-    let at = HEADER_BYTES + 8 * 7;
+    let at = ZSTD_HEADER_BYTES + 8 * 7;
     let off = u64_at(z, at) + 3;
     shifted[at..at + 8].copy_from_slice(&off.to_le_bytes());
     forge(&mut shifted);
@@ -464,7 +482,7 @@ fn each_damaged_header_field_has_its_typed_error() {
     assert!(t.decompress_all().is_err());
     // A damaged frame: zstd's checksum of the block.
     let mut flipped = z.clone();
-    let at = u64_at(z, HEADER_BYTES + 8 * 20) as usize + 8;
+    let at = u64_at(z, ZSTD_HEADER_BYTES + 8 * 20) as usize + 8;
     flipped[at] ^= 0x10;
     let t = parse(&flipped).unwrap();
     assert!(matches!(
@@ -593,8 +611,8 @@ fn mutate_header_and_index(raw: &[u8], z: &[u8], seed: u64, total: usize) {
         }
         // Read the blocks an index change could have moved, and one more.
         let at = changed[0];
-        let near = if at >= HEADER_BYTES {
-            ((at - HEADER_BYTES) / 8) as u64
+        let near = if at >= ZSTD_HEADER_BYTES {
+            ((at - ZSTD_HEADER_BYTES) / 8) as u64
         } else {
             0
         };
@@ -666,7 +684,7 @@ fn random_truncations_and_block_mutations_never_panic() {
         m[at] = rng.gen();
         let block = (0..blocks)
             .rev()
-            .find(|&b| u64_at(z, HEADER_BYTES + 8 * b as usize) <= at as u64)
+            .find(|&b| u64_at(z, ZSTD_HEADER_BYTES + 8 * b as usize) <= at as u64)
             .unwrap();
         if let Err(e) = try_mutation(&m, raw, &[block]) {
             panic!("a damaged byte {at} in block {block} broke the index: {e:?}");
@@ -725,7 +743,7 @@ type V3Sample = ([Vec<u8>; 3], Vec<u8>);
 /// file: the full form, or the scores alone.
 fn layer_8_v3(full: bool) -> V3Sample {
     let raws = KINDS.map(|k| raw_table(k, 8));
-    let t = v3::Tables {
+    let t = v3::TableSet {
         scores: &raws[0],
         envelope: full.then(|| (&raws[1][..], &raws[2][..])),
     };
@@ -771,8 +789,8 @@ fn v3_parts(z: &[u8]) -> V3Parts {
     let h = parse(z).unwrap().header().clone();
     let blocks = h.blocks();
     V3Parts {
-        index: v3::HEADER_BYTES,
-        lens: v3::HEADER_BYTES + 8 * (blocks.div_ceil(v3::SUPER) as usize + 1),
+        index: v3::V3_HEADER_BYTES,
+        lens: v3::V3_HEADER_BYTES + 8 * (blocks.div_ceil(v3::SUPER) as usize + 1),
         models: h.index_end() as usize,
         data: h.data_start() as usize,
         blocks,
@@ -826,7 +844,7 @@ fn v3_streams(z: &[u8]) -> Vec<(u64, bool, std::ops::Range<usize>)> {
 /// bytes 0..80, then the index and models as the mutated header lays them
 /// out), so that the parser's other checks are reached.
 fn forge3(z: &mut [u8]) {
-    if z.len() < v3::HEADER_BYTES {
+    if z.len() < v3::V3_HEADER_BYTES {
         return;
     }
     let entries = u64_at(z, 40);
@@ -836,7 +854,7 @@ fn forge3(z: &mut [u8]) {
     }
     let blocks = entries.div_ceil(bs);
     let streams = if z[12] == v3::FULL { 2 } else { 1 };
-    let end = v3::HEADER_BYTES as u64
+    let end = v3::V3_HEADER_BYTES as u64
         + 8 * (blocks.div_ceil(v3::SUPER) + 1)
         + 2 * streams * blocks
         + u32_at(z, 48) as u64;
@@ -845,7 +863,7 @@ fn forge3(z: &mut [u8]) {
     }
     let mut h = xxhash_rust::xxh3::Xxh3::new();
     h.update(&z[..80]);
-    h.update(&z[v3::HEADER_BYTES..end as usize]);
+    h.update(&z[v3::V3_HEADER_BYTES..end as usize]);
     let sum = h.digest();
     z[80..88].copy_from_slice(&sum.to_le_bytes());
 }
@@ -1206,7 +1224,7 @@ fn each_damaged_v3_header_field_has_its_typed_error() {
         ),
         (
             "block size too large".into(),
-            set3(z, 36, &(v3::MAX_BLOCK_SIZE + 1).to_le_bytes()),
+            set3(z, 36, &(v3::V3_MAX_BLOCK_SIZE + 1).to_le_bytes()),
             field("block size"),
         ),
         (
@@ -1816,7 +1834,7 @@ fn mutate_v3_part(raws: &[Vec<u8>; 3], z: &[u8], seed: u64, total: usize) -> V3T
             _ => {
                 for _ in 0..rng.gen_range(1..=4) {
                     let at = match rng.gen_range(0..8) {
-                        0 | 1 => rng.gen_range(0..v3::HEADER_BYTES),
+                        0 | 1 => rng.gen_range(0..v3::V3_HEADER_BYTES),
                         2 => rng.gen_range(p.index..p.lens),
                         3..=5 => rng.gen_range(p.lens..p.models),
                         _ => rng.gen_range(p.models..p.data),
@@ -2006,9 +2024,9 @@ fn damaged_v3_blocks_are_stream_errors_never_wrong_bytes() {
         // a table, every block of which is a stream error.
         let mut headed = Outcomes::new();
         for _ in 0..rounds(20_000) {
-            let len = rng.gen_range(v3::HEADER_BYTES..2 * p.data);
+            let len = rng.gen_range(v3::V3_HEADER_BYTES..2 * p.data);
             let mut r: Vec<u8> = (0..len).map(|_| rng.gen()).collect();
-            r[..v3::HEADER_BYTES].copy_from_slice(&z[..v3::HEADER_BYTES]);
+            r[..v3::V3_HEADER_BYTES].copy_from_slice(&z[..v3::V3_HEADER_BYTES]);
             forge3(&mut r);
             let e = parse_both(&r).expect_err("random bytes behind a header parsed");
             *headed.entry(variant(&e)).or_default() += 1;

@@ -88,7 +88,7 @@ fn round_trip_with_a_dictionary_for_every_table_of_layers_0_to_14() {
             let raw = raw_table(kind, n);
             let z = codec::encode(&raw, &awari_egdb::rules::AWARI, kind, n, settings).unwrap();
             let t = parse(&z).unwrap();
-            let h = t.header();
+            let h = t.header().zstd().expect("a zstd file");
             // Tables too small to train a dictionary on are written without
             // one, as version 1.
             if h.dictionary > 0 {
@@ -515,7 +515,7 @@ fn format_3_round_trips_every_table_of_layers_0_to_14_at_any_block_size() {
         let [sc, lo, hi] = KINDS.map(|k| raw_table(k, n));
         for bs in [1, 7, 64, 512, 16384] {
             for full in [true, false] {
-                let t = v3::Tables {
+                let t = v3::TableSet {
                     scores: &sc,
                     envelope: full.then_some((&lo[..], &hi[..])),
                 };
@@ -555,7 +555,7 @@ fn format_3_round_trips_every_table_of_layers_0_to_14_at_any_block_size() {
     let mut bad = lo.clone();
     let g = (0..bad.len()).find(|&g| sc[g] as i8 > -6).unwrap();
     bad[g] = sc[g].wrapping_add(1);
-    let t = v3::Tables {
+    let t = v3::TableSet {
         scores: &sc,
         envelope: Some((&bad, &hi)),
     };
@@ -564,13 +564,13 @@ fn format_3_round_trips_every_table_of_layers_0_to_14_at_any_block_size() {
     assert!(e.to_string().contains(&format!("entry {g}")), "{e}");
     let mut out_of_range = sc.clone();
     out_of_range[3] = 7;
-    let t = v3::Tables {
+    let t = v3::TableSet {
         scores: &out_of_range,
         envelope: None,
     };
     assert!(v3::encode(t, &rules, 6, 64).is_err());
     assert!(v3::encode(
-        v3::Tables {
+        v3::TableSet {
             scores: &sc[1..],
             envelope: None
         },
@@ -580,7 +580,7 @@ fn format_3_round_trips_every_table_of_layers_0_to_14_at_any_block_size() {
     )
     .is_err());
     assert!(v3::encode(
-        v3::Tables {
+        v3::TableSet {
             scores: &sc,
             envelope: None
         },
@@ -590,7 +590,7 @@ fn format_3_round_trips_every_table_of_layers_0_to_14_at_any_block_size() {
     )
     .is_err());
     assert!(v3::encode(
-        v3::Tables {
+        v3::TableSet {
             scores: &sc,
             envelope: None
         },

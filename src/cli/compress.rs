@@ -115,7 +115,7 @@ fn settings(a: &CompressArgs) -> Result<Settings, Failure> {
                 "--scores-only is a form of --format 3".to_string(),
             ));
         }
-        let mut s = Settings::zstd(codec::DEFAULT_LEVEL, codec::DEFAULT_BLOCK_SIZE);
+        let mut s = Settings::zstd(codec::DEFAULT_LEVEL, codec::ZSTD_DEFAULT_BLOCK_SIZE);
         s.level = a.level.unwrap_or(codec::DEFAULT_LEVEL);
         if let Some(d) = &a.dictionary {
             s.dictionary = parse_u32_size("--dictionary", d, "0, 64KiB")?;

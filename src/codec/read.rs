@@ -1,73 +1,40 @@
-//! Reading compressed tables: random access by entry through a per-thread
-//! cache of decompressed blocks, and sequential reading.
+//! Reading compressed tables of any version: [`CompressedTable`], random
+//! access by entry through the per-thread cache of decoded blocks, whole
+//! ranges decoded in parallel, verification, and the sequential
+//! [`Reader`]. What differs by family (where a block lies, how it
+//! decodes) is dispatched to the family's module.
 
+use super::cache::{with_cache, Cache, Decoders, Slot, CACHE_BLOCKS, CACHE_BYTES};
+use super::header::{self, LONGEST_HEADER};
 use super::v3::{self, Layout};
-use super::{
-    header_fields, parse_header, u64_at, CompressError, Expected, Header, HEADER_BYTES, STEP,
-};
+use super::zstd_blocks::Frames;
+use super::{Bytes, CompressError, Expected, Family, Header, STEP};
 use crate::format::Kind;
 use rayon::prelude::*;
-use std::cell::RefCell;
 use std::io::{self, Read};
 use std::sync::atomic::{AtomicU64, Ordering};
-use zstd::zstd_safe;
-
-/// The per-thread cache of decompressed blocks holds at most this many...
-const CACHE_BLOCKS: usize = 8;
-/// ... and at most this many bytes (but always one block).
-const CACHE_BYTES: usize = 1 << 20;
 
 /// Source of distinct table ids for the per-thread block cache.
 static NEXT_ID: AtomicU64 = AtomicU64::new(0);
-
-/// Where a compressed table's bytes come from: a buffer or a mapping
-/// (anything `AsRef<[u8]>`, whose frames are read in place), or a file
-/// read with `pread` ([`crate::store::FileTable`], whose frames are read
-/// into a per-thread buffer).
-pub trait Bytes: Sync {
-    /// Bytes in all.
-    fn total_len(&self) -> u64;
-    /// Reads `out.len()` bytes at `at`.
-    fn read_at(&self, at: u64, out: &mut [u8]) -> io::Result<()>;
-    /// All the bytes, when they are in memory.
-    fn slice(&self) -> Option<&[u8]> {
-        None
-    }
-}
-
-impl<T: AsRef<[u8]> + Sync + ?Sized> Bytes for T {
-    fn total_len(&self) -> u64 {
-        self.as_ref().len() as u64
-    }
-    fn read_at(&self, at: u64, out: &mut [u8]) -> io::Result<()> {
-        let b = self.as_ref();
-        let s = usize::try_from(at).unwrap_or(usize::MAX);
-        match s.checked_add(out.len()).and_then(|e| b.get(s..e)) {
-            Some(src) => {
-                out.copy_from_slice(src);
-                Ok(())
-            }
-            None => Err(io::ErrorKind::UnexpectedEof.into()),
-        }
-    }
-    fn slice(&self) -> Option<&[u8]> {
-        Some(self.as_ref())
-    }
-}
 
 /// A compressed table over its bytes (a mapping, a buffer, a file read
 /// with `pread`; see [`Bytes`]): random access by entry, one block
 /// decompressed per miss of the per-thread cache.
 pub struct CompressedTable<B> {
     bytes: B,
-    /// Header, block index and dictionary (bytes `0..data_start`).
-    meta: Vec<u8>,
     header: Header,
     id: u64,
-    /// The dictionary, prepared for decompression.
-    ddict: Option<zstd_safe::DDict<'static>>,
-    /// Version 3: block index and models.
-    layout: Option<Box<Layout>>,
+    /// What the format's family needs to find and decode a block.
+    family: Blocks,
+}
+
+/// What a reader keeps to find and decode the blocks of each family of
+/// formats (a new family is one more variant).
+enum Blocks {
+    /// Versions 1 and 2: the block index and the dictionary.
+    Zstd(Frames),
+    /// Version 3: the block index and the models.
+    V3(Box<Layout>),
 }
 
 impl<B> std::fmt::Debug for CompressedTable<B> {
@@ -85,7 +52,7 @@ impl<B: Bytes> CompressedTable<B> {
         let len = bytes.total_len();
         let (header, meta) = match bytes.slice() {
             Some(b) => {
-                let h = parse_header(b, len)?;
+                let h = header::parse(b, len)?;
                 let meta = b[..h.data_start() as usize].to_vec();
                 (h, meta)
             }
@@ -97,8 +64,8 @@ impl<B: Bytes> CompressedTable<B> {
                         .map_err(|e| CompressError::Read(e.kind()))?;
                     Ok(v)
                 };
-                let head = read(len.min(v3::HEADER_BYTES.max(HEADER_BYTES) as u64))?;
-                let start = header_fields(&head, len)?.data_start();
+                let head = read(len.min(LONGEST_HEADER as u64))?;
+                let start = header::read_fields(&head, len)?.data_start();
                 if len < start {
                     return Err(CompressError::Truncated {
                         part: "block index",
@@ -107,32 +74,18 @@ impl<B: Bytes> CompressedTable<B> {
                     });
                 }
                 let meta = read(start)?;
-                (parse_header(&meta, len)?, meta)
+                (header::parse(&meta, len)?, meta)
             }
         };
-        let layout = match header.version {
-            3 => Some(Box::new(v3::layout(&header, &meta, len)?)),
-            _ => None,
-        };
-        let ddict = match header.dictionary {
-            0 => None,
-            _ => {
-                let d = &meta[header.index_end() as usize..header.data_start() as usize];
-                Some(
-                    zstd_safe::DDict::try_create(d).ok_or_else(|| CompressError::HeaderField {
-                        field: "dictionary",
-                        reason: "zstd cannot load it".into(),
-                    })?,
-                )
-            }
+        let family = match &header.family {
+            Family::Zstd(_) => Blocks::Zstd(Frames::open(&header, meta, len)?),
+            Family::V3(_) => Blocks::V3(Box::new(v3::layout(&header, &meta, len)?)),
         };
         Ok(CompressedTable {
             bytes,
-            meta,
             header,
             id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
-            ddict,
-            layout,
+            family,
         })
     }
 
@@ -166,7 +119,7 @@ impl<B: Bytes> CompressedTable<B> {
     /// holds all three tables of its layer; it serves the scores until
     /// told otherwise).
     pub fn check_table(&mut self, want: &Expected) -> Result<(), CompressError> {
-        if self.header.version == 3 {
+        if let Family::V3(_) = self.header.family {
             self.serve(want.kind)?;
         }
         let h = &self.header;
@@ -232,22 +185,15 @@ impl<B: Bytes> CompressedTable<B> {
             index: i * self.header.block_size as u64,
             entries: self.header.entries,
         };
-        let (s, e) = match &self.layout {
-            Some(l) => {
+        let (s, e) = match &self.family {
+            Blocks::V3(l) => {
                 if i >= self.header.blocks() {
                     return Err(out_of_range());
                 }
                 let (s, a, b) = l.block(i);
                 (s, s + a as u64 + b as u64)
             }
-            None => {
-                let at = HEADER_BYTES + 8 * i as usize;
-                let m = &self.meta;
-                let (Some(s), Some(e)) = (m.get(at..at + 8), m.get(at + 8..at + 16)) else {
-                    return Err(out_of_range());
-                };
-                (u64_at(s, 0), u64_at(e, 0))
-            }
+            Blocks::Zstd(f) => f.span(i).ok_or_else(out_of_range)?,
         };
         // Checked when parsed; checked again so that a file changed since
         // cannot index out of bounds.
@@ -284,10 +230,8 @@ impl<B: Bytes> CompressedTable<B> {
             });
         }
         with_cache(|c| {
-            let Cache {
-                dctx, frame, v3, ..
-            } = c;
-            self.with_frame(i, frame, |z| self.decode(dctx, v3, z, i, out))
+            let Cache { dec, frame, .. } = c;
+            self.with_frame(i, frame, |z| self.decode(dec, z, i, out))
         })
     }
 
@@ -328,18 +272,12 @@ impl<B: Bytes> CompressedTable<B> {
                     .expect("a cache holds a slot")
             };
             let Cache {
-                dctx,
-                slots,
-                frame,
-                v3,
-                ..
+                dec, slots, frame, ..
             } = c;
             let s = &mut slots[k];
             s.table = u64::MAX;
             s.data.resize(len, 0);
-            self.with_frame(block, frame, |z| {
-                self.decode(dctx, v3, z, block, &mut s.data)
-            })?;
+            self.with_frame(block, frame, |z| self.decode(dec, z, block, &mut s.data))?;
             s.table = self.id;
             s.block = block;
             s.used = now;
@@ -375,7 +313,7 @@ impl<B: Bytes> CompressedTable<B> {
             g += take as u64;
         }
         // Version 3 decodes two whole blocks at a time.
-        let pairs = self.layout.is_some() && self.header.kind == Kind::Score;
+        let pairs = matches!(self.family, Blocks::V3(_)) && self.header.kind == Kind::Score;
         let mut groups: Vec<Vec<(u64, usize, &mut [u8])>> = Vec::new();
         for p in parts {
             let whole = p.1 == 0 && p.2.len() == self.header.block_len(p.0);
@@ -395,19 +333,24 @@ impl<B: Bytes> CompressedTable<B> {
         groups.into_par_iter().try_for_each(|mut g| {
             with_cache(|c| {
                 let Cache {
-                    dctx,
+                    dec,
                     scratch,
                     frame,
                     frame2,
-                    v3,
                     ..
                 } = c;
-                if let (Some(l), 2) = (&self.layout, g.len()) {
+                if let (Blocks::V3(l), 2) = (&self.family, g.len()) {
                     let (b, rest) = g.split_at_mut(1);
                     let ((i0, _, o0), (i1, _, o1)) = (&mut b[0], &mut rest[0]);
+                    let (s0, s1) = (*i0 * bs, *i1 * bs);
                     return self.with_frame(*i0, frame, |z0| {
                         self.with_frame(*i1, frame2, |z1| {
-                            self.decode2(l, v3, [(*i0, z0, &mut **o0), (*i1, z1, &mut **o1)])
+                            v3::decode_two(
+                                l,
+                                &mut dec.v3,
+                                self.header.kind,
+                                [(*i0, z0, s0, &mut **o0), (*i1, z1, s1, &mut **o1)],
+                            )
                         })
                     });
                 }
@@ -415,10 +358,10 @@ impl<B: Bytes> CompressedTable<B> {
                 let len = self.header.block_len(block);
                 self.with_frame(block, frame, |z| {
                     if at == 0 && part.len() == len {
-                        self.decode(dctx, v3, z, block, part)
+                        self.decode(dec, z, block, part)
                     } else {
                         scratch.resize(len, 0);
-                        self.decode(dctx, v3, z, block, scratch)?;
+                        self.decode(dec, z, block, scratch)?;
                         part.copy_from_slice(&scratch[at..at + part.len()]);
                         Ok(())
                     }
@@ -495,86 +438,20 @@ impl<B: Bytes> CompressedTable<B> {
     }
 
     /// Decodes block `block` from its bytes `z` into `out` (the block's
-    /// length): a zstd frame, or the streams of a version 3 block.
+    /// length) with this thread's decoders: by the file's family.
     fn decode(
         &self,
-        dctx: &mut Option<zstd_safe::DCtx<'static>>,
-        scratch: &mut V3Scratch,
+        dec: &mut Decoders,
         z: &[u8],
         block: u64,
         out: &mut [u8],
     ) -> Result<(), CompressError> {
-        let Some(l) = &self.layout else {
-            return decode(dctx, self.ddict.as_ref(), z, block, out);
-        };
-        let [s0, _] = &mut scratch.0;
-        let b = self.v3_block(l, s0, z, block, out);
-        v3::decode_blocks(l.shape, &l.models, [b]).map_err(|(_, e)| stream_error(block, e))
-    }
-
-    /// Decodes two version 3 blocks at once (their coders' steps overlap)
-    /// from their bytes into their outputs.
-    fn decode2(
-        &self,
-        l: &Layout,
-        scratch: &mut V3Scratch,
-        blocks: [(u64, &[u8], &mut [u8]); 2],
-    ) -> Result<(), CompressError> {
-        let [s0, s1] = &mut scratch.0;
-        let [(i0, z0, o0), (i1, z1, o1)] = blocks;
-        let b0 = self.v3_block(l, s0, z0, i0, o0);
-        let b1 = self.v3_block(l, s1, z1, i1, o1);
-        v3::decode_blocks(l.shape, &l.models, [b0, b1])
-            .map_err(|(j, e)| stream_error(if j == 0 { i0 } else { i1 }, e))
-    }
-
-    /// What [`v3::decode_blocks`] needs to decode block `block` (bytes `z`)
-    /// into `out`, the table served, with scratch space `s`.
-    fn v3_block<'a>(
-        &self,
-        l: &Layout,
-        s: &'a mut [Vec<u8>; 3],
-        z: &'a [u8],
-        block: u64,
-        out: &'a mut [u8],
-    ) -> v3::Block<'a> {
-        let (slen, elen) = l.stream_lens(block);
-        let start = block * self.header.block_size as u64;
-        let n = out.len();
-        for v in s.iter_mut() {
-            v.resize(n, 0);
-        }
-        let [sym, raw, other] = s;
-        let (scores, envelope) = (&z[..slen], &z[slen..slen + elen]);
-        let (sym, raw, other) = (&mut sym[..], &mut raw[..], &mut other[..]);
-        match self.header.kind {
-            Kind::Score => v3::Block {
-                start,
-                scores,
-                envelope: None,
-                sym,
-                raw: out,
-                lower: &mut [],
-                upper: &mut [],
-            },
-            Kind::Lower => v3::Block {
-                start,
-                scores,
-                envelope: Some(envelope),
-                sym,
-                raw,
-                lower: out,
-                upper: other,
-            },
-            Kind::Upper => v3::Block {
-                start,
-                scores,
-                envelope: Some(envelope),
-                sym,
-                raw,
-                lower: other,
-                upper: out,
-            },
+        match &self.family {
+            Blocks::Zstd(f) => f.decode(&mut dec.zstd, z, block, out),
+            Blocks::V3(l) => {
+                let start = block * self.header.block_size as u64;
+                v3::decode_one(l, &mut dec.v3, self.header.kind, start, z, block, out)
+            }
         }
     }
 
@@ -587,113 +464,6 @@ impl<B: Bytes> CompressedTable<B> {
             next: 0,
         }
     }
-}
-/// One decompressed block in the per-thread cache.
-struct Slot {
-    table: u64,
-    block: u64,
-    used: u64,
-    data: Vec<u8>,
-}
-
-/// Scratch space of a version 3 decoder: per block decoded at once, the
-/// score symbols, the raw scores and the envelope table not served.
-#[derive(Default)]
-struct V3Scratch([[Vec<u8>; 3]; 2]);
-
-/// A version 3 block that does not decode.
-fn stream_error(block: u64, e: super::ans::AnsError) -> CompressError {
-    CompressError::Stream {
-        block,
-        message: e.to_string(),
-    }
-}
-
-/// Per thread: a zstd context, a few recently used blocks, scratch space.
-struct Cache {
-    v3: V3Scratch,
-    dctx: Option<zstd_safe::DCtx<'static>>,
-    slots: Vec<Slot>,
-    clock: u64,
-    scratch: Vec<u8>,
-    /// A block's compressed bytes, for tables read with `pread`.
-    frame: Vec<u8>,
-    /// Another block's, when two are decoded at once.
-    frame2: Vec<u8>,
-}
-
-thread_local! {
-    static CACHE: RefCell<Cache> = const {
-        RefCell::new(Cache {
-            v3: V3Scratch([
-                [Vec::new(), Vec::new(), Vec::new()],
-                [Vec::new(), Vec::new(), Vec::new()],
-            ]),
-            dctx: None,
-            slots: Vec::new(),
-            clock: 0,
-            scratch: Vec::new(),
-            frame: Vec::new(),
-            frame2: Vec::new(),
-        })
-    };
-}
-
-/// Runs `f` on this thread's cache (on a fresh one while the thread is
-/// being torn down).
-fn with_cache<T>(f: impl FnOnce(&mut Cache) -> T) -> T {
-    let mut f = Some(f);
-    let r = CACHE.try_with(|c| match c.try_borrow_mut() {
-        Ok(mut c) => Some((f.take().expect("called once"))(&mut c)),
-        Err(_) => None,
-    });
-    match r {
-        Ok(Some(t)) => t,
-        _ => {
-            let mut c = Cache {
-                v3: V3Scratch::default(),
-                dctx: None,
-                slots: Vec::new(),
-                clock: 0,
-                scratch: Vec::new(),
-                frame: Vec::new(),
-                frame2: Vec::new(),
-            };
-            (f.take().expect("called once"))(&mut c)
-        }
-    }
-}
-
-/// Decompresses one frame (with the table's dictionary, if any) into `out`,
-/// which it must fill exactly.
-fn decode(
-    dctx: &mut Option<zstd_safe::DCtx<'static>>,
-    ddict: Option<&zstd_safe::DDict<'static>>,
-    frame: &[u8],
-    block: u64,
-    out: &mut [u8],
-) -> Result<(), CompressError> {
-    let zerr = |message: String| CompressError::Zstd { block, message };
-    if dctx.is_none() {
-        *dctx = Some(
-            zstd_safe::DCtx::try_create()
-                .ok_or_else(|| zerr("cannot create a decompression context".into()))?,
-        );
-    }
-    let d = dctx.as_mut().expect("just made");
-    let got = match ddict {
-        Some(dd) => d.decompress_using_ddict(out, frame, dd),
-        None => d.decompress(out, frame),
-    }
-    .map_err(|code| zerr(zstd_safe::get_error_name(code).to_string()))?;
-    if got != out.len() {
-        return Err(CompressError::BlockLength {
-            block,
-            expected: out.len() as u64,
-            found: got as u64,
-        });
-    }
-    Ok(())
 }
 
 /// Reads a compressed table's entries in order ([`io::Read`]), a step of

@@ -1,90 +1,15 @@
-//! Writing compressed tables: blocks compressed in parallel, with or without
-//! a trained dictionary.
+//! Writing a table in format 1 or 2: blocks compressed in parallel, with
+//! or without a trained dictionary.
 
-use super::*;
+use super::{check, encode_header, meta_checksum, ZstdFields, ZSTD_HEADER_BYTES};
+use crate::codec::header::kind_code;
+use crate::codec::{Family, Header, Settings, STEP};
+use crate::format::Kind;
+use crate::rules::Rules;
 use rayon::prelude::*;
 use std::cell::RefCell;
 use std::io::{self, Seek, SeekFrom, Write};
 use zstd::zstd_safe;
-
-/// How to compress.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Settings {
-    /// The format: 3 (context models, [`super::v3`]; the default) or 2
-    /// (zstd blocks; written as version 1 without a dictionary).
-    pub version: u32,
-    /// zstd level (format 2).
-    pub level: i32,
-    /// Entries per block.
-    pub block_size: u32,
-    /// Bytes of a zstd dictionary trained on the table's blocks and stored
-    /// in the file (format 2); 0: none. A table too small to train one on
-    /// is written without.
-    pub dictionary: u32,
-    /// Format 3: code the scores alone (`scores.n.zst`), not the layer's
-    /// three tables together (`tables.n.zst`).
-    pub scores_only: bool,
-}
-
-impl Settings {
-    /// The settings of format 2 (zstd blocks) with these level and block
-    /// size, without a dictionary.
-    pub const fn zstd(level: i32, block_size: u32) -> Settings {
-        Settings {
-            version: 2,
-            level,
-            block_size,
-            dictionary: 0,
-            scores_only: false,
-        }
-    }
-
-    /// The default settings of format 3, scores alone or not.
-    pub const fn models(scores_only: bool) -> Settings {
-        Settings {
-            version: 3,
-            level: 0,
-            block_size: v3::DEFAULT_BLOCK_SIZE,
-            dictionary: 0,
-            scores_only,
-        }
-    }
-
-    /// Checks the settings ([`crate::format::check_compression`] for
-    /// format 2); on failure, the field and why.
-    pub fn check(&self) -> Result<(), (&'static str, String)> {
-        match self.version {
-            3 => {
-                if self.dictionary != 0 {
-                    return Err((
-                        "dictionary",
-                        "format 3 codes with context models, not a zstd dictionary".into(),
-                    ));
-                }
-                v3::check_block_size(self.block_size)
-            }
-            1 | 2 => {
-                if self.scores_only {
-                    return Err((
-                        "scores only",
-                        "the scores-only form is one of format 3".into(),
-                    ));
-                }
-                crate::format::check_compression(self.level, self.block_size, self.dictionary)
-            }
-            v => Err((
-                "format",
-                format!("{v}: this program writes formats 2 and 3"),
-            )),
-        }
-    }
-}
-
-impl Default for Settings {
-    fn default() -> Self {
-        Settings::models(false)
-    }
-}
 
 /// A dictionary of at most `size` bytes trained on blocks spread evenly over
 /// `table` (about a hundred times its size of samples), or `None` when the
@@ -180,24 +105,23 @@ pub(crate) fn encode_steps<W: Write + Seek>(
         0 => None,
         size => train_dictionary(table, settings.block_size as usize, size),
     };
+    let fields = ZstdFields {
+        level: settings.level,
+        dictionary: dict.as_ref().map_or(0, |d| d.len() as u32),
+    };
     let mut header = Header {
         rules: *rules,
         kind,
         layer,
         entries: table.len() as u64,
         block_size: settings.block_size,
-        level: settings.level,
-        dictionary: dict.as_ref().map_or(0, |d| d.len() as u32),
         version: if dict.is_some() { 2 } else { 1 },
         tables: 1 << kind_code(kind),
-        variant: 0,
-        model_bytes: 0,
         raws: [0; 3],
+        family: Family::Zstd(fields.clone()),
     };
     let mut raw_hash = xxhash_rust::xxh3::Xxh3::new();
-    header
-        .check()
-        .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))?;
+    check(&header, &fields).map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))?;
     let cdict = dict
         .as_ref()
         .map(|d| zstd::dict::EncoderDictionary::copy(d, settings.level));
@@ -241,8 +165,8 @@ pub(crate) fn encode_steps<W: Write + Seek>(
     }
     // (computed step by step above)
     header.raws[kind_code(kind) as usize] = raw_hash.digest();
-    let mut head = [0u8; HEADER_BYTES];
-    head[..64].copy_from_slice(&header.encode());
+    let mut head = [0u8; ZSTD_HEADER_BYTES];
+    head[..64].copy_from_slice(&encode_header(&header, &fields));
     let mut meta = index;
     meta.extend_from_slice(dict.as_deref().unwrap_or_default());
     let sum = meta_checksum(&head, &meta);

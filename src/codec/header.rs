@@ -1,0 +1,311 @@
+//! The header of a compressed table: the prefix every format version
+//! shares (magic, version, rule set, layer, block size, entries), the
+//! fields each family adds ([`Family`]), and the dispatch to the family
+//! that reads and checks the rest of its header.
+
+use super::v3::{self, V3Fields, V3_HEADER_BYTES};
+use super::zstd_blocks::{self, ZstdFields, ZSTD_HEADER_BYTES};
+use super::CompressError;
+use crate::format::Kind;
+use crate::index::layer_size;
+use crate::rules::{Rules, MAX_SEEDS, PRESETS};
+
+/// The first bytes of every compressed table.
+pub const MAGIC: [u8; 8] = *b"AWARIZST";
+/// The newest format version this code reads and writes (it reads and
+/// writes 1 and 2 too).
+pub const FORMAT_VERSION: u32 = 3;
+/// The bytes every header has at least (the shortest family's header):
+/// a file shorter than this is truncated whatever its version.
+const SHORTEST_HEADER: usize = min(ZSTD_HEADER_BYTES, V3_HEADER_BYTES);
+/// The bytes of the longest family's header: what is read of a file
+/// before its version is known.
+pub(super) const LONGEST_HEADER: usize = max(ZSTD_HEADER_BYTES, V3_HEADER_BYTES);
+
+const fn min(a: usize, b: usize) -> usize {
+    if a < b {
+        a
+    } else {
+        b
+    }
+}
+
+const fn max(a: usize, b: usize) -> usize {
+    if a > b {
+        a
+    } else {
+        b
+    }
+}
+
+/// The header of a compressed table.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Header {
+    /// The rule set the table was built under.
+    pub rules: Rules,
+    /// Which table of the layer (the one served, for a file that holds
+    /// several).
+    pub kind: Kind,
+    /// The layer.
+    pub layer: u32,
+    /// Entries in the table (the layer's size).
+    pub entries: u64,
+    /// Entries per block.
+    pub block_size: u32,
+    /// The format version: 1 (zstd), 2 (zstd with a dictionary) or 3
+    /// (context models, [`v3`]).
+    pub version: u32,
+    /// The tables the file holds: bit 0 scores, bit 1 lower, bit 2 upper
+    /// (versions 1 and 2 hold one table, `kind`).
+    pub tables: u8,
+    /// The checksum of each raw table the file holds (indexed by
+    /// scores, lower, upper; 0 for a table it does not hold).
+    pub raws: [u64; 3],
+    /// The fields of the format's family.
+    pub family: Family,
+}
+
+/// The header fields of one family of format versions.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Family {
+    /// Versions 1 and 2: zstd blocks ([`zstd_blocks`]).
+    Zstd(ZstdFields),
+    /// Version 3: context models and rANS ([`v3`]).
+    V3(V3Fields),
+}
+
+impl Header {
+    /// Number of blocks.
+    pub fn blocks(&self) -> u64 {
+        self.entries.div_ceil(self.block_size as u64)
+    }
+
+    /// The fields of versions 1 and 2, if it is one of them.
+    pub fn zstd(&self) -> Option<&ZstdFields> {
+        match &self.family {
+            Family::Zstd(z) => Some(z),
+            _ => None,
+        }
+    }
+
+    /// The fields of version 3, if it is.
+    pub fn v3(&self) -> Option<&V3Fields> {
+        match &self.family {
+            Family::V3(f) => Some(f),
+            _ => None,
+        }
+    }
+
+    /// Bytes of header and block index: where the dictionary (version 2)
+    /// or the models (version 3) start.
+    pub fn index_end(&self) -> u64 {
+        match &self.family {
+            Family::Zstd(_) => zstd_blocks::index_end(self),
+            Family::V3(_) => v3::index_end(self),
+        }
+    }
+
+    /// Bytes of header, block index and dictionary or models: where the
+    /// first block starts.
+    pub fn data_start(&self) -> u64 {
+        self.index_end()
+            + match &self.family {
+                Family::Zstd(z) => z.dictionary as u64,
+                Family::V3(f) => f.model_bytes as u64,
+            }
+    }
+
+    /// Whether the file holds table `kind`.
+    pub fn holds(&self, kind: Kind) -> bool {
+        self.tables & (1 << kind_code(kind)) != 0
+    }
+
+    /// The checksum of raw table `kind` as the manifest writes it, if the
+    /// file holds it.
+    pub fn raw_checksum_of(&self, kind: Kind) -> Option<String> {
+        self.holds(kind)
+            .then(|| format!("{:016x}", self.raws[kind_code(kind) as usize]))
+    }
+
+    /// Entries of block `i`.
+    pub fn block_len(&self, i: u64) -> usize {
+        let start = i * self.block_size as u64;
+        (self.entries - start).min(self.block_size as u64) as usize
+    }
+
+    /// `xxh3-64` of the uncompressed table served (`kind`).
+    pub fn raw_xxh3(&self) -> u64 {
+        self.raws[kind_code(self.kind) as usize]
+    }
+
+    /// The checksum of the uncompressed table as the manifest writes it.
+    pub fn raw_checksum(&self) -> String {
+        format!("{:016x}", self.raw_xxh3())
+    }
+}
+
+/// What a compressed table must hold to stand for a given raw table.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Expected {
+    /// The rule set of the folder.
+    pub rules: Rules,
+    /// The table.
+    pub kind: Kind,
+    /// The layer.
+    pub layer: u32,
+    /// The checksum of the raw table, as the manifest writes it.
+    pub raw_xxh3: String,
+}
+
+/// The number of table `kind` in a header (and its bit in
+/// [`Header::tables`]).
+pub(super) fn kind_code(kind: Kind) -> u8 {
+    match kind {
+        Kind::Score => 0,
+        Kind::Lower => 1,
+        Kind::Upper => 2,
+    }
+}
+
+/// The table numbered `code` in a header.
+pub(super) fn kind_of(code: u8) -> Option<Kind> {
+    match code {
+        0 => Some(Kind::Score),
+        1 => Some(Kind::Lower),
+        2 => Some(Kind::Upper),
+        _ => None,
+    }
+}
+
+pub(super) fn u32_at(b: &[u8], at: usize) -> u32 {
+    let mut x = [0u8; 4];
+    x.copy_from_slice(&b[at..at + 4]);
+    u32::from_le_bytes(x)
+}
+
+pub(super) fn u64_at(b: &[u8], at: usize) -> u64 {
+    let mut x = [0u8; 8];
+    x.copy_from_slice(&b[at..at + 8]);
+    u64::from_le_bytes(x)
+}
+
+/// The rule set of a header (bytes 16..32 of every version): a tag this
+/// program knows, zero-padded.
+pub(super) fn rule_set(b: &[u8]) -> Result<Rules, CompressError> {
+    let rule = &b[16..32];
+    let used = rule.iter().position(|&c| c == 0).unwrap_or(rule.len());
+    std::str::from_utf8(&rule[..used])
+        .ok()
+        .and_then(Rules::by_tag)
+        .filter(|_| rule[used..].iter().all(|&c| c == 0))
+        .ok_or_else(|| CompressError::HeaderField {
+            field: "rule set",
+            reason: format!(
+                "'{}', this program reads {}",
+                String::from_utf8_lossy(&rule[..used]).escape_debug(),
+                PRESETS.map(|r| r.tag()).join(", ")
+            ),
+        })
+}
+
+/// Checks that `layer` is a layer of tables and has `entries` positions.
+pub(super) fn check_layer(layer: u32, entries: u64) -> Result<(), CompressError> {
+    let field = |field: &'static str, reason: String| CompressError::HeaderField { field, reason };
+    if layer > MAX_SEEDS || layer == 47 {
+        return Err(field("layer", format!("{layer} is not a layer of tables")));
+    }
+    let size = layer_size(layer);
+    if entries != size {
+        return Err(field(
+            "entries",
+            format!("{entries}, but layer {layer} has {size} positions"),
+        ));
+    }
+    Ok(())
+}
+
+/// Writes the prefix every version shares into `b`: magic, version, rule
+/// set, layer, block size, entries (bytes 0..12 and 16..48; the family
+/// writes bytes 12..16 and from 48 on).
+pub(super) fn encode_prefix(h: &Header, b: &mut [u8]) {
+    b[0..8].copy_from_slice(&MAGIC);
+    b[8..12].copy_from_slice(&h.version.to_le_bytes());
+    let tag = h.rules.tag().as_bytes();
+    b[16..16 + tag.len()].copy_from_slice(tag);
+    b[32..36].copy_from_slice(&h.layer.to_le_bytes());
+    b[36..40].copy_from_slice(&h.block_size.to_le_bytes());
+    b[40..48].copy_from_slice(&h.entries.to_le_bytes());
+}
+
+/// Reads and checks the header's fields from its first bytes `b` of a
+/// file of `len` bytes: the magic and version here, the rest by the
+/// version's family.
+pub(super) fn read_fields(b: &[u8], len: u64) -> Result<Header, CompressError> {
+    if b.len() < SHORTEST_HEADER {
+        return Err(CompressError::Truncated {
+            part: "header",
+            needed: SHORTEST_HEADER as u64,
+            found: len,
+        });
+    }
+    if b[0..8] != MAGIC {
+        return Err(CompressError::BadMagic);
+    }
+    match u32_at(b, 8) {
+        v @ (1 | 2) => zstd_blocks::read_header(b, v),
+        3 => v3::read_header(b, len),
+        v => Err(CompressError::UnsupportedVersion(v)),
+    }
+}
+
+/// Reads and checks the header from the first bytes `b` of a file of
+/// `len` bytes, and that `b` and the file hold what comes before the
+/// blocks (checked by the family when the reader opens the table).
+pub(super) fn parse(b: &[u8], len: u64) -> Result<Header, CompressError> {
+    let header = read_fields(b, len)?;
+    let data_start = header.data_start();
+    if len < data_start || (b.len() as u64) < data_start {
+        return Err(CompressError::Truncated {
+            part: "block index",
+            needed: data_start,
+            found: len,
+        });
+    }
+    Ok(header)
+}
+
+/// Checks where a file's blocks start (`first`, which must be the end of
+/// `meta`, what comes before them) and end (`last`, the end of the file of
+/// `len` bytes).
+pub(super) fn check_span(
+    first: u64,
+    last: u64,
+    header: &Header,
+    len: u64,
+    meta: &str,
+) -> Result<(), CompressError> {
+    if last > len {
+        return Err(CompressError::Truncated {
+            part: "blocks",
+            needed: last,
+            found: len,
+        });
+    }
+    if last < len {
+        return Err(CompressError::OffsetOutOfRange {
+            block: header.blocks(),
+            offset: last,
+            reason: format!("ends the blocks, but the file has {len} bytes"),
+        });
+    }
+    let data_start = header.data_start();
+    if first != data_start {
+        return Err(CompressError::OffsetOutOfRange {
+            block: 0,
+            offset: first,
+            reason: format!("must be {data_start}, {meta}"),
+        });
+    }
+    Ok(())
+}
