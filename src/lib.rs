@@ -37,8 +37,11 @@
 //! * [`store`]: the folder: manifest, lock, atomic writes, reading tables
 //!   (`pread`, or mapped as an `unsafe` opt-in) and the one resolver of
 //!   "the raw table, else its compressed copy".
-//! * [`codec`]: the compressed table format (zstd blocks with random
-//!   access); [`pack`]: compressing and decompressing a folder.
+//! * [`codec`]: the compressed table formats, blocks with random access:
+//!   the shared header and reader, one module per family (formats 1-2,
+//!   zstd blocks: [`codec::zstd_blocks`]; format 3, context models and
+//!   rANS: [`codec::v3`]) and its own error, [`codec::CompressError`];
+//!   [`pack`]: compressing and decompressing a folder.
 //! * [`probe`]: [`probe::Database`], exact scores, moves and best play
 //!   from a folder of ours or a VU dataset folder.
 //! * [`verify`]: the checks: against an oracle folder, move facts,

@@ -95,10 +95,11 @@ pub(crate) fn encode_steps<W: Write + Seek>(
     settings.check().map_err(|(name, reason)| {
         io::Error::new(io::ErrorKind::InvalidInput, format!("{name}: {reason}"))
     })?;
-    if settings.version == 3 {
+    if !matches!(settings.version, 1 | 2) {
+        let v = settings.version;
         return Err(io::Error::new(
             io::ErrorKind::InvalidInput,
-            "format 3 codes a layer's tables together (codec::v3::encode_to)",
+            format!("format {v} codes a layer's tables together (codec::v{v}::encode_to)"),
         ));
     }
     let dict = match settings.dictionary {
