@@ -178,9 +178,7 @@ impl<'d> Engine<'d> {
         let dir = db.dir().unwrap_or(Path::new("(memory)"));
         crate::store::rules_agree(dir, db.rules(), &rules, " (the game's rule set)")?;
         if settings.threads == 0 {
-            return Err(Error::BadSetting(
-                "a search needs at least one thread".into(),
-            ));
+            return Err(Error::NoThreads);
         }
         let mut built = [false; MAX_SEEDS as usize + 1];
         let allowed = |n: u32| match settings.tables {

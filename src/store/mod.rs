@@ -28,8 +28,8 @@ pub mod write;
 
 pub use lock::FolderLock;
 pub use manifest::{
-    CompressedEntry, FileEntry, IoFigures, LayerEntry, Manifest, PhaseSeconds, FORMAT, MANIFEST,
-    VERSION,
+    CompressedEntry, FileEntry, IoFigures, LayerEntry, Manifest, ManifestFault, PhaseSeconds,
+    FORMAT, MANIFEST, VERSION,
 };
 pub use map::{FileTable, Mapped};
 pub use write::{
