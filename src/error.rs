@@ -15,6 +15,7 @@
 //! out inside [`Error::Compressed`], with the file's path.
 
 use crate::codec::error::CompressError;
+use crate::store::ManifestFault;
 use std::fmt;
 use std::io;
 use std::path::{Path, PathBuf};
@@ -140,7 +141,8 @@ pub enum Error {
         /// The file.
         path: PathBuf,
         /// What is wrong with it.
-        reason: String,
+        #[source]
+        reason: ManifestFault,
     },
     /// The manifest is ours, but for other rules or another format version.
     #[error("{}: built for {found}, not for {expected}", path.display())]
@@ -159,6 +161,20 @@ pub enum Error {
         name: String,
         /// The presets' names.
         known: String,
+    },
+    /// A rule set written out (a manifest's `rules`) without its name.
+    #[error("no \"name\" field")]
+    RulesUnnamed,
+    /// A rule set written out (a manifest's `rules`) that differs from
+    /// this program's preset of its name in a field that shapes the tables.
+    #[error("its rule set '{name}' differs from this program's in {field}")]
+    RulesFieldDiffers {
+        /// The preset's name.
+        name: &'static str,
+        /// The first field that differs.
+        field: &'static str,
+        /// Its value there (`None`: absent).
+        found: Option<serde_json::Value>,
     },
     /// A folder's tables follow one rule set and the command asked for
     /// another.
@@ -281,9 +297,9 @@ pub enum Error {
          move, e.g. 30m, 90s, 1h30m or 5m+2s"
     )]
     BadClock(String),
-    /// A player setting that cannot be taken.
-    #[error("{0}")]
-    BadSetting(String),
+    /// A search asked to run on no thread.
+    #[error("a search needs at least one thread")]
+    NoThreads,
     /// The game is over.
     #[error("the game is over")]
     GameOver,

@@ -50,8 +50,9 @@
 //!   per-layer figures.
 //! * [`search`]: the player's search above the built layers (iterative
 //!   deepening, transposition table, threads, time limits; the tables cut
-//!   the tree); [`game`]: games, move by move, their ends and records, and
-//!   the computer's move.
+//!   the tree); [`game`]: a game move by move, one job a file: the board
+//!   and its labels, the rules of the end and the result, the game record,
+//!   and the computer player.
 //! * [`error`]: the one error type, [`Error`], and its [`ErrorKind`].
 //! * [`format`](mod@format): names and checksums shared by the files; [`mem`]: memory
 //!   figures and buffers; [`fault`]: named fault points for crash tests.

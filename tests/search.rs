@@ -10,7 +10,7 @@ use awari_egdb::game::{self, Board, End, Game, Player, Side};
 use awari_egdb::index::{layer_size, unrank};
 use awari_egdb::probe::Database;
 use awari_egdb::rules::{Position, AWARI};
-use awari_egdb::search::{Engine, Limits, Outcome, Settings, Tables};
+use awari_egdb::search::{Engine, Limits, Outcome, Settings, TableReach};
 use common::{awari, scratch, MAX};
 
 /// A small deterministic generator (xorshift64*).
@@ -99,7 +99,7 @@ fn a_value_called_exact_is_the_tables_value() {
     let db = db();
     for threads in [1, 2] {
         let settings = Settings {
-            tables: Tables::UpTo(MAX - 1),
+            tables: TableReach::UpTo(MAX - 1),
             threads,
             hash_bytes: 8 << 20,
         };

@@ -187,7 +187,7 @@ fn write_tables(
     opts: &BuildOptions,
     comm: &dyn Comm,
     obs: &dyn BuildObserver,
-    solved: &dyn solve::Tables,
+    solved: &dyn solve::SolvedTables,
     w: &mut Written,
 ) -> Result<()> {
     obs.phase("write");

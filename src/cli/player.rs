@@ -5,7 +5,7 @@ use super::Failure;
 use awari_egdb::game::{Choice, Side};
 use awari_egdb::probe::Database;
 use awari_egdb::rules::Rules;
-use awari_egdb::search::{Outcome, Tables, TimeControl, MAX_DEPTH};
+use awari_egdb::search::{Outcome, TableReach, TimeControl, MAX_DEPTH};
 use awari_egdb::Error;
 use std::time::Duration;
 
@@ -15,7 +15,7 @@ pub struct Spec {
     /// `None`: no clock (the depth bounds the search).
     pub clock: Option<TimeControl>,
     pub depth: u32,
-    pub tables: Tables,
+    pub tables: TableReach,
     pub threads: usize,
     pub hash_mib: usize,
 }
@@ -28,7 +28,7 @@ impl Default for Spec {
                 increment: Duration::ZERO,
             }),
             depth: MAX_DEPTH,
-            tables: Tables::All,
+            tables: TableReach::All,
             threads: 1,
             hash_mib: 64,
         }
@@ -46,15 +46,15 @@ pub fn parse_clock(flag: &str, s: &str) -> Result<Option<TimeControl>, Failure> 
 }
 
 /// `--tables`: all, none, or N (layers 0..=N).
-pub fn parse_tables(flag: &str, s: &str) -> Result<Tables, Failure> {
+pub fn parse_tables(flag: &str, s: &str) -> Result<TableReach, Failure> {
     match s {
-        "all" => Ok(Tables::All),
-        "none" => Ok(Tables::None),
+        "all" => Ok(TableReach::All),
+        "none" => Ok(TableReach::None),
         n => n
             .parse::<u32>()
             .ok()
             .filter(|&n| n <= 48)
-            .map(Tables::UpTo)
+            .map(TableReach::UpTo)
             .ok_or_else(|| {
                 Failure::usage(format!(
                     "{flag} '{s}': give all, none, or N from 0 to 48 (layers 0..=N)"
@@ -160,9 +160,9 @@ impl Spec {
             parts.push(format!("depth={}", self.depth));
         }
         parts.push(match self.tables {
-            Tables::All => "tables=all".into(),
-            Tables::None => "tables=none".into(),
-            Tables::UpTo(n) => format!("tables={n}"),
+            TableReach::All => "tables=all".into(),
+            TableReach::None => "tables=none".into(),
+            TableReach::UpTo(n) => format!("tables={n}"),
         });
         if self.threads != 1 {
             parts.push(format!("threads={}", self.threads));
@@ -253,10 +253,10 @@ mod tests {
     #[test]
     fn specs_parse_and_refuse() {
         let s = Spec::parse("--a", "clock=1m,tables=24").unwrap();
-        assert_eq!(s.tables, Tables::UpTo(24));
+        assert_eq!(s.tables, TableReach::UpTo(24));
         assert_eq!(s.describe(), "clock=1m,tables=24");
         let s = Spec::parse("--b", "depth=6, clock=none, tables=none").unwrap();
-        assert_eq!((s.depth, s.clock, s.tables), (6, None, Tables::None));
+        assert_eq!((s.depth, s.clock, s.tables), (6, None, TableReach::None));
         for bad in [
             "clock=none",
             "depth=0",

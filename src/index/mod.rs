@@ -275,7 +275,7 @@ impl Walk {
     }
 }
 
-/// Pits 3, 2 and 1 when `t` is too large for [`Tables::pit3`]: the seeds
+/// Pits 3, 2 and 1 when `t` is too large for [`UnrankTables::pit3`]: the seeds
 /// left below each of them.
 #[cold]
 #[inline(never)]
@@ -429,8 +429,8 @@ const fn row_cells(row: usize) -> usize {
     cell_of(tmax + BIAS, ROW_BITS[row]) + 1
 }
 
-/// Where each row's cells start in [`Tables::cell_g`] and
-/// [`Tables::cell_lo`].
+/// Where each row's cells start in [`UnrankTables::cell_g`] and
+/// [`UnrankTables::cell_lo`].
 const ROW_BASE: [usize; ROWS + 1] = build_row_base();
 const CELLS: usize = ROW_BASE[ROWS];
 
@@ -444,14 +444,14 @@ const fn build_row_base() -> [usize; ROWS + 1] {
     out
 }
 
-/// Entries of [`Tables::pit3`].
+/// Entries of [`UnrankTables::pit3`].
 const PIT3_LEN: usize = 4096;
-/// Entries of [`Tables::pit2`]: `W(3, XMAX) + 1`.
+/// Entries of [`UnrankTables::pit2`]: `W(3, XMAX) + 1`.
 const PIT2_LEN: usize = WAYS_C[3][OFF + XMAX] as usize + 1;
 
 /// The tables of [`unrank_unchecked`], built at compile time, in one place
 /// so that one base address reaches them all.
-struct Tables {
+struct UnrankTables {
     /// Per cell: the guess `g`, the first `x` with `f(x) >= t` for the `t`
     /// of the cell in the majority (for all of them unless a row value lies
     /// in the cell).
@@ -470,7 +470,7 @@ struct Tables {
     pit2: [u16; PIT2_LEN],
 }
 
-static TABLES: Tables = Tables {
+static TABLES: UnrankTables = UnrankTables {
     cell_g: build_cell_g(),
     cell_lo: build_cell_lo(),
     row_val: build_row_val(),

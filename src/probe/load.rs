@@ -2,7 +2,7 @@
 //! them (ours: the raw table, else its compressed copy; a VU folder:
 //! `scores.n`), and checking their checksums against the manifest.
 
-use super::tables::{Blocks, Layer, Table};
+use super::tables::{Blocks, Layer, ProbeTable};
 use super::{Database, Source};
 use crate::error::{Error, Result};
 use crate::format::Kind;
@@ -94,7 +94,7 @@ fn open_table(
     kind: Kind,
     mapped: bool,
     verify: bool,
-) -> Result<Option<Table>> {
+) -> Result<Option<ProbeTable>> {
     let Some(stored) = store::locate(dir, m, n, kind)? else {
         return Ok(None);
     };
@@ -130,8 +130,8 @@ fn open_table(
     // caller promised that the folder's files are not truncated meanwhile.
     let map = |p: &Path| unsafe { Mapped::open(p, len, of) };
     Ok(Some(match &stored {
-        Stored::Raw(path) if mapped => Table::Raw(Box::new(map(path)?)),
-        Stored::Raw(path) => Table::File {
+        Stored::Raw(path) if mapped => ProbeTable::Raw(Box::new(map(path)?)),
+        Stored::Raw(path) => ProbeTable::File {
             file: FileTable::open(path, len, of)?,
             whole: OnceLock::new(),
         },
@@ -141,7 +141,7 @@ fn open_table(
             } else {
                 Blocks::File(FileTable::open(path, len, of)?)
             };
-            Table::Compressed {
+            ProbeTable::Compressed {
                 table: store::open_compressed(blocks, rules, path, n, kind, listed.as_ref())?,
                 path: PathBuf::from(path),
                 whole: OnceLock::new(),

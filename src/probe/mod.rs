@@ -60,7 +60,7 @@ use crate::rules::{Rules, MAX_SEEDS};
 use crate::store::{self, Folder, Manifest};
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
-use tables::{Bytes, Layer, Table};
+use tables::{Bytes, Layer, ProbeTable};
 
 /// The environment variable the VU dataset's own tools read the folder from.
 pub const AWARI_PATH: &str = "AWARI_PATH";
@@ -194,11 +194,11 @@ impl Database {
                 check(hi, "upper")?;
             }
             let _ = slots[n as usize].set(Layer {
-                score: Table::Raw(Box::new(score)),
+                score: ProbeTable::Raw(Box::new(score)),
                 envelope: envelope.map(|(lo, hi)| {
                     (
-                        Table::Raw(Box::new(lo) as Bytes),
-                        Table::Raw(Box::new(hi) as Bytes),
+                        ProbeTable::Raw(Box::new(lo) as Bytes),
+                        ProbeTable::Raw(Box::new(hi) as Bytes),
                     )
                 }),
             });
@@ -276,12 +276,12 @@ impl Database {
     /// checked against its checksum) on the first call, and kept until the
     /// `Database` is dropped: that costs the table's size in memory.
     pub fn table(&self, n: u32, kind: Kind) -> Result<Option<&[u8]>> {
-        self.table_of(n, kind)?.map(Table::whole).transpose()
+        self.table_of(n, kind)?.map(ProbeTable::whole).transpose()
     }
 
     /// Table `kind` of layer `n` (mapping the layer if needed); `None` for
     /// an envelope table of a layer built without it.
-    fn table_of(&self, n: u32, kind: Kind) -> Result<Option<&Table>> {
+    fn table_of(&self, n: u32, kind: Kind) -> Result<Option<&ProbeTable>> {
         if n > MAX_SEEDS {
             return Err(Error::NoSuchLayer(n));
         }
@@ -296,7 +296,9 @@ impl Database {
     /// Whether a table of layer `n` is served from its compressed file
     /// (maps the layer if needed).
     pub fn is_compressed(&self, n: u32, kind: Kind) -> Result<bool> {
-        Ok(self.table_of(n, kind)?.is_some_and(Table::is_compressed))
+        Ok(self
+            .table_of(n, kind)?
+            .is_some_and(ProbeTable::is_compressed))
     }
 }
 

@@ -53,7 +53,7 @@ impl crate::codec::Bytes for Blocks {
 
 /// One table: bytes in memory or mapped, a file read with `pread`, or
 /// compressed blocks.
-pub(super) enum Table {
+pub(super) enum ProbeTable {
     Raw(Bytes),
     File {
         file: FileTable,
@@ -69,13 +69,13 @@ pub(super) enum Table {
     },
 }
 
-impl Table {
+impl ProbeTable {
     /// The entry at Goedel index `g`, which the caller checked is inside
     /// the layer.
     #[inline(always)]
     pub(super) fn get(&self, g: u64) -> Result<i8> {
         match self {
-            Table::Raw(b) => Ok(lookup(&**b, g)),
+            ProbeTable::Raw(b) => Ok(lookup(&**b, g)),
             _ => self.get_slow(g),
         }
     }
@@ -85,9 +85,9 @@ impl Table {
     #[inline(never)]
     fn get_slow(&self, g: u64) -> Result<i8> {
         match self {
-            Table::Raw(b) => Ok(lookup(&**b, g)),
-            Table::File { file, .. } => file.get(g),
-            Table::Compressed { table, path, .. } => {
+            ProbeTable::Raw(b) => Ok(lookup(&**b, g)),
+            ProbeTable::File { file, .. } => file.get(g),
+            ProbeTable::Compressed { table, path, .. } => {
                 table.get(g).map_err(|e| Error::compressed(path, e))
             }
         }
@@ -97,22 +97,22 @@ impl Table {
     #[inline]
     pub(super) fn as_slice(&self) -> Option<&[u8]> {
         match self {
-            Table::Raw(b) => Some((**b).as_ref()),
+            ProbeTable::Raw(b) => Some((**b).as_ref()),
             _ => None,
         }
     }
 
     /// Whether it is a compressed table.
     pub(super) fn is_compressed(&self) -> bool {
-        matches!(self, Table::Compressed { .. })
+        matches!(self, ProbeTable::Compressed { .. })
     }
 
     /// The bytes, reading a file or decompressing a compressed table into
     /// memory once.
     pub(super) fn whole(&self) -> Result<&[u8]> {
         let (whole, bytes) = match self {
-            Table::Raw(b) => return Ok((**b).as_ref()),
-            Table::File { file, whole } => {
+            ProbeTable::Raw(b) => return Ok((**b).as_ref()),
+            ProbeTable::File { file, whole } => {
                 if let Some(w) = whole.get() {
                     return Ok(w);
                 }
@@ -120,7 +120,7 @@ impl Table {
                 file.read_at(0, &mut v)?;
                 (whole, v)
             }
-            Table::Compressed { table, path, whole } => {
+            ProbeTable::Compressed { table, path, whole } => {
                 if let Some(w) = whole.get() {
                     return Ok(w);
                 }
@@ -138,8 +138,8 @@ impl Table {
 
 /// The tables of one layer.
 pub(super) struct Layer {
-    pub(super) score: Table,
-    pub(super) envelope: Option<(Table, Table)>,
+    pub(super) score: ProbeTable,
+    pub(super) envelope: Option<(ProbeTable, ProbeTable)>,
 }
 
 /// The value at Goedel index `g` of a table in the file format.

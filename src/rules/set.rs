@@ -276,22 +276,25 @@ impl Rules {
     }
 
     /// The preset a JSON object (as [`Rules::to_json`] writes it) names,
-    /// checked on the fields that shape the tables: `Err` with the first
-    /// that differs. (The fields that only tell play when a game ends are
-    /// the program's.)
-    pub fn from_json(v: &serde_json::Value) -> std::result::Result<Rules, String> {
+    /// checked on the fields that shape the tables: an error names the
+    /// first that differs and its value there ([`Error::RulesFieldDiffers`]),
+    /// or says the object has no name ([`Error::RulesUnnamed`]) or an
+    /// unknown one ([`Error::UnknownRules`]). (The fields that only tell
+    /// play when a game ends are the program's.)
+    pub fn from_json(v: &serde_json::Value) -> Result<Rules> {
         let name = v
             .get("name")
             .and_then(|n| n.as_str())
-            .ok_or("no \"name\" field")?;
-        let r = Rules::by_name(name).map_err(|e| e.to_string())?;
+            .ok_or(Error::RulesUnnamed)?;
+        let r = Rules::by_name(name)?;
         let want = r.to_json();
         for f in r.fields().iter().filter(|f| f.tables) {
             if v.get(f.name) != want.get(f.name) {
-                return Err(format!(
-                    "its rule set '{name}' differs from this program's in {}",
-                    f.name
-                ));
+                return Err(Error::RulesFieldDiffers {
+                    name: r.name,
+                    field: f.name,
+                    found: v.get(f.name).cloned(),
+                });
             }
         }
         Ok(r)
@@ -320,13 +323,26 @@ mod tests {
     #[test]
     fn presets_round_trip_through_json() {
         for r in PRESETS {
-            assert_eq!(Rules::from_json(&r.to_json()), Ok(r));
+            assert_eq!(Rules::from_json(&r.to_json()).unwrap(), r);
             assert_eq!(Rules::by_tag(r.tag()), Some(r));
         }
         let mut v = ABAPA.to_json();
         v["grand_slam"] = "illegal-unless-forced".into();
-        let e = Rules::from_json(&v).unwrap_err();
-        assert!(e.contains("grand_slam"), "{e}");
+        match Rules::from_json(&v) {
+            Err(Error::RulesFieldDiffers { name, field, found }) => {
+                assert_eq!((name, field), ("abapa", "grand_slam"));
+                assert_eq!(found, Some("illegal-unless-forced".into()));
+            }
+            other => panic!("{other:?}"),
+        }
+        assert!(matches!(
+            Rules::from_json(&serde_json::json!({})),
+            Err(Error::RulesUnnamed)
+        ));
+        assert!(matches!(
+            Rules::from_json(&serde_json::json!({"name": "kalah"})),
+            Err(Error::UnknownRules { .. })
+        ));
         assert!(Rules::by_name("kalah").is_err());
         assert!(!AWARI.same_tables(&ABAPA));
     }

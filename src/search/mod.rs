@@ -68,7 +68,7 @@ const INF: i32 = 200;
 
 /// Which layers the player may read.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
-pub enum Tables {
+pub enum TableReach {
     /// Every layer the folder holds.
     #[default]
     All,
@@ -82,7 +82,7 @@ pub enum Tables {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Settings {
     /// The layers it may read.
-    pub tables: Tables,
+    pub tables: TableReach,
     /// Search threads (1 or more).
     pub threads: usize,
     /// Bytes of the transposition table.
@@ -92,7 +92,7 @@ pub struct Settings {
 impl Default for Settings {
     fn default() -> Self {
         Settings {
-            tables: Tables::All,
+            tables: TableReach::All,
             threads: 1,
             hash_bytes: 64 << 20,
         }
@@ -167,7 +167,7 @@ pub struct Engine<'d> {
     db: &'d Database,
     rules: Rules,
     built: [bool; MAX_SEEDS as usize + 1],
-    tt: tt::Table,
+    tt: tt::TranspositionTable,
     threads: usize,
 }
 
@@ -178,15 +178,13 @@ impl<'d> Engine<'d> {
         let dir = db.dir().unwrap_or(Path::new("(memory)"));
         crate::store::rules_agree(dir, db.rules(), &rules, " (the game's rule set)")?;
         if settings.threads == 0 {
-            return Err(Error::BadSetting(
-                "a search needs at least one thread".into(),
-            ));
+            return Err(Error::NoThreads);
         }
         let mut built = [false; MAX_SEEDS as usize + 1];
         let allowed = |n: u32| match settings.tables {
-            Tables::All => true,
-            Tables::UpTo(m) => n <= m,
-            Tables::None => false,
+            TableReach::All => true,
+            TableReach::UpTo(m) => n <= m,
+            TableReach::None => false,
         };
         for n in db.layers() {
             if allowed(n) && n <= MAX_SEEDS {
@@ -197,7 +195,7 @@ impl<'d> Engine<'d> {
             db,
             rules,
             built,
-            tt: tt::Table::new(settings.hash_bytes.max(16)),
+            tt: tt::TranspositionTable::new(settings.hash_bytes.max(16)),
             threads: settings.threads,
         })
     }

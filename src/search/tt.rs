@@ -31,7 +31,7 @@ pub(super) struct Entry {
 }
 
 /// The table: a power of two of two-word slots.
-pub(super) struct Table {
+pub(super) struct TranspositionTable {
     slots: Vec<[AtomicU64; 2]>,
     mask: u64,
 }
@@ -55,12 +55,12 @@ fn mix(mut x: u64) -> u64 {
     x ^ (x >> 33)
 }
 
-impl Table {
+impl TranspositionTable {
     /// A table of about `bytes` (at least one slot; 16 bytes a slot).
-    pub fn new(bytes: usize) -> Table {
+    pub fn new(bytes: usize) -> TranspositionTable {
         let n = (bytes / 16).max(1).next_power_of_two();
         let n = if n * 16 > bytes.max(16) { n / 2 } else { n }.max(1);
-        Table {
+        TranspositionTable {
             slots: (0..n)
                 .map(|_| [AtomicU64::new(0), AtomicU64::new(0)])
                 .collect(),
@@ -146,7 +146,7 @@ mod tests {
 
     #[test]
     fn entries_round_trip_and_keys_differ() {
-        let t = Table::new(1 << 12);
+        let t = TranspositionTable::new(1 << 12);
         assert_eq!(t.slots.len() * 16, 1 << 12);
         let p = Position([4; 12]);
         let mut q = p;

@@ -103,7 +103,7 @@
 //! Each solver states its cost in one function ([`memory::cost`],
 //! [`compact::cost`]), which the build's planner
 //! ([`crate::build::plan`]) compares with the memory allowed. Both hand
-//! their tables out through [`Tables`] and report progress to an
+//! their tables out through [`SolvedTables`] and report progress to an
 //! [`Observer`]; both produce the same bytes.
 //!
 //! # Independent checks that must agree
@@ -223,7 +223,7 @@ pub struct SolveStats {
 /// A solved layer's tables as either solver hands them out ([`memory::Solved`] in
 /// memory, [`compact::Assembled`] from its result lists), so one writer
 /// serves both.
-pub trait Tables {
+pub trait SolvedTables {
     /// Whether `kind` can be read now.
     fn has(&self, kind: Kind) -> bool;
     /// Copies entries `start..start + out.len()` of table `kind` into `out`,

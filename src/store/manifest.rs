@@ -24,6 +24,100 @@ pub const VERSION: u32 = 1;
 /// Name of the manifest file.
 pub const MANIFEST: &str = "manifest.json";
 
+/// What is wrong with a manifest that is not one of ours or not valid
+/// ([`Error::ForeignManifest`]): the entry and what is wrong with it.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ManifestFault {
+    /// Not UTF-8 text.
+    #[error("not JSON: not even UTF-8 text")]
+    NotText,
+    /// Not JSON.
+    #[error("not JSON: {0}")]
+    NotJson(#[source] serde_json::Error),
+    /// JSON without our `format` field.
+    #[error("no \"format\": \"awari-egdb\" field")]
+    NoFormat,
+    /// JSON whose fields are not a manifest's.
+    #[error("{0}")]
+    Fields(#[source] serde_json::Error),
+    /// Its `rules` are not a rule set of this program.
+    #[error("{0}")]
+    Rules(#[source] Box<Error>),
+    /// Its `rule_set` (tag) and its `rules` (fields) name different rule
+    /// sets.
+    #[error("its rule_set says {rule_set} and its rules say {rules}")]
+    RulesDisagree {
+        /// The rule set of the tag.
+        rule_set: Rules,
+        /// The rule set of the fields.
+        rules: Rules,
+    },
+    /// It lists a layer that does not exist.
+    #[error("it lists layer {0}, which does not exist")]
+    NoSuchLayer(u32),
+    /// It lists a layer twice.
+    #[error("it lists layer {0} twice")]
+    LayerTwice(u32),
+    /// A layer's entry has the wrong number of positions.
+    #[error("layer {layer} has {expected} positions, it says {found}")]
+    Positions {
+        /// The layer.
+        layer: u32,
+        /// Its positions.
+        expected: u64,
+        /// The positions the entry says.
+        found: u64,
+    },
+    /// A table's entry has the wrong size.
+    #[error("{file} should hold {expected} bytes, it says {found}")]
+    FileBytes {
+        /// The table's file name.
+        file: String,
+        /// Positions of its layer.
+        expected: u64,
+        /// The bytes the entry says.
+        found: u64,
+    },
+    /// A file name that points outside the folder.
+    #[error("file name '{0}' points outside the folder")]
+    NameOutside(String),
+    /// A compressed copy of a layer the manifest does not list.
+    #[error("it lists {file} for layer {layer}, which it does not list")]
+    CopyOfNoLayer {
+        /// The compressed file's name.
+        file: String,
+        /// Its layer.
+        layer: u32,
+    },
+    /// A compressed copy of a file that is not a table of its layer.
+    #[error("{file} compresses '{raw}', which is not a table of layer {layer}")]
+    NotATable {
+        /// The compressed file's name.
+        file: String,
+        /// The raw table it says it holds.
+        raw: String,
+        /// Its layer.
+        layer: u32,
+    },
+    /// Two compressed copies of one table.
+    #[error("it lists two compressed copies of {0}")]
+    TwoCopies(String),
+    /// One file name for two files.
+    #[error("it lists the file name {0} twice")]
+    NameTwice(String),
+    /// A compressed copy's settings out of range.
+    #[error("{file}: {setting} {reason}")]
+    Setting {
+        /// The compressed file's name.
+        file: String,
+        /// The setting.
+        setting: &'static str,
+        /// What is wrong with its value (the codec's words).
+        reason: String,
+    },
+}
+
 /// One table file as the manifest records it.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
 pub struct FileEntry {
@@ -241,22 +335,22 @@ impl Manifest {
         };
         let text = String::from_utf8(bytes).map_err(|_| Error::ForeignManifest {
             path: path.clone(),
-            reason: "not JSON: not even UTF-8 text".into(),
+            reason: ManifestFault::NotText,
         })?;
         let value: serde_json::Value =
             serde_json::from_str(&text).map_err(|e| Error::ForeignManifest {
                 path: path.clone(),
-                reason: format!("not JSON: {e}"),
+                reason: ManifestFault::NotJson(e),
             })?;
         if value.get("format").and_then(|f| f.as_str()) != Some(FORMAT) {
             return Err(Error::ForeignManifest {
                 path,
-                reason: "no \"format\": \"awari-egdb\" field".into(),
+                reason: ManifestFault::NoFormat,
             });
         }
         let m: Manifest = serde_json::from_value(value).map_err(|e| Error::ForeignManifest {
             path: path.clone(),
-            reason: e.to_string(),
+            reason: ManifestFault::Fields(e),
         })?;
         m.validate().map_err(|reason| Error::ForeignManifest {
             path: path.clone(),
@@ -281,10 +375,18 @@ impl Manifest {
                 Ok(f) => {
                     return Err(Error::ForeignManifest {
                         path,
-                        reason: format!("its rule_set says {} and its rules say {}", r, f),
+                        reason: ManifestFault::RulesDisagree {
+                            rule_set: r,
+                            rules: f,
+                        },
                     })
                 }
-                Err(reason) => return Err(Error::ForeignManifest { path, reason }),
+                Err(e) => {
+                    return Err(Error::ForeignManifest {
+                        path,
+                        reason: ManifestFault::Rules(Box::new(e)),
+                    })
+                }
             }
         }
         let mut m = m;
@@ -312,29 +414,31 @@ impl Manifest {
 
     /// Checks what the rest of the code relies on: real layers, each once,
     /// with one byte per position in every file.
-    fn validate(&self) -> std::result::Result<(), String> {
+    fn validate(&self) -> std::result::Result<(), ManifestFault> {
         let mut seen = std::collections::HashSet::new();
         for l in &self.layers {
             let n = l.seeds;
             if n > crate::rules::MAX_SEEDS || n == 47 {
-                return Err(format!("it lists layer {n}, which does not exist"));
+                return Err(ManifestFault::NoSuchLayer(n));
             }
             if !seen.insert(n) {
-                return Err(format!("it lists layer {n} twice"));
+                return Err(ManifestFault::LayerTwice(n));
             }
             let size = crate::index::layer_size(n);
             if l.positions != size {
-                return Err(format!(
-                    "layer {n} has {size} positions, it says {}",
-                    l.positions
-                ));
+                return Err(ManifestFault::Positions {
+                    layer: n,
+                    expected: size,
+                    found: l.positions,
+                });
             }
             for (_, f) in l.files() {
                 if f.bytes != size {
-                    return Err(format!(
-                        "{} should hold {size} bytes, it says {}",
-                        f.name, f.bytes
-                    ));
+                    return Err(ManifestFault::FileBytes {
+                        file: f.name.clone(),
+                        expected: size,
+                        found: f.bytes,
+                    });
                 }
                 check_name(&f.name)?;
             }
@@ -347,26 +451,27 @@ impl Manifest {
         let mut raws = std::collections::HashSet::new();
         for c in &self.compressed {
             let Some(l) = self.layer(c.seeds) else {
-                return Err(format!(
-                    "it lists {} for layer {}, which it does not list",
-                    c.name, c.seeds
-                ));
+                return Err(ManifestFault::CopyOfNoLayer {
+                    file: c.name.clone(),
+                    layer: c.seeds,
+                });
             };
             if !l.files().any(|(_, f)| f.name == c.raw) {
-                return Err(format!(
-                    "{} compresses '{}', which is not a table of layer {}",
-                    c.name, c.raw, c.seeds
-                ));
+                return Err(ManifestFault::NotATable {
+                    file: c.name.clone(),
+                    raw: c.raw.clone(),
+                    layer: c.seeds,
+                });
             }
             if !raws.insert(c.raw.as_str()) {
-                return Err(format!("it lists two compressed copies of {}", c.raw));
+                return Err(ManifestFault::TwoCopies(c.raw.clone()));
             }
             check_name(&c.name)?;
             // A full-form file holds a layer's three tables: only such a
             // file is listed more than once.
             let shared = c.version == 3 && c.name == crate::codec::layer_file_name(c.seeds);
             if !names.insert(c.name.as_str()) && !shared {
-                return Err(format!("it lists the file name {} twice", c.name));
+                return Err(ManifestFault::NameTwice(c.name.clone()));
             }
             let settings = crate::codec::Settings {
                 version: if c.version == 3 { 3 } else { 2 },
@@ -377,7 +482,11 @@ impl Manifest {
             };
             settings
                 .check()
-                .map_err(|(name, reason)| format!("{}: {name} {reason}", c.name))?;
+                .map_err(|(setting, reason)| ManifestFault::Setting {
+                    file: c.name.clone(),
+                    setting,
+                    reason,
+                })?;
         }
         Ok(())
     }
@@ -420,9 +529,70 @@ impl Manifest {
 }
 
 /// A file name must stay inside the folder.
-fn check_name(name: &str) -> std::result::Result<(), String> {
+fn check_name(name: &str) -> std::result::Result<(), ManifestFault> {
     if name.is_empty() || name.contains('/') || name.contains('\\') || name.starts_with('.') {
-        return Err(format!("file name '{name}' points outside the folder"));
+        return Err(ManifestFault::NameOutside(name.to_string()));
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::ABAPA;
+
+    /// `m` written to a fresh folder and read back.
+    fn reload(m: &Manifest) -> Result<Option<Manifest>> {
+        let dir = tempfile::tempdir().unwrap();
+        m.store(dir.path())?;
+        Manifest::load(dir.path())
+    }
+
+    #[test]
+    fn faults_name_the_entry_and_what_is_wrong() {
+        assert!(reload(&Manifest::new(&ABAPA)).unwrap().is_some());
+
+        let mut m = Manifest::new(&ABAPA);
+        m.rules.as_mut().unwrap()["grand_slam"] = "illegal-unless-forced".into();
+        match reload(&m) {
+            Err(Error::ForeignManifest {
+                reason: ManifestFault::Rules(e),
+                ..
+            }) => match *e {
+                Error::RulesFieldDiffers { name, field, .. } => {
+                    assert_eq!((name, field), ("abapa", "grand_slam"))
+                }
+                e => panic!("{e:?}"),
+            },
+            other => panic!("{other:?}"),
+        }
+
+        let mut m = Manifest::new(&AWARI);
+        m.compressed.push(CompressedEntry {
+            seeds: 3,
+            raw: "scores.3".into(),
+            name: "scores.3.zst".into(),
+            bytes: 100,
+            xxh3: "0".repeat(16),
+            block_size: 4096,
+            level: 3,
+            dictionary: 0,
+            version: 0,
+        });
+        let e = reload(&m).unwrap_err();
+        assert!(e.to_string().ends_with(
+            "not an awari-egdb manifest (it lists scores.3.zst for layer 3, which it does not list)"
+        ));
+        match e {
+            Error::ForeignManifest {
+                reason: ManifestFault::CopyOfNoLayer { file, layer },
+                ..
+            } => assert_eq!((file.as_str(), layer), ("scores.3.zst", 3)),
+            other => panic!("{other:?}"),
+        }
+        assert!(matches!(
+            check_name("../scores.3"),
+            Err(ManifestFault::NameOutside(n)) if n == "../scores.3"
+        ));
+    }
 }

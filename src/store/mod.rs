@@ -28,8 +28,8 @@ pub mod write;
 
 pub use lock::FolderLock;
 pub use manifest::{
-    CompressedEntry, FileEntry, IoFigures, LayerEntry, Manifest, PhaseSeconds, FORMAT, MANIFEST,
-    VERSION,
+    CompressedEntry, FileEntry, IoFigures, LayerEntry, Manifest, ManifestFault, PhaseSeconds,
+    FORMAT, MANIFEST, VERSION,
 };
 pub use map::{FileTable, Mapped};
 pub use write::{
@@ -269,24 +269,24 @@ pub fn expected_size(stored: &Stored, n: u32) -> Result<(u64, SizeOf)> {
 /// A table opened for reading with `pread`: raw, or through its
 /// compressed blocks.
 #[derive(Debug)]
-pub enum Table {
+pub enum StoredTable {
     /// A raw table.
     Raw(FileTable),
     /// A compressed copy.
     Compressed(CompressedTable<FileTable>, PathBuf),
 }
 
-impl Table {
+impl StoredTable {
     /// Opens table `kind` of layer `n` of a folder of `rules` where
     /// [`locate`] found it: sizes,
     /// and for a compressed copy its header, block index and the table it
     /// holds, are checked; no table is read whole.
-    pub fn open(stored: &Stored, rules: &Rules, n: u32, kind: Kind) -> Result<Table> {
+    pub fn open(stored: &Stored, rules: &Rules, n: u32, kind: Kind) -> Result<StoredTable> {
         let (len, of) = expected_size(stored, n)?;
         let file = FileTable::open(stored.path(), len, of)?;
         Ok(match stored {
-            Stored::Raw(_) => Table::Raw(file),
-            Stored::Compressed { path, listed } => Table::Compressed(
+            Stored::Raw(_) => StoredTable::Raw(file),
+            Stored::Compressed { path, listed } => StoredTable::Compressed(
                 open_compressed(file, rules, path, n, kind, listed.as_ref())?,
                 path.clone(),
             ),
@@ -297,8 +297,8 @@ impl Table {
     /// decompressed in parallel).
     pub fn read_at(&self, start: u64, out: &mut [u8]) -> Result<()> {
         match self {
-            Table::Raw(f) => f.read_at(start, out),
-            Table::Compressed(t, path) => t
+            StoredTable::Raw(f) => f.read_at(start, out),
+            StoredTable::Compressed(t, path) => t
                 .decompress_range(start, out)
                 .map_err(|e| Error::compressed(path, e)),
         }
@@ -308,16 +308,16 @@ impl Table {
     #[inline]
     pub fn get(&self, g: u64) -> Result<i8> {
         match self {
-            Table::Raw(f) => f.get(g),
-            Table::Compressed(t, path) => t.get(g).map_err(|e| Error::compressed(path, e)),
+            StoredTable::Raw(f) => f.get(g),
+            StoredTable::Compressed(t, path) => t.get(g).map_err(|e| Error::compressed(path, e)),
         }
     }
 
     /// The file read.
     pub fn path(&self) -> &Path {
         match self {
-            Table::Raw(f) => f.path(),
-            Table::Compressed(_, p) => p,
+            StoredTable::Raw(f) => f.path(),
+            StoredTable::Compressed(_, p) => p,
         }
     }
 }

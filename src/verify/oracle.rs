@@ -7,7 +7,7 @@ use crate::error::{Error, Result, SizeOf};
 use crate::format::Kind;
 use crate::index::layer_size;
 use crate::rules::MAX_SEEDS;
-use crate::store::{self, FileEntry, FileTable, Manifest, Table};
+use crate::store::{self, FileEntry, FileTable, Manifest, StoredTable};
 use rayon::prelude::*;
 use serde::Serialize;
 use std::ops::RangeInclusive;
@@ -139,12 +139,12 @@ pub fn compare_with_oracle(
 }
 
 /// One of our tables, opened where [`store::locate`] finds it.
-fn open_ours(dir: &Path, manifest: &Manifest, n: u32, kind: Kind) -> Result<Table> {
+fn open_ours(dir: &Path, manifest: &Manifest, n: u32, kind: Kind) -> Result<StoredTable> {
     let stored = store::locate(dir, Some(manifest), n, kind)?.ok_or(Error::NoEnvelope {
         dir: dir.to_path_buf(),
         layer: n,
     })?;
-    Table::open(&stored, &manifest.rules(), n, kind)
+    StoredTable::open(&stored, &manifest.rules(), n, kind)
 }
 
 fn compare_layer(

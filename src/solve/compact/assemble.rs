@@ -159,7 +159,7 @@ impl Assembled {
     }
 }
 
-impl crate::solve::Tables for Assembled {
+impl crate::solve::SolvedTables for Assembled {
     fn has(&self, kind: Kind) -> bool {
         Assembled::has(self, kind)
     }

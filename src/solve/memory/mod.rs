@@ -79,7 +79,7 @@
 mod exits;
 mod sweep;
 
-use super::{check_below, Below, Cost, Observer, Silent, SolveStats, Tables, BASELINE_BYTES};
+use super::{check_below, Below, Cost, Observer, Silent, SolveStats, SolvedTables, BASELINE_BYTES};
 use crate::error::{Error, Result};
 use crate::format::Kind;
 use crate::index::layer_size;
@@ -220,7 +220,7 @@ impl Solved {
     }
 }
 
-impl Tables for Solved {
+impl SolvedTables for Solved {
     fn has(&self, kind: Kind) -> bool {
         Solved::has(self, kind)
     }

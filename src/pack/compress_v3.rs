@@ -1,0 +1,210 @@
+//! Compressing a layer in format 3: its three tables (or its scores
+//! alone) into one file, verified table by table before it is renamed into
+//! place and listed in the manifest.
+
+use super::{open_listed, open_raw, remove_unlisted, Action, PackObserver, PackReport, PackedFile};
+use crate::codec::{file_name, CompressedTable, Settings};
+use crate::error::{AtPath, Error, Result, SizeOf};
+use crate::format::Kind;
+use crate::store::{self, CompressedEntry, FileEntry, LayerEntry, Manifest, Mapped};
+use std::fs::{self, File};
+use std::io;
+use std::path::Path;
+use std::time::Instant;
+
+/// [`compress_layers`]' work on layer `l` in format 3: one file for the
+/// layer's three tables (`tables.n.zst`), or for its scores alone
+/// (`scores.n.zst`) with [`Settings::scores_only`] or a layer without
+/// the envelope. The file is written through a temporary file, and each
+/// table it holds is decompressed and compared with the raw table (whose
+/// checksum must be the manifest's) before it is renamed into place and
+/// listed once per table.
+pub(super) fn compress_layer_v3(
+    dir: &Path,
+    manifest: &mut Manifest,
+    l: &LayerEntry,
+    s: Settings,
+    obs: &dyn PackObserver,
+    report: &mut PackReport,
+) -> Result<()> {
+    let t0 = Instant::now();
+    let rules = manifest.rules();
+    let full = !s.scores_only && l.lower.is_some() && l.upper.is_some();
+    let files: Vec<(Kind, FileEntry)> = l
+        .files()
+        .filter(|(k, _)| full || *k == Kind::Score)
+        .map(|(k, f)| (k, f.clone()))
+        .collect();
+    let name = if full {
+        crate::codec::layer_file_name(l.seeds)
+    } else {
+        file_name(&Kind::Score.file_name(l.seeds))
+    };
+    let path = dir.join(&name);
+    let raw_names = files
+        .iter()
+        .map(|(_, f)| f.name.as_str())
+        .collect::<Vec<_>>()
+        .join(", ");
+    let raw_bytes: u64 = files.iter().map(|(_, f)| f.bytes).sum();
+    let blocks = l.positions.div_ceil(s.block_size as u64);
+    // Already there with these settings: verify it.
+    let listed: Vec<Option<CompressedEntry>> = files
+        .iter()
+        .map(|(_, f)| manifest.compressed(&f.name).cloned())
+        .collect();
+    let same = listed.iter().all(|c| {
+        c.as_ref()
+            .is_some_and(|c| c.version == 3 && c.name == name && c.block_size == s.block_size)
+    });
+    let raw_present = files.iter().all(|(_, f)| dir.join(&f.name).exists());
+    if same {
+        obs.start(&name, blocks * files.len() as u64);
+        let checked = files.iter().zip(&listed).try_for_each(|((kind, f), c)| {
+            let c = c.as_ref().expect("listed");
+            let (t, path) = open_listed(dir, &rules, c, *kind, f, *kind == files[0].0)?;
+            t.verify(None, &|k| obs.advance(k))
+                .map_err(|e| Error::compressed(path, e))
+        });
+        match checked {
+            Ok(()) => {
+                let c = listed[0].as_ref().expect("listed");
+                let done = PackedFile {
+                    layer: l.seeds,
+                    raw: raw_names,
+                    name: name.clone(),
+                    action: Action::AlreadyCompressed,
+                    raw_bytes,
+                    bytes: c.bytes,
+                    seconds: t0.elapsed().as_secs_f64(),
+                };
+                obs.done(&done);
+                report.files.push(done);
+                return Ok(());
+            }
+            Err(e) if raw_present => {
+                obs.warning(&format!("{e}; compressing layer {} again", l.seeds))
+            }
+            Err(e) => return Err(e),
+        }
+    }
+    // The tables to code: raw (mapped), else decompressed from the copies
+    // listed.
+    enum Held {
+        Mapped(Mapped),
+        Bytes(Vec<u8>),
+    }
+    let mut held = Vec::new();
+    for ((kind, f), c) in files.iter().zip(&listed) {
+        let raw_path = dir.join(&f.name);
+        if raw_path.exists() {
+            held.push(Held::Mapped(open_raw(dir, f)?.0));
+        } else if let Some(c) = c {
+            let (old, path_old) = open_listed(dir, &rules, c, *kind, f, true)?;
+            let bytes = old
+                .decompress_all()
+                .map_err(|e| Error::compressed(path_old, e))?;
+            held.push(Held::Bytes(bytes));
+        } else {
+            return Err(Error::Missing(raw_path));
+        }
+    }
+    let table = |k: usize| -> &[u8] {
+        match &held[k] {
+            Held::Mapped(m) => m,
+            Held::Bytes(b) => b,
+        }
+    };
+    let release = |start: usize, len: usize| {
+        for h in &held {
+            if let Held::Mapped(m) = h {
+                m.release_range(start, len);
+            }
+        }
+    };
+    let tables = crate::codec::v3::TableSet {
+        scores: table(0),
+        envelope: full.then(|| (table(1), table(2))),
+    };
+    obs.start(&name, blocks * (2 + files.len() as u64));
+    let tmp = store::temp_path(&path);
+    let result = (|| -> Result<u64> {
+        let file = File::create(&tmp).at(&tmp)?;
+        let mut w = io::BufWriter::with_capacity(1 << 20, file);
+        let bytes = crate::codec::v3::encode_to(
+            tables,
+            &rules,
+            l.seeds,
+            s.block_size,
+            &mut w,
+            &|k| obs.advance(k),
+            &release,
+        )
+        .at(&tmp)?;
+        let file = w.into_inner().map_err(|e| e.into_error()).at(&tmp)?;
+        file.sync_all().at(&tmp)?;
+        drop(file);
+        crate::fault::point("mid-compress", &name);
+        for (k, (kind, f)) in files.iter().enumerate() {
+            // SAFETY: the temporary file is this process's own.
+            let map = unsafe { Mapped::open(&tmp, bytes, SizeOf::Recorded)? };
+            let mut t = CompressedTable::parse(map).map_err(|e| Error::compressed(&tmp, e))?;
+            t.serve(*kind).map_err(|e| Error::compressed(&tmp, e))?;
+            let found = t.header().raw_checksum();
+            if found != f.xxh3 {
+                return Err(Error::Checksum {
+                    path: dir.join(&f.name),
+                    what: "the manifest's checksum of the table",
+                    expected: f.xxh3.clone(),
+                    found,
+                });
+            }
+            t.verify_steps(Some(table(k)), &|b| obs.advance(b), &|at, len| {
+                release(at, len);
+                t.source().release();
+            })
+            .map_err(|e| Error::compressed(&tmp, e))?;
+        }
+        fs::rename(&tmp, &path).at(&path)?;
+        store::sync_dir(dir)?;
+        Ok(bytes)
+    })();
+    if result.is_err() {
+        let _ = fs::remove_file(&tmp);
+    }
+    let bytes = result?;
+    let xxh3 = store::checksum_file(&path)?;
+    let mut old = Vec::new();
+    for (_, f) in &files {
+        old.push(manifest.compressed(&f.name).map(|c| c.name.clone()));
+        manifest.put_compressed(CompressedEntry {
+            seeds: l.seeds,
+            raw: f.name.clone(),
+            name: name.clone(),
+            bytes,
+            xxh3: xxh3.clone(),
+            block_size: s.block_size,
+            level: 0,
+            dictionary: 0,
+            version: 3,
+        });
+    }
+    manifest.store(dir)?;
+    for o in old {
+        if o.as_deref() != Some(name.as_str()) {
+            remove_unlisted(dir, manifest, o, obs, report)?;
+        }
+    }
+    let done = PackedFile {
+        layer: l.seeds,
+        raw: raw_names,
+        name,
+        action: Action::Compressed,
+        raw_bytes,
+        bytes,
+        seconds: t0.elapsed().as_secs_f64(),
+    };
+    obs.done(&done);
+    report.files.push(done);
+    Ok(())
+}

@@ -1,0 +1,105 @@
+//! Writing a folder's raw tables back from their compressed copies:
+//! [`decompress_folder`], and the builder's entry to the same work.
+
+use super::{
+    open_listed, open_locked, remove_unlisted, Action, DecompressOptions, PackObserver, PackReport,
+    PackedFile,
+};
+use crate::error::{AtPath, Error, Result};
+use crate::store::{self, LayerEntry, Manifest};
+use std::fs;
+use std::path::Path;
+use std::time::Instant;
+
+/// Writes back the raw tables of our folder `dir` from their compressed
+/// copies, where a raw table is missing or does not match its checksum;
+/// each is written to a temporary file and renamed into place only when it
+/// has the manifest's checksum. With `remove_compressed`, the compressed
+/// files are removed (and forgotten) once their raw tables are in place.
+pub fn decompress_folder(
+    dir: &Path,
+    opts: &DecompressOptions,
+    obs: &dyn PackObserver,
+) -> Result<PackReport> {
+    let (_lock, mut manifest, layers) = open_locked(dir, &opts.layers)?;
+    let mut report = PackReport::default();
+    for l in &layers {
+        decompress_layer(
+            dir,
+            &mut manifest,
+            l,
+            opts.remove_compressed,
+            obs,
+            &mut report,
+        )?;
+    }
+    Ok(report)
+}
+
+/// [`decompress_folder`]'s work on one layer, for a caller that holds the
+/// folder's lock and its manifest (the builder, which reads lower layers
+/// raw).
+pub(crate) fn decompress_layer(
+    dir: &Path,
+    manifest: &mut Manifest,
+    l: &LayerEntry,
+    remove_compressed: bool,
+    obs: &dyn PackObserver,
+    report: &mut PackReport,
+) -> Result<()> {
+    let rules = manifest.rules();
+    for (kind, f) in l.files() {
+        let Some(c) = manifest.compressed(&f.name).cloned() else {
+            continue;
+        };
+        let t0 = Instant::now();
+        let raw_path = dir.join(&f.name);
+        let raw_ok = raw_path.exists()
+            && fs::metadata(&raw_path).at(&raw_path)?.len() == f.bytes
+            && store::checksum_file(&raw_path)? == f.xxh3;
+        let action = if raw_ok {
+            Action::AlreadyRaw
+        } else {
+            if raw_path.exists() {
+                obs.warning(&format!(
+                    "{} does not match its checksum; writing it again from {}",
+                    f.name, c.name
+                ));
+            }
+            let (t, zst) = open_listed(dir, &rules, &c, kind, f, true)?;
+            obs.start(&f.name, t.blocks());
+            let mut failed = None;
+            store::write_atomic_checked(&raw_path, f.bytes, &f.xxh3, |start, buf| {
+                if failed.is_some() {
+                    return;
+                }
+                match t.decompress_range(start, buf) {
+                    Ok(()) => obs.advance((buf.len() as u64).div_ceil(c.block_size as u64)),
+                    Err(e) => failed = Some(e),
+                }
+            })
+            .map_err(|e| match (e, failed.clone()) {
+                (Error::Checksum { .. }, Some(source)) => Error::compressed(zst, source),
+                (e, _) => e,
+            })?;
+            Action::Decompressed
+        };
+        let done = PackedFile {
+            layer: l.seeds,
+            raw: f.name.clone(),
+            name: c.name.clone(),
+            action,
+            raw_bytes: f.bytes,
+            bytes: c.bytes,
+            seconds: t0.elapsed().as_secs_f64(),
+        };
+        obs.done(&done);
+        report.files.push(done);
+        if remove_compressed {
+            manifest.remove_compressed(&f.name);
+            manifest.store(dir)?;
+            remove_unlisted(dir, manifest, Some(c.name.clone()), obs, report)?;
+        }
+    }
+    Ok(())
+}
