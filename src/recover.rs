@@ -22,6 +22,12 @@
 //! `manifest.json.damaged`. Compressed copies (`NAME.zst`) whose header
 //! names a recovered table and its checksum are listed again; a layer kept
 //! only compressed cannot be recovered (its raw tables are needed).
+//!
+//! A folder without a manifest and without envelope tables (`lower.n`,
+//! `upper.n`, `tables.n.zst`) is a VU dataset or another tool's folder:
+//! recovery refuses it ([`Error::ForeignFolder`]) and writes nothing there.
+//! (A folder of ours built with `--no-envelope` that lost its manifest
+//! looks the same and is refused too: rebuild it.)
 
 use crate::error::{AtPath, Error, Result, SizeOf};
 use crate::format::{checksum, Kind};
@@ -170,6 +176,16 @@ pub fn recover(
                 list: k.rules.name,
                 asked: r.name,
             });
+        }
+    }
+    // A folder without a manifest and without our envelope tables is a
+    // VU dataset or another tool's: refused before anything is written
+    // there (not even the lock).
+    if !dir.join(MANIFEST).exists() {
+        match store::read_folder(dir) {
+            Ok(store::Folder::Vu) => return Err(store::foreign_folder(dir)),
+            Ok(_) | Err(Error::LostManifest { .. }) => {}
+            Err(e) => return Err(e),
         }
     }
     let _lock = FolderLock::acquire(dir)?;

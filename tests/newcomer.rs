@@ -189,3 +189,30 @@ fn a_plot_that_cannot_be_written_says_why() {
         "{err}"
     );
 }
+
+/// The names of the files of `dir`, sorted.
+fn listing(dir: &std::path::Path) -> Vec<String> {
+    let mut names: Vec<String> = fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+/// `recover` on a VU folder (`scores.n` only, no envelope, no manifest) is
+/// refused with one line, exit 2, and writes nothing there.
+#[test]
+fn recover_refuses_a_vu_folder_and_writes_nothing() {
+    let dir = vu_copy("awari-newcomer-recover-vu-");
+    let before = listing(&dir);
+    let scores = fs::read(dir.join("scores.12")).unwrap();
+    let line = usage_error(&["recover", "--db", s(&dir)]);
+    assert!(
+        line.contains("no manifest.json") && line.contains("VU dataset"),
+        "{line}"
+    );
+    assert_eq!(listing(&dir), before);
+    assert!(!dir.join("manifest.json").exists());
+    assert_eq!(fs::read(dir.join("scores.12")).unwrap(), scores);
+}

@@ -146,7 +146,9 @@ fn hint(e: &Error) -> Option<String> {
              --checksums data/known-good.csv` rebuilds it from the tables",
             parent(path)
         ),
-        Error::ForeignFolder { .. } => "choose another --db".into(),
+        Error::ForeignFolder { .. } => "such a folder needs no manifest (query, check and \
+             verify read it as it is); to build or compress, choose another --db"
+            .into(),
         Error::ManifestFine(_) => {
             "`awari build` and `awari verify` check the tables it lists".into()
         }
