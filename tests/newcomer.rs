@@ -216,3 +216,37 @@ fn recover_refuses_a_vu_folder_and_writes_nothing() {
     assert!(!dir.join("manifest.json").exists());
     assert_eq!(fs::read(dir.join("scores.12")).unwrap(), scores);
 }
+
+/// A closed stdout (`awari check | head -1`) ends the command quietly: no
+/// panic, no "Broken pipe" message, not the panic's exit status 101. The
+/// reading end is closed before the command writes, so every print after
+/// the first meets a closed pipe.
+#[test]
+fn a_closed_stdout_ends_the_command_quietly() {
+    use std::process::Stdio;
+    let db = s(common::db_dir()).to_string();
+    let pits = position_12();
+    let query = args(&["query", "--db", &db, "--pv", "200"], &pits);
+    for cmd in [
+        &["check", "--db", &db][..],
+        &query,
+        &["rules"],
+        &["bench", "--rmw-only", "--max-seeds", "8"],
+    ] {
+        let mut child = common::awari_command()
+            .args(cmd)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        drop(child.stdout.take());
+        let out = child.wait_with_output().unwrap();
+        let err = common::text(&out.stderr);
+        assert!(
+            !err.contains("panicked") && !err.contains("Broken pipe"),
+            "{cmd:?}: {err}"
+        );
+        assert_ne!(out.status.code(), Some(101), "{cmd:?}: {err}");
+    }
+}
