@@ -250,3 +250,40 @@ fn a_closed_stdout_ends_the_command_quietly() {
         assert_ne!(out.status.code(), Some(101), "{cmd:?}: {err}");
     }
 }
+
+/// A transposition table larger than the machine is refused like a
+/// `--memory-limit` larger than the machine: one line, exit 2 (not an
+/// allocation failure and abort).
+#[test]
+fn a_hash_larger_than_the_machine_is_refused() {
+    let empty = scratch("awari-newcomer-hash-");
+    let huge = "100000000"; // MiB: 95 TiB
+    let line = usage_error(&[
+        "play",
+        "--db",
+        s(&empty),
+        "--computer",
+        "none",
+        "--hash",
+        huge,
+    ]);
+    assert!(
+        line.contains("--hash") && line.contains("more than this machine has"),
+        "{line}"
+    );
+    let line = usage_error(&[
+        "match",
+        "--db",
+        s(&empty),
+        "--a",
+        &format!("depth=1,clock=none,hash={huge}"),
+        "--b",
+        "depth=1,clock=none",
+        "--games",
+        "1",
+    ]);
+    assert!(
+        line.contains("hash") && line.contains("more than this machine has"),
+        "{line}"
+    );
+}
