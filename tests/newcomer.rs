@@ -287,3 +287,44 @@ fn a_hash_larger_than_the_machine_is_refused() {
         "{line}"
     );
 }
+
+/// `compress` and `decompress` count tables and files apart and sum each
+/// compressed file's size once (a format 3 file holds a layer's three
+/// tables).
+#[test]
+fn compress_and_decompress_count_tables_and_files_honestly() {
+    let dir = full_copy("awari-newcomer-counts-");
+    let d = s(&dir);
+    let on_disk = || -> u64 {
+        (5..=7)
+            .map(|n| {
+                fs::metadata(dir.join(format!("tables.{n}.zst")))
+                    .unwrap()
+                    .len()
+            })
+            .sum()
+    };
+    let (out, _) = awari_status(&["compress", "--db", d, "--layers", "5..=7"], 0);
+    assert!(out.contains("9 table(s) in 3 compressed file(s)"), "{out}");
+    fs::remove_file(dir.join("scores.6")).unwrap();
+    for json in [false, true] {
+        let mut a = vec!["decompress", "--db", d, "--layers", "5..=7"];
+        if json {
+            a.push("--json");
+        }
+        let (out, _) = awari_status(&a, 0);
+        if json {
+            let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+            assert_eq!(v["tables"], 9, "{out}");
+            assert_eq!(v["compressed_files"], 3, "{out}");
+            assert_eq!(v["bytes"], on_disk(), "{out}");
+            let raw: u64 = (5..=7).map(|n| 3 * awari_egdb::index::layer_size(n)).sum();
+            assert_eq!(v["raw_bytes"], raw, "{out}");
+        } else {
+            assert!(out.contains("9 table(s) in 3 compressed file(s)"), "{out}");
+            // One row per compressed file.
+            assert_eq!(out.matches("tables.6.zst").count(), 1, "{out}");
+        }
+    }
+    assert!(dir.join("scores.6").exists());
+}
