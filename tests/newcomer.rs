@@ -328,3 +328,45 @@ fn compress_and_decompress_count_tables_and_files_honestly() {
     }
     assert!(dir.join("scores.6").exists());
 }
+
+/// `play --record FILE` does not replace an existing file, unless the game
+/// was loaded from it or `--force` is given.
+#[test]
+fn play_refuses_to_replace_an_existing_record() {
+    let dir = scratch("awari-newcomer-record-");
+    let empty = dir.join("no-tables");
+    let record = dir.join("game.txt");
+    fs::write(&record, "precious\n").unwrap();
+    let base = [
+        "play",
+        "--db",
+        s(&empty),
+        "--computer",
+        "none",
+        "--record",
+        s(&record),
+    ];
+    let line = usage_error(&base);
+    assert!(
+        line.contains("exists") && line.contains("--force"),
+        "{line}"
+    );
+    assert_eq!(fs::read_to_string(&record).unwrap(), "precious\n");
+    // --force replaces it.
+    let mut forced = base.to_vec();
+    forced.push("--force");
+    let out = awari(&forced, Some("A\nquit\n"));
+    assert!(out.status.success(), "{}", common::text(&out.stderr));
+    let rec = fs::read_to_string(&record).unwrap();
+    assert!(
+        rec.starts_with("# awari game record") && rec.contains("\nA\n"),
+        "{rec}"
+    );
+    // A game loaded from the file goes on in it.
+    let mut resumed = base.to_vec();
+    resumed.extend(["--game", s(&record)]);
+    let out = awari(&resumed, Some("a\nquit\n"));
+    assert!(out.status.success(), "{}", common::text(&out.stderr));
+    let rec = fs::read_to_string(&record).unwrap();
+    assert!(rec.contains("\nA\na\n"), "{rec}");
+}
