@@ -370,3 +370,20 @@ fn play_refuses_to_replace_an_existing_record() {
     let rec = fs::read_to_string(&record).unwrap();
     assert!(rec.contains("\nA\na\n"), "{rec}");
 }
+
+/// A missing required argument is named.
+#[test]
+fn missing_arguments_are_named() {
+    let line = usage_error(&["position"]);
+    assert!(
+        line.contains("<SEEDS>") && line.contains("<INDEX>"),
+        "{line}"
+    );
+    let line = usage_error(&["position", "12"]);
+    assert!(
+        line.contains("<INDEX>") && !line.contains("<SEEDS>"),
+        "{line}"
+    );
+    let line = usage_error(&["match", "--b", "depth=1,clock=none"]);
+    assert!(line.contains("--a <SETTINGS>"), "{line}");
+}

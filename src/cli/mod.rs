@@ -308,8 +308,17 @@ fn parse() -> Result<Cli, i32> {
         }
         _ => {
             let text = e.render().to_string();
-            let first = text.lines().next().unwrap_or("bad arguments");
-            let first = first.strip_prefix("error: ").unwrap_or(first);
+            // The message's first paragraph as one line: clap puts what
+            // it names (the missing arguments, say) on the lines below.
+            let mut para = text.lines().take_while(|l| !l.trim().is_empty());
+            let head = para.next().unwrap_or("bad arguments");
+            let head = head.strip_prefix("error: ").unwrap_or(head);
+            let rest: Vec<&str> = para.map(str::trim).collect();
+            let first = if rest.is_empty() {
+                head.to_string()
+            } else {
+                format!("{head} {}", rest.join(", "))
+            };
             let tip = match e.get(clap::error::ContextKind::Suggested) {
                 Some(clap::error::ContextValue::StyledStrs(s)) if !s.is_empty() => {
                     format!("; {}", s[0].to_string().trim_start_matches("tip: "))
