@@ -387,3 +387,51 @@ fn missing_arguments_are_named() {
     let line = usage_error(&["match", "--b", "depth=1,clock=none"]);
     assert!(line.contains("--a <SETTINGS>"), "{line}");
 }
+
+/// `check --json` on a damaged table prints its report, naming the damage,
+/// and exits 1.
+#[test]
+fn check_json_reports_damage() {
+    let dir = full_copy("awari-newcomer-check-json-");
+    let path = dir.join("scores.9");
+    let mut bytes = fs::read(&path).unwrap();
+    bytes[0] ^= 1;
+    fs::write(&path, &bytes).unwrap();
+    let (out, err) = awari_status(&["check", "--db", s(&dir), "--json"], 1);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}"));
+    assert_eq!(v["ok"], false, "{out}");
+    assert_eq!(v["damaged"], true, "{out}");
+    assert!(v["error"].as_str().unwrap().contains("scores.9"), "{out}");
+    assert!(err.contains("scores.9"), "{err}");
+}
+
+/// `compress --layers` (and `decompress --layers`) on layers that are not
+/// built is refused, naming what is built.
+#[test]
+fn compressing_layers_that_are_not_built_is_refused() {
+    let dir = full_copy("awari-newcomer-compress-none-");
+    for cmd in ["compress", "decompress"] {
+        let line = usage_error(&[cmd, "--db", s(&dir), "--layers", "30..=31"]);
+        assert!(
+            line.contains("30..=31") && line.contains("0..=12"),
+            "{cmd}: {line}"
+        );
+    }
+}
+
+/// `query --verify` on a folder without checksums says so.
+#[test]
+fn query_verify_on_a_vu_folder_says_there_is_nothing_to_verify() {
+    let dir = vu_copy("awari-newcomer-query-verify-");
+    let pits = position_12();
+    let (out, err) = awari_status(&args(&["query", "--verify", "--db", s(&dir)], &pits), 0);
+    assert!(out.contains("score"), "{out}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("no checksum to verify"), "{err}");
+    // Ours: verified, nothing said.
+    let (_, err) = awari_status(
+        &args(&["query", "--verify", "--db", s(common::db_dir())], &pits),
+        0,
+    );
+    assert!(err.is_empty(), "{err}");
+}

@@ -291,3 +291,20 @@ fn recover_finds_the_rule_set_of_an_abapa_folder() {
         "{e}"
     );
 }
+
+/// An abapa folder is no oracle (the VU database follows awari): refused
+/// in one line, exit 2.
+#[test]
+fn an_abapa_folder_is_no_oracle() {
+    let ab = abapa();
+    let e = usage_error(&[
+        "verify",
+        "--db",
+        s(common::db_dir()),
+        "--oracle",
+        s(ab),
+        "--layers",
+        "0..=8",
+    ]);
+    assert!(e.contains(s(ab)) && e.contains("abapa"), "{e}");
+}

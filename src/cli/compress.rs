@@ -136,6 +136,29 @@ fn settings(a: &CompressArgs) -> Result<Settings, Failure> {
     Ok(s)
 }
 
+/// Refuses a range of `--layers` that holds no layer built in our folder
+/// `dir` (a folder that cannot be read is left to the command).
+fn built_in(dir: &std::path::Path, layers: &RangeInclusive<u32>) -> Result<(), Failure> {
+    let Ok(awari_egdb::store::Folder::Ours(m)) = awari_egdb::store::read_folder(dir) else {
+        return Ok(());
+    };
+    let built: Vec<u32> = m.layers.iter().map(|l| l.seeds).collect();
+    if built.iter().any(|n| layers.contains(n)) {
+        return Ok(());
+    }
+    Err(Failure::usage(format!(
+        "{}: no layer of {}..={} is built (built: {})",
+        dir.display(),
+        layers.start(),
+        layers.end(),
+        if built.is_empty() {
+            "none".to_string()
+        } else {
+            super::verify::runs(&built)
+        }
+    )))
+}
+
 pub fn run_compress(a: CompressArgs) -> Result<(), Failure> {
     a.db.rules()?;
     let opts = CompressOptions {
@@ -143,6 +166,7 @@ pub fn run_compress(a: CompressArgs) -> Result<(), Failure> {
         layers: a.layers.unwrap_or(0..=48),
         remove_raw: a.remove_raw,
     };
+    built_in(&a.db.path(), &opts.layers)?;
     pack(a.threads, a.quiet, a.json, |p| {
         pack::compress_folder(&a.db.path(), &opts, p)
     })
@@ -154,6 +178,7 @@ pub fn run_decompress(a: DecompressArgs) -> Result<(), Failure> {
         layers: a.layers.unwrap_or(0..=48),
         remove_compressed: a.remove_compressed,
     };
+    built_in(&a.db.path(), &opts.layers)?;
     pack(a.threads, a.quiet, a.json, |p| {
         pack::decompress_folder(&a.db.path(), &opts, p)
     })

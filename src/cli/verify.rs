@@ -410,10 +410,31 @@ pub fn run_check(a: CheckArgs) -> Result<(), Failure> {
     // of all of them first (a VU folder has none to verify).
     let top = *layers.last().expect("not empty");
     let read: Vec<u32> = db.layers().into_iter().filter(|&n| n <= top).collect();
+    // A damaged table ends the check; with --json the report still comes
+    // out, naming it.
+    let damaged = |json: serde_json::Value, e: awari_egdb::Error| -> Failure {
+        let f = Failure::from(e);
+        if a.json {
+            let mut j = json;
+            j["error"] = json!(f.message);
+            j["damaged"] = json!(f.code == 1);
+            j["ok"] = json!(false);
+            println!("{j}");
+        }
+        f
+    };
+    let folder = if db.is_vu() { "vu" } else { "ours" };
     let mut summed = 0;
     for &n in &read {
-        if db.verify_layer(n)? {
-            summed += 1;
+        match db.verify_layer(n) {
+            Ok(true) => summed += 1,
+            Ok(false) => {}
+            Err(e) => {
+                return Err(damaged(
+                    json!({"folder": folder, "checksums_verified": summed, "layers": []}),
+                    e,
+                ))
+            }
         }
     }
     let kind = if db.is_vu() {
@@ -435,9 +456,19 @@ pub fn run_check(a: CheckArgs) -> Result<(), Failure> {
     if !a.json {
         println!("{kind}");
     }
-    let mut verdicts = Vec::new();
+    let mut verdicts: Vec<verify::BellmanVerdict> = Vec::new();
     for &n in &layers {
-        let v = verify::bellman_check(&db, n, a.list)?;
+        let v = match verify::bellman_check(&db, n, a.list) {
+            Ok(v) => v,
+            Err(e) => {
+                let bad: u64 = verdicts.iter().map(|v| v.mismatches).sum();
+                return Err(damaged(
+                    json!({"folder": folder, "checksums_verified": summed,
+                           "layers": verdicts, "mismatches": bad}),
+                    e,
+                ));
+            }
+        };
         if !a.json {
             println!(
                 "layer {:>2}: {:>13} positions, {} checked, {} mismatch(es)",
@@ -468,7 +499,7 @@ pub fn run_check(a: CheckArgs) -> Result<(), Failure> {
         println!(
             "{}",
             json!({
-                "folder": if db.is_vu() { "vu" } else { "ours" },
+                "folder": folder,
                 "checksums_verified": summed,
                 "layers": verdicts,
                 "mismatches": bad,
