@@ -276,7 +276,7 @@ pub fn recover(
 }
 
 /// The rule set a damaged manifest names, if its `rule_set` can be read.
-fn damaged_rules(dir: &Path) -> Option<Rules> {
+pub fn damaged_rules(dir: &Path) -> Option<Rules> {
     let text = fs::read_to_string(dir.join(MANIFEST)).ok()?;
     let v: serde_json::Value = serde_json::from_str(&text).ok()?;
     Rules::by_tag(v.get("rule_set")?.as_str()?)

@@ -435,3 +435,49 @@ fn query_verify_on_a_vu_folder_says_there_is_nothing_to_verify() {
     );
     assert!(err.is_empty(), "{err}");
 }
+
+/// The known-good lists are built into the binary (`--checksums known`),
+/// so a binary run away from the repository has them, and the hints name
+/// them that way.
+#[test]
+fn the_known_good_lists_are_built_in() {
+    let dir = full_copy("awari-newcomer-known-");
+    let elsewhere = scratch("awari-newcomer-cwd-");
+    let out = common::awari_in(
+        &["verify", "--db", s(&dir), "--checksums", "known"],
+        None,
+        &[],
+        Some(&elsewhere),
+    );
+    let text = common::text(&out.stdout);
+    assert!(out.status.success(), "{text}{}", common::text(&out.stderr));
+    assert!(text.contains("equal the known-good checksums"), "{text}");
+    fs::remove_file(dir.join("manifest.json")).unwrap();
+    let pits = position_12();
+    let (_, err) = awari_status(&args(&["query", "--db", s(&dir)], &pits), 2);
+    assert!(
+        err.contains("--checksums known") && !err.contains("data/known-good.csv"),
+        "{err}"
+    );
+    let out = common::awari_in(
+        &["recover", "--db", s(&dir), "--checksums", "known"],
+        None,
+        &[],
+        Some(&elsewhere),
+    );
+    let text = common::text(&out.stdout);
+    assert!(out.status.success(), "{text}{}", common::text(&out.stderr));
+    assert!(text.contains("known-good checksums"), "{text}");
+}
+
+/// `play --from` takes the opening, as a record's `start` line does.
+#[test]
+fn play_starts_from_the_opening() {
+    let empty = scratch("awari-newcomer-opening-").join("none");
+    let mut a = vec!["play", "--db", s(&empty), "--computer", "none", "--from"];
+    a.extend(["4"; 12]);
+    let out = awari(&a, Some("A\nquit\n"));
+    let text = common::text(&out.stdout);
+    assert!(out.status.success(), "{text}{}", common::text(&out.stderr));
+    assert!(text.contains("South plays A"), "{text}");
+}

@@ -308,3 +308,16 @@ fn an_abapa_folder_is_no_oracle() {
     ]);
     assert!(e.contains(s(ab)) && e.contains("abapa"), "{e}");
 }
+
+/// `check` on an abapa folder does not point to the VU move facts (awari
+/// only), and `--checksums known` takes the abapa list built into the
+/// binary.
+#[test]
+fn abapa_hints_name_no_vu_facts_and_the_built_in_list() {
+    let ab = abapa();
+    let out = ok(&["check", "--db", s(ab)]);
+    assert!(out.contains("--checksums known"), "{out}");
+    assert!(!out.contains("--facts"), "{out}");
+    let out = ok(&["verify", "--db", s(ab), "--checksums", "known"]);
+    assert!(out.contains("all 27 table(s) equal"), "{out}");
+}

@@ -137,13 +137,13 @@ fn hint(e: &Error) -> Option<String> {
         ),
         Error::NoFolder => "pass --db DIR or set AWARI_PATH".into(),
         Error::LostManifest { dir, .. } => format!(
-            "`awari recover --db {} --checksums data/known-good.csv` rebuilds the manifest \
-             from the tables",
+            "`awari recover --db {} --checksums known` rebuilds the manifest from the tables \
+             (add --rules abapa for abapa tables)",
             dir.display()
         ),
         Error::ForeignManifest { path, .. } => format!(
             "if it is a folder of ours whose manifest was damaged, `awari recover --db {} \
-             --checksums data/known-good.csv` rebuilds it from the tables",
+             --checksums known` rebuilds it from the tables",
             parent(path)
         ),
         Error::ForeignFolder { .. } => "such a folder needs no manifest (query, check and \

@@ -3,7 +3,7 @@
 //! script (no escape codes are printed). `--protocol` is the line protocol
 //! for other programs.
 
-use super::board::parse_board;
+use super::board::parse_pits;
 use super::player::{self, clock_time, iteration_line, move_line, Spec};
 use super::Failure;
 use awari_egdb::game::{self, Board, Game, Player, Side};
@@ -128,7 +128,9 @@ fn start(a: &PlayArgs, rules: &Rules) -> Result<Game, Failure> {
     let Some(words) = &a.from else {
         return Ok(Game::new(Board::opening(), *rules));
     };
-    let p = parse_board(words)?;
+    // Any board a record's `start` line may hold, the opening too (the
+    // tables need not index it).
+    let pits = parse_pits(words)?;
     let captured = match &a.captured {
         None => None,
         Some(s) => {
@@ -144,7 +146,7 @@ fn start(a: &PlayArgs, rules: &Rules) -> Result<Game, Failure> {
         }
     };
     Ok(Game::new(
-        Board::new(p.0, captured).map_err(|e| Failure::usage(e.to_string()))?,
+        Board::new(pits, captured).map_err(|e| Failure::usage(e.to_string()))?,
         *rules,
     ))
 }
