@@ -251,7 +251,8 @@ pub fn recover(
                 block_size: h.block_size,
                 level: h.zstd().map_or(0, |z| z.level),
                 dictionary: h.zstd().map_or(0, |z| z.dictionary),
-                version: if h.version == 3 { 3 } else { 0 },
+                version: if h.version >= 3 { h.version } else { 0 },
+                block_bytes: h.v4().map_or(0, |f| f.block_bytes),
             });
             if !report.compressed.contains(&name) {
                 report.compressed.push(name);

@@ -80,6 +80,7 @@ fn round_trip_with_a_dictionary_for_every_table_of_layers_0_to_14() {
         scores_only: false,
         level: 3,
         block_size: 256,
+        block_bytes: 0,
         dictionary: 8192,
     };
     let (mut with, mut without) = (0, 0);
@@ -182,6 +183,7 @@ fn compressing_twice_verifies_and_keeps_the_files() {
             scores_only: false,
             level: 1,
             block_size: 300,
+            block_bytes: 0,
             dictionary: 0,
         },
         ..opts

@@ -21,11 +21,17 @@ pub struct CompressArgs {
     #[command(flatten)]
     db: super::DbArg,
     /// The file format: 3 (the default) codes each layer's three tables
-    /// together with context models, in one file `tables.n.zst`; 2 codes
-    /// each table on its own with zstd (`scores.n.zst`, ...), and is the
-    /// default when --level or --dictionary is given.
-    #[arg(long, value_name = "V", value_parser = clap::value_parser!(u32).range(2..=3))]
+    /// together with context models, in one file `tables.n.zst`; 4 codes
+    /// the scores alone for random access near raw speed (`scores.n.zst`;
+    /// implies --scores-only); 2 codes each table on its own with zstd
+    /// (`scores.n.zst`, ...), and is the default when --level or
+    /// --dictionary is given.
+    #[arg(long, value_name = "V", value_parser = clap::value_parser!(u32).range(2..=4))]
     format: Option<u32>,
+    /// Format 4: bytes per block, 16..=4096 (default 64); a probe decodes
+    /// its block up to the entry.
+    #[arg(long, value_name = "B")]
+    block_bytes: Option<u32>,
     /// Format 3: code the scores alone (`scores.n.zst`, the form an engine
     /// ships); the envelope's tables are left as they are.
     #[arg(long)]
@@ -97,7 +103,12 @@ fn parse_u32_size(flag: &str, s: &str, e_g: &str) -> Result<u32, Failure> {
 fn settings(a: &CompressArgs) -> Result<Settings, Failure> {
     let zstd_given = a.level.is_some() || a.dictionary.is_some();
     let format = a.format.unwrap_or(if zstd_given { 2 } else { 3 });
-    let mut s = if format == 3 {
+    if a.block_bytes.is_some() && format != 4 {
+        return Err(Failure::usage(
+            "--block-bytes is a setting of --format 4".to_string(),
+        ));
+    }
+    let mut s = if format >= 3 {
         for (given, flag) in [
             (a.level.is_some(), "--level"),
             (a.dictionary.is_some(), "--dictionary"),
@@ -108,7 +119,15 @@ fn settings(a: &CompressArgs) -> Result<Settings, Failure> {
                 )));
             }
         }
-        Settings::models(a.scores_only)
+        if format == 4 {
+            let mut s = Settings::random_access();
+            if let Some(b) = a.block_bytes {
+                s.block_bytes = b;
+            }
+            s
+        } else {
+            Settings::models(a.scores_only)
+        }
     } else {
         if a.scores_only {
             return Err(Failure::usage(
@@ -128,6 +147,7 @@ fn settings(a: &CompressArgs) -> Result<Settings, Failure> {
     s.check().map_err(|(field, reason)| {
         let flag = match field {
             "block size" => "--block-size",
+            "block bytes" => "--block-bytes",
             "dictionary" => "--dictionary",
             _ => "--level",
         };

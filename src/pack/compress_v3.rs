@@ -1,6 +1,6 @@
-//! Compressing a layer in format 3: its three tables (or its scores
-//! alone) into one file, verified table by table before it is renamed into
-//! place and listed in the manifest.
+//! Compressing a layer in format 3 (its three tables, or its scores
+//! alone, into one file) or format 4 (its scores alone), verified table by
+//! table before it is renamed into place and listed in the manifest.
 
 use super::{open_listed, open_raw, remove_unlisted, Action, PackObserver, PackReport, PackedFile};
 use crate::codec::{file_name, CompressedTable, Settings};
@@ -19,7 +19,7 @@ use std::time::Instant;
 /// table it holds is decompressed and compared with the raw table (whose
 /// checksum must be the manifest's) before it is renamed into place and
 /// listed once per table.
-pub(super) fn compress_layer_v3(
+pub(super) fn compress_layer_models(
     dir: &Path,
     manifest: &mut Manifest,
     l: &LayerEntry,
@@ -29,7 +29,7 @@ pub(super) fn compress_layer_v3(
 ) -> Result<()> {
     let t0 = Instant::now();
     let rules = manifest.rules();
-    let full = !s.scores_only && l.lower.is_some() && l.upper.is_some();
+    let full = s.version == 3 && !s.scores_only && l.lower.is_some() && l.upper.is_some();
     let files: Vec<(Kind, FileEntry)> = l
         .files()
         .filter(|(k, _)| full || *k == Kind::Score)
@@ -54,8 +54,12 @@ pub(super) fn compress_layer_v3(
         .map(|(_, f)| manifest.compressed(&f.name).cloned())
         .collect();
     let same = listed.iter().all(|c| {
-        c.as_ref()
-            .is_some_and(|c| c.version == 3 && c.name == name && c.block_size == s.block_size)
+        c.as_ref().is_some_and(|c| {
+            c.version == s.version
+                && c.name == name
+                && c.block_size == s.block_size
+                && c.block_bytes == s.block_bytes
+        })
     });
     let raw_present = files.iter().all(|(_, f)| dir.join(&f.name).exists());
     if same {
@@ -131,16 +135,29 @@ pub(super) fn compress_layer_v3(
     let result = (|| -> Result<u64> {
         let file = File::create(&tmp).at(&tmp)?;
         let mut w = io::BufWriter::with_capacity(1 << 20, file);
-        let bytes = crate::codec::v3::encode_to(
-            tables,
-            &rules,
-            l.seeds,
-            s.block_size,
-            &mut w,
-            &|k| obs.advance(k),
-            &release,
-        )
-        .at(&tmp)?;
+        let bytes = if s.version == 4 {
+            let v4 = crate::codec::v4::V4Settings {
+                block_bytes: s.block_bytes,
+                block_cap: s.block_size,
+                ..Default::default()
+            };
+            let file =
+                crate::codec::v4::encode_scores(tables.scores, &rules, l.seeds, v4).at(&tmp)?;
+            obs.advance(2 * blocks);
+            io::Write::write_all(&mut w, &file).at(&tmp)?;
+            file.len() as u64
+        } else {
+            crate::codec::v3::encode_to(
+                tables,
+                &rules,
+                l.seeds,
+                s.block_size,
+                &mut w,
+                &|k| obs.advance(k),
+                &release,
+            )
+            .at(&tmp)?
+        };
         let file = w.into_inner().map_err(|e| e.into_error()).at(&tmp)?;
         file.sync_all().at(&tmp)?;
         drop(file);
@@ -186,7 +203,8 @@ pub(super) fn compress_layer_v3(
             block_size: s.block_size,
             level: 0,
             dictionary: 0,
-            version: 3,
+            version: s.version,
+            block_bytes: s.block_bytes,
         });
     }
     manifest.store(dir)?;
