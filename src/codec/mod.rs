@@ -1,8 +1,14 @@
 //! Compressed tables: blocks of entries coded independently, behind a
 //! block index, for random access.
 //!
-//! Two families of files:
+//! Three families of files:
 //!
+//! * **Format version 4** ([`v4`], `awari compress --format 4`): the
+//!   scores alone (`scores.n.zst`), cut into blocks of a fixed number of
+//!   bytes (64 by default) behind a sparse index, coded by context
+//!   classes and rANS, so that a probe decodes its block only up to the
+//!   entry it wants. The layout, the checks and how damage is found are in
+//!   the module docs of [`v4`].
 //! * **Format version 3** (the default; [`v3`]): a layer's tables coded
 //!   by context models and rANS. The full form `tables.n.zst` holds the
 //!   three tables of layer `n` (scores, lower, upper) in one file: each

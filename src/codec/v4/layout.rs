@@ -11,12 +11,20 @@ use super::model::{Model, SLOTS};
 use crate::codec::header::u64_at;
 use crate::codec::{Bytes, CompressError, Header};
 use std::cell::RefCell;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// Source of distinct ids of opened tables, for the per-thread cache.
+static NEXT_ID: AtomicU64 = AtomicU64::new(0);
+/// Blocks a thread keeps partly decoded.
+const SLOTS_PER_THREAD: usize = 4;
 
 /// The index, counts and model of a format 4 file.
 #[derive(Clone, Debug)]
 pub struct Layout {
     /// The layer's shape.
     pub shape: Shape,
+    /// This table's id in the per-thread cache.
+    id: u64,
     entries: u64,
     sparse_bits: u32,
     block_bytes: usize,
@@ -38,17 +46,32 @@ fn field(field: &'static str, reason: String) -> CompressError {
     CompressError::HeaderField { field, reason }
 }
 
-/// A probe's scratch: the symbols of the block decoded so far, and the
-/// block's bytes when they are read with `pread`.
-struct Scratch {
+/// A block a thread has decoded part of: the symbols so far and where
+/// the decoder stands, so that a later probe of the same block goes on
+/// from there (a sorted batch decodes each block once).
+struct Slot {
+    /// The table and the block (`u64::MAX`: none).
+    table: u64,
+    block: usize,
+    /// Its first entry.
+    start: u64,
+    /// Symbols decoded.
+    done: usize,
     sym: Vec<u8>,
-    block: Vec<u8>,
+    /// The block's bytes (a copy, whatever the table is read from).
+    bytes: Vec<u8>,
+    decoder: Option<Decoder>,
+    walk: Option<Walk>,
+}
+
+/// A thread's slots and which to reuse next.
+struct Slots {
+    slots: Vec<Slot>,
+    next: usize,
 }
 
 thread_local! {
-    static SCRATCH: RefCell<Scratch> = const {
-        RefCell::new(Scratch { sym: Vec::new(), block: Vec::new() })
-    };
+    static SCRATCH: RefCell<Slots> = const { RefCell::new(Slots { slots: Vec::new(), next: 0 }) };
 }
 
 impl Layout {
@@ -135,6 +158,7 @@ impl Layout {
         let (syms, fc) = model.decode_tables();
         Ok(Layout {
             shape,
+            id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
             entries: h.entries,
             sparse_bits: f.sparse_bits,
             block_bytes: f.block_bytes as usize,
@@ -166,13 +190,19 @@ impl Layout {
         (b, g - off, off as usize)
     }
 
-    /// Decodes the first `sym.len()` symbols of a block (whose first entry
-    /// is `start`) from its bytes.
+    /// Decodes symbols `from..to` of a block from its bytes, going on from
+    /// decoder `d` and walk `w`.
     #[inline]
-    fn decode_prefix(&self, block: &[u8], start: u64, sym: &mut [u8]) -> Option<Decoder> {
-        let mut d = Decoder::new(block)?;
-        let mut w = Walk::at(self.shape.n, start);
-        for i in 0..sym.len() {
+    fn decode_more(
+        &self,
+        block: &[u8],
+        d: &mut Decoder,
+        w: &mut Walk,
+        sym: &mut [u8],
+        from: usize,
+        to: usize,
+    ) {
+        for i in from..to {
             let ctx = w.context(self.shape, sym, i);
             let c = *self.class.get(ctx as usize).unwrap_or(&0) as usize;
             sym[i] = d.next(
@@ -182,6 +212,15 @@ impl Layout {
             );
             w.step();
         }
+    }
+
+    /// Decodes the first `sym.len()` symbols of a block (whose first entry
+    /// is `start`) from its bytes.
+    #[inline]
+    fn decode_prefix(&self, block: &[u8], start: u64, sym: &mut [u8]) -> Option<Decoder> {
+        let mut d = Decoder::new(block)?;
+        let mut w = Walk::at(self.shape.n, start);
+        self.decode_more(block, &mut d, &mut w, sym, 0, sym.len());
         Some(d)
     }
 
@@ -212,25 +251,83 @@ impl Layout {
         f(buf)
     }
 
-    /// The value of entry `g` (in the table), decoding its block up to it.
-    /// The block is not checked: a damaged block gives a value within
-    /// `-n..=n`, or an error.
+    /// The value of entry `g` (in the table), decoding its block up to it,
+    /// or on from where this thread's last probe of the block stopped. The
+    /// block is not checked: a damaged block gives a value within `-n..=n`,
+    /// or an error.
     pub fn get<B: Bytes>(&self, bytes: &B, g: u64) -> Result<i8, CompressError> {
         let (b, start, off) = self.locate(g);
         SCRATCH.with(|s| {
             let mut s = s.borrow_mut();
-            let Scratch { sym, block } = &mut *s;
-            if sym.len() <= off {
-                sym.resize(off + 1, 0);
+            let Slots { slots, next } = &mut *s;
+            let k = match slots
+                .iter()
+                .position(|s| s.table == self.id && s.block == b)
+            {
+                Some(k) => k,
+                None => {
+                    if slots.len() < SLOTS_PER_THREAD {
+                        slots.push(Slot {
+                            table: u64::MAX,
+                            block: 0,
+                            start: 0,
+                            done: 0,
+                            sym: Vec::new(),
+                            bytes: Vec::new(),
+                            decoder: None,
+                            walk: None,
+                        });
+                    }
+                    let k = *next % slots.len();
+                    *next = (k + 1) % SLOTS_PER_THREAD;
+                    let slot = &mut slots[k];
+                    slot.table = u64::MAX;
+                    self.with_block(bytes, b, &mut slot.bytes, |_| Ok(()))?;
+                    if bytes.slice().is_some() {
+                        // Borrowed in place: keep a copy for later probes.
+                        let at = (self.data_start + (b * self.block_bytes) as u64) as usize;
+                        let all = bytes.slice().expect("in memory");
+                        slot.bytes.clear();
+                        slot.bytes
+                            .extend_from_slice(&all[at..at + self.block_bytes]);
+                    }
+                    slot.decoder =
+                        Some(
+                            Decoder::new(&slot.bytes).ok_or_else(|| CompressError::Stream {
+                                block: b as u64,
+                                message: "the block does not start with a coder state".into(),
+                            })?,
+                        );
+                    slot.walk = Some(Walk::at(self.shape.n, start));
+                    slot.table = self.id;
+                    slot.block = b;
+                    slot.start = start;
+                    slot.done = 0;
+                    k
+                }
+            };
+            let slot = &mut slots[k];
+            if off >= slot.done {
+                if slot.sym.len() <= off {
+                    slot.sym.resize(self.counts[b] as usize, 0);
+                }
+                let (mut d, mut w) = (
+                    slot.decoder.expect("a slot in use"),
+                    slot.walk.expect("a slot in use"),
+                );
+                self.decode_more(
+                    &slot.bytes,
+                    &mut d,
+                    &mut w,
+                    &mut slot.sym,
+                    slot.done,
+                    off + 1,
+                );
+                slot.decoder = Some(d);
+                slot.walk = Some(w);
+                slot.done = off + 1;
             }
-            self.with_block(bytes, b, block, |bytes| {
-                self.decode_prefix(bytes, start, &mut sym[..=off])
-                    .ok_or_else(|| CompressError::Stream {
-                        block: b as u64,
-                        message: "the block does not start with a coder state".into(),
-                    })
-            })?;
-            Ok(self.shape.value(sym[off]) as i8)
+            Ok(self.shape.value(slot.sym[off]) as i8)
         })
     }
 
