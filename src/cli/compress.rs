@@ -42,7 +42,8 @@ pub struct CompressArgs {
     level: Option<i32>,
     /// Entries (bytes) per block, e.g. 512 or 16KiB (default 512 for
     /// format 3, at most 16KiB; 4096 for format 2): a random probe
-    /// decodes one block.
+    /// decodes one block. Format 4: the most entries a block holds
+    /// (default 1024, at most 4095).
     #[arg(long, value_name = "B")]
     block_size: Option<String>,
     /// Format 2: train a zstd dictionary of this size (e.g. 64KiB) on each
