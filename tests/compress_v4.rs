@@ -163,3 +163,67 @@ fn damage_is_an_error_or_a_value_in_range_never_a_panic() {
         assert!(open(&f).is_err());
     }
 }
+
+#[test]
+fn cli_format_4_compresses_probes_verifies_and_decompresses() {
+    let dir = common::full_copy("awari-v4-cli-");
+    let d = common::s(&dir);
+    let before: Vec<Vec<u8>> = (0..=common::MAX).map(scores).collect();
+    let q = [
+        "query", "--db", d, "1", "1", "1", "1", "1", "2", "2", "0", "0", "0", "0", "0",
+    ];
+    let want = common::ok(&q);
+    common::ok(&[
+        "compress",
+        "--db",
+        d,
+        "--format",
+        "4",
+        "--remove-raw",
+        "--quiet",
+    ]);
+    for n in 0..=common::MAX {
+        assert!(
+            !dir.join(format!("scores.{n}")).exists(),
+            "scores.{n} removed"
+        );
+        assert!(dir.join(format!("scores.{n}.zst")).exists());
+    }
+    assert_eq!(
+        common::ok(&q),
+        want,
+        "a query on format 4 equals the raw folder's"
+    );
+    common::ok(&["verify", "--db", d, "--checksums", "known"]);
+    common::ok(&["decompress", "--db", d, "--quiet"]);
+    for n in 0..=common::MAX {
+        let back = std::fs::read(dir.join(format!("scores.{n}"))).expect("written back");
+        assert_eq!(
+            back, before[n as usize],
+            "layer {n} written back byte for byte"
+        );
+    }
+    for bad in [
+        vec!["compress", "--db", d, "--format", "4", "--block-bytes", "8"],
+        vec![
+            "compress",
+            "--db",
+            d,
+            "--format",
+            "3",
+            "--block-bytes",
+            "64",
+        ],
+        vec![
+            "compress",
+            "--db",
+            d,
+            "--format",
+            "4",
+            "--block-size",
+            "5000",
+        ],
+    ] {
+        common::usage_error(&bad);
+    }
+}
