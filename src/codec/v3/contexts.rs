@@ -53,7 +53,7 @@ impl Shape {
 /// Steps a position to the next in Goedel order (one seed from pit 0 to
 /// pit 1 in the common case).
 #[inline(always)]
-pub(super) fn step(p: &mut Position) {
+pub(in crate::codec) fn step(p: &mut Position) {
     if p.0[0] > 0 {
         p.0[0] -= 1;
         p.0[1] += 1;
@@ -73,7 +73,13 @@ fn back(p: &Position) -> Option<usize> {
 /// `variant`, from the scores symbols `out[..i]` before it and the
 /// entry's position `p`.
 #[inline(always)]
-pub(super) fn score_context(shape: Shape, variant: u8, p: &Position, out: &[u8], i: usize) -> u32 {
+pub(in crate::codec) fn score_context(
+    shape: Shape,
+    variant: u8,
+    p: &Position,
+    out: &[u8],
+    i: usize,
+) -> u32 {
     let none = shape.alphabet as u8;
     let s1 = if i > 0 { out[i - 1] } else { none } as u32;
     if variant == 0 {

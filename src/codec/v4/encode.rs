@@ -2,13 +2,14 @@
 //! blocks; and its encoder.
 
 use super::coder;
-use super::context::{Shape, Walk};
+use super::context::Walk;
 use super::header::{
     check_blocks, check_classes, encode_header, meta_checksum, V4Fields, V4_ALIGN,
     V4_DEFAULT_BLOCK_BYTES, V4_DEFAULT_BLOCK_CAP, V4_DEFAULT_CLASSES, V4_HEADER_BYTES,
     V4_SPARSE_BITS,
 };
 use super::model::{Counts, Model, WEIGHT};
+use crate::codec::v3::Shape;
 use crate::codec::{Family, Header};
 use crate::format::Kind;
 use crate::index::layer_size;
@@ -167,7 +168,7 @@ pub fn encode_scores(
         .par_iter()
         .enumerate()
         .map(|(g, &v)| {
-            shape.symbol(v).ok_or_else(|| {
+            crate::codec::v3::symbol(shape, v).ok_or_else(|| {
                 invalid(format!(
                     "entry {g} of layer {layer}: score {} outside -{n}..={n}",
                     v as i8

@@ -4,11 +4,12 @@
 //! checked.
 
 use super::coder::Decoder;
-use super::context::{Shape, Walk};
+use super::context::{value, Walk};
 use super::encode::block_check;
 use super::header::{data_start, index_end, meta_checksum, V4Fields, V4_HEADER_BYTES};
 use super::model::{Model, SLOTS};
 use crate::codec::header::u64_at;
+use crate::codec::v3::Shape;
 use crate::codec::{Bytes, CompressError, Header};
 use std::cell::RefCell;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -327,7 +328,7 @@ impl Layout {
                 slot.walk = Some(w);
                 slot.done = off + 1;
             }
-            Ok(self.shape.value(slot.sym[off]) as i8)
+            Ok(value(self.shape, slot.sym[off]) as i8)
         })
     }
 
@@ -350,7 +351,7 @@ impl Layout {
             .decode_prefix(block, start, sym)
             .ok_or_else(|| bad("the block does not start with a coder state"))?;
         for (o, &s) in out.iter_mut().zip(sym.iter()) {
-            *o = self.shape.value(s);
+            *o = value(self.shape, s);
         }
         if !d.finish(block_check(out), block) {
             return Err(bad(

@@ -86,7 +86,6 @@ mod header;
 mod layout;
 mod model;
 
-pub use context::Shape;
 pub use encode::{encode_scores, V4Settings};
 pub(in crate::codec) use header::read_header;
 pub use header::{

@@ -13,7 +13,8 @@
 //! a class the bits its symbols would take coded by the class's
 //! distribution; classes seeded by the most frequent contexts.
 
-use super::context::Shape;
+use super::context::contexts;
+use crate::codec::v3::Shape;
 use rayon::prelude::*;
 
 /// Probabilities are multiples of `1 / 2^PROB_BITS`.
@@ -39,7 +40,7 @@ impl Counts {
     pub fn new(shape: Shape) -> Counts {
         Counts {
             alphabet: shape.alphabet as usize,
-            n: vec![0; shape.contexts() as usize * shape.alphabet as usize],
+            n: vec![0; contexts(shape) as usize * shape.alphabet as usize],
         }
     }
 
@@ -216,7 +217,7 @@ impl Model {
     /// Reads a model of layer `shape.n` from exactly `b`; what is wrong
     /// otherwise.
     pub fn read(b: &[u8], shape: Shape) -> Result<Model, String> {
-        let nc = shape.contexts() as usize;
+        let nc = contexts(shape) as usize;
         if b.len() < 2 + nc {
             return Err(format!("{} bytes, the class map needs {}", b.len(), 2 + nc));
         }
