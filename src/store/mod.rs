@@ -24,6 +24,7 @@
 pub mod lock;
 pub mod manifest;
 pub mod map;
+mod open;
 pub mod write;
 
 pub use lock::FolderLock;
@@ -32,6 +33,7 @@ pub use manifest::{
     FORMAT, MANIFEST, VERSION,
 };
 pub use map::{FileTable, Mapped};
+pub use open::{Access, StoredTable, TableFile};
 pub use write::{
     checksum_file, sync_dir, temp_path, write_atomic, write_atomic_checked, write_parts,
 };
@@ -193,11 +195,7 @@ pub fn locate(dir: &Path, m: Option<&Manifest>, n: u32, kind: Kind) -> Result<Op
         if raw.exists() {
             return Ok(Some(Stored::Raw(raw)));
         }
-        return Ok(codec::copy_names(kind, n)
-            .into_iter()
-            .map(|c| dir.join(c))
-            .find(|p| p.exists())
-            .map(|path| Stored::Compressed { path, listed: None }));
+        return Ok(unlisted_copies(dir, n, kind).next());
     };
     let Some(f) = m
         .layer(n)
@@ -216,6 +214,17 @@ pub fn locate(dir: &Path, m: Option<&Manifest>, n: u32, kind: Kind) -> Result<Op
         })),
         None => Err(Error::Missing(raw)),
     }
+}
+
+/// The compressed copies of table `kind` of layer `n` in `dir` that no
+/// manifest lists, in the order [`locate`] searches a folder without
+/// manifest ([`codec::copy_names`]): those whose file exists.
+pub fn unlisted_copies(dir: &Path, n: u32, kind: Kind) -> impl Iterator<Item = Stored> + '_ {
+    codec::copy_names(kind, n)
+        .into_iter()
+        .map(|c| dir.join(c))
+        .filter(|p| p.exists())
+        .map(|path| Stored::Compressed { path, listed: None })
 }
 
 /// Opens the compressed file `path` over `bytes` and checks that it holds
@@ -264,62 +273,6 @@ pub fn expected_size(stored: &Stored, n: u32) -> Result<(u64, SizeOf)> {
             (fs::metadata(path).at(path)?.len(), SizeOf::Opened)
         }
     })
-}
-
-/// A table opened for reading with `pread`: raw, or through its
-/// compressed blocks.
-#[derive(Debug)]
-pub enum StoredTable {
-    /// A raw table.
-    Raw(FileTable),
-    /// A compressed copy.
-    Compressed(CompressedTable<FileTable>, PathBuf),
-}
-
-impl StoredTable {
-    /// Opens table `kind` of layer `n` of a folder of `rules` where
-    /// [`locate`] found it: sizes,
-    /// and for a compressed copy its header, block index and the table it
-    /// holds, are checked; no table is read whole.
-    pub fn open(stored: &Stored, rules: &Rules, n: u32, kind: Kind) -> Result<StoredTable> {
-        let (len, of) = expected_size(stored, n)?;
-        let file = FileTable::open(stored.path(), len, of)?;
-        Ok(match stored {
-            Stored::Raw(_) => StoredTable::Raw(file),
-            Stored::Compressed { path, listed } => StoredTable::Compressed(
-                open_compressed(file, rules, path, n, kind, listed.as_ref())?,
-                path.clone(),
-            ),
-        })
-    }
-
-    /// Entries `start .. start + out.len()` into `out` (compressed blocks
-    /// decompressed in parallel).
-    pub fn read_at(&self, start: u64, out: &mut [u8]) -> Result<()> {
-        match self {
-            StoredTable::Raw(f) => f.read_at(start, out),
-            StoredTable::Compressed(t, path) => t
-                .decompress_range(start, out)
-                .map_err(|e| Error::compressed(path, e)),
-        }
-    }
-
-    /// The entry at index `g`.
-    #[inline]
-    pub fn get(&self, g: u64) -> Result<i8> {
-        match self {
-            StoredTable::Raw(f) => f.get(g),
-            StoredTable::Compressed(t, path) => t.get(g).map_err(|e| Error::compressed(path, e)),
-        }
-    }
-
-    /// The file read.
-    pub fn path(&self) -> &Path {
-        match self {
-            StoredTable::Raw(f) => f.path(),
-            StoredTable::Compressed(_, p) => p,
-        }
-    }
 }
 
 /// Checks the files of the recorded layer `e` against the manifest `m`:
