@@ -76,25 +76,19 @@ impl Streams<'_> {
         // of the folder takes (see `store::map`).
         let access = unsafe { store::Access::mapped_compressed() };
         let rules = self.manifest.rules();
-        let table = store::StoredTable::find(
-            self.dir,
-            Some(self.manifest),
-            k,
-            kind,
-            Some(&rules),
-            access,
-        )?
-        .ok_or_else(|| match self.manifest.layer(k) {
-            Some(_) => Error::NoEnvelope {
-                dir: self.dir.to_path_buf(),
-                layer: k,
-            },
-            None => Error::MissingLayer {
-                layer: k,
-                dir: self.dir.to_path_buf(),
-                vu: false,
-            },
-        })?;
+        let table =
+            store::StoredTable::find(self.dir, Some(self.manifest), k, kind, Some(&rules), access)?
+                .ok_or_else(|| match self.manifest.layer(k) {
+                    Some(_) => Error::NoEnvelope {
+                        dir: self.dir.to_path_buf(),
+                        layer: k,
+                    },
+                    None => Error::MissingLayer {
+                        layer: k,
+                        dir: self.dir.to_path_buf(),
+                        vu: false,
+                    },
+                })?;
         let s = std::sync::Arc::new(table);
         *open = Some(((k, kind), s.clone()));
         Ok(s)

@@ -1,5 +1,6 @@
-//! The folder of tables: what it holds, how each file in it is written and
-//! read, and the one answer to "where is this table".
+//! The folder of tables: what it holds, and the one opener and the one
+//! writer of its table files. Every table file is opened here
+//! ([`StoredTable`]) and written here (the atomic writes of [`write`](mod@write)).
 //!
 //! A database folder holds, per layer `n`, `scores.n` (the VU format: one
 //! signed byte per Goedel index, no header) and, with the envelope,
@@ -12,14 +13,22 @@
 //! * [`manifest`]: the manifest's schema, loading (every field checked)
 //!   and storing.
 //! * [`write`](mod@write): atomic writes (temporary name, sync, rename, sync of the
-//!   folder), also of one table by several ranks ([`write_parts`]).
-//! * [`map`]: reading a table's bytes with `pread`, or mapped, with the
-//!   mapping contract.
+//!   folder, with the fault points `before-rename` and `after-rename`):
+//!   bytes at hand, a stream ([`AtomicFile`], the compressed files that
+//!   `pack` writes), one table by several ranks ([`write_parts`]).
+//! * `open`: [`StoredTable`], the one opener of a table: [`locate`]d,
+//!   its size checked (a raw table the layer's, a listed compressed copy
+//!   the manifest's) and a compressed copy's header (rule set, layer, the
+//!   table held); random access, ranges, steps in order, checksum of the
+//!   raw bytes. The probe, the builder's lower layers, the verifier,
+//!   compress/decompress and recover all open tables through it.
+//! * [`map`]: reading a file's bytes with `pread`, or mapped, with the
+//!   mapping contract ([`Access`] chooses, mapping an `unsafe` opt-in).
 //! * [`lock`]: `build.lock`, which every writer of a folder holds.
 //! * this module: [`locate`], the single resolver of "the raw table, else
-//!   its compressed copy" that the probe, the builder's lower layers, the
-//!   verifier, compress, recover and stats all use, and [`check_layer`],
-//!   which checks a recorded layer's files against the manifest.
+//!   its compressed copy" (and [`unlisted_copies`], the copies it searches
+//!   in a folder without manifest), and [`check_layer`], which checks a
+//!   recorded layer's files against the manifest.
 
 pub mod lock;
 pub mod manifest;
@@ -35,7 +44,7 @@ pub use manifest::{
 pub use map::{FileTable, Mapped};
 pub use open::{Access, StoredTable, TableFile};
 pub use write::{
-    checksum_file, sync_dir, temp_path, write_atomic, write_atomic_checked, write_parts,
+    checksum_file, sync_dir, temp_path, write_atomic, write_atomic_checked, write_parts, AtomicFile,
 };
 
 use crate::codec::{self, Bytes, CompressedTable, Expected};

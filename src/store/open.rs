@@ -86,6 +86,14 @@ impl TableFile {
             TableFile::Mapped(m) => m.len() as u64,
         }
     }
+
+    /// Drops a mapping's resident pages ([`Mapped::release`]); nothing
+    /// for a file read with `pread`.
+    pub fn release(&self) {
+        if let TableFile::Mapped(m) = self {
+            m.release();
+        }
+    }
 }
 
 impl crate::codec::Bytes for TableFile {
@@ -325,6 +333,17 @@ impl StoredTable {
         match &self.body {
             Body::Raw(TableFile::Mapped(m)) => Some(m),
             _ => None,
+        }
+    }
+
+    /// A compressed copy's blocks, else the table back.
+    pub fn into_compressed(self) -> std::result::Result<CompressedTable<TableFile>, StoredTable> {
+        match self.body {
+            Body::Compressed(t) => Ok(*t),
+            body => Err(StoredTable {
+                body,
+                path: self.path,
+            }),
         }
     }
 
