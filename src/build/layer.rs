@@ -23,12 +23,14 @@ impl Finished {
     /// Maps the raw tables of layer `n` of `dir`, whose lock the builder
     /// holds.
     pub(super) fn map(dir: &Path, n: u32, envelope: bool) -> Result<Finished> {
-        let size = layer_size(n);
         // SAFETY: the builder holds the folder's lock, which every writer
         // of the folder takes, so no one truncates its tables meanwhile
         // (see the mapping contract in `store::map`).
-        let open = |k: Kind| unsafe {
-            Mapped::open(&dir.join(k.file_name(n)), size, crate::error::SizeOf::Layer)
+        let access = unsafe { store::Access::mapped() };
+        let open = |k: Kind| -> Result<Mapped> {
+            let raw = store::Stored::Raw(dir.join(k.file_name(n)));
+            let t = store::StoredTable::open(&raw, n, k, None, access)?;
+            Ok(t.into_mapped().expect("a raw table, mapped"))
         };
         Ok(Finished {
             score: open(Kind::Score)?,

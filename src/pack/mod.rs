@@ -170,7 +170,7 @@ fn open_listed(
         }
     }
     let t = StoredTable::open(&stored, c.seeds, kind, Some(rules), locked())?;
-    let t = t.into_compressed().ok().expect("a compressed copy");
+    let t = t.into_compressed().expect("a compressed copy");
     Ok((t, path))
 }
 
@@ -189,7 +189,7 @@ fn locked() -> Access {
 fn open_raw(dir: &Path, n: u32, kind: Kind, f: &FileEntry) -> Result<(Mapped, PathBuf)> {
     let path = dir.join(&f.name);
     let t = StoredTable::open(&Stored::Raw(path.clone()), n, kind, None, locked())?;
-    Ok((t.into_mapped().ok().expect("a raw table, mapped"), path))
+    Ok((t.into_mapped().expect("a raw table, mapped"), path))
 }
 
 /// Opens the compressed file just written to `tmp` (this process's own),
@@ -200,7 +200,7 @@ fn open_written(tmp: &Path, n: u32, kind: Kind) -> Result<CompressedTable<TableF
         listed: None,
     };
     let t = StoredTable::open(&stored, n, kind, None, locked())?;
-    Ok(t.into_compressed().ok().expect("a compressed copy"))
+    Ok(t.into_compressed().expect("a compressed copy"))
 }
 
 /// Removes the compressed file `old` (the name an entry had before it was

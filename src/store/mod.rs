@@ -241,7 +241,7 @@ pub fn unlisted_copies(dir: &Path, n: u32, kind: Kind) -> impl Iterator<Item = S
 /// checksum the header carries), and, when listed, the checksum of the
 /// raw table the manifest records. The size was checked by whoever made
 /// `bytes`.
-pub fn open_compressed<B: Bytes>(
+fn open_compressed<B: Bytes>(
     bytes: B,
     rules: &Rules,
     path: &Path,

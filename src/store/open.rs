@@ -115,7 +115,12 @@ impl crate::codec::Bytes for TableFile {
 }
 
 /// A table of a folder, opened: raw, or its compressed copy decoded block
-/// by block. See the [module documentation](self).
+/// by block. It is the one opener of a folder's tables: where the table
+/// is ([`locate`]: the raw file, else its compressed copy in any format),
+/// its size (a raw table the layer's, a listed compressed copy the
+/// manifest's) and a compressed copy's header (rule set, layer, the table
+/// held) are checked when it is opened; read with `pread` or, as an
+/// explicit `unsafe` opt-in ([`Access`]), mapped.
 #[derive(Debug)]
 pub struct StoredTable {
     body: Body,
