@@ -196,6 +196,7 @@ fn compressed_folder(src: &Path, n: u32, g: Grid) -> PathBuf {
         level: g.0,
         dictionary: g.2,
         version: 0,
+        block_bytes: 0,
     });
     m.store(&dir).unwrap();
     dir
@@ -603,6 +604,7 @@ fn v3_folder(src: &Path, n: u32, z: &[u8], block_size: u32) -> PathBuf {
             level: 0,
             dictionary: 0,
             version: 3,
+            block_bytes: 0,
         });
     }
     m.store(&dir).unwrap();

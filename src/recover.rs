@@ -22,6 +22,12 @@
 //! `manifest.json.damaged`. Compressed copies (`NAME.zst`) whose header
 //! names a recovered table and its checksum are listed again; a layer kept
 //! only compressed cannot be recovered (its raw tables are needed).
+//!
+//! A folder without a manifest and without envelope tables (`lower.n`,
+//! `upper.n`, `tables.n.zst`) is a VU dataset or another tool's folder:
+//! recovery refuses it ([`Error::ForeignFolder`]) and writes nothing there.
+//! (A folder of ours built with `--no-envelope` that lost its manifest
+//! looks the same and is refused too: rebuild it.)
 
 use crate::error::{AtPath, Error, Result};
 use crate::format::{checksum, Kind};
@@ -177,6 +183,16 @@ pub fn recover(
             });
         }
     }
+    // A folder without a manifest and without our envelope tables is a
+    // VU dataset or another tool's: refused before anything is written
+    // there (not even the lock).
+    if !dir.join(MANIFEST).exists() {
+        match store::read_folder(dir) {
+            Ok(store::Folder::Vu) => return Err(store::foreign_folder(dir)),
+            Ok(_) | Err(Error::LostManifest { .. }) => {}
+            Err(e) => return Err(e),
+        }
+    }
     let _lock = FolderLock::acquire(dir)?;
     let mut report = RecoverReport::default();
     let damaged = match Manifest::load(dir) {
@@ -239,7 +255,8 @@ pub fn recover(
                 block_size: h.block_size,
                 level: h.zstd().map_or(0, |z| z.level),
                 dictionary: h.zstd().map_or(0, |z| z.dictionary),
-                version: if h.version == 3 { 3 } else { 0 },
+                version: if h.version >= 3 { h.version } else { 0 },
+                block_bytes: h.v4().map_or(0, |f| f.block_bytes),
             });
             if !report.compressed.contains(&name) {
                 report.compressed.push(name);
@@ -264,7 +281,7 @@ pub fn recover(
 }
 
 /// The rule set a damaged manifest names, if its `rule_set` can be read.
-fn damaged_rules(dir: &Path) -> Option<Rules> {
+pub fn damaged_rules(dir: &Path) -> Option<Rules> {
     let text = fs::read_to_string(dir.join(MANIFEST)).ok()?;
     let v: serde_json::Value = serde_json::from_str(&text).ok()?;
     Rules::by_tag(v.get("rule_set")?.as_str()?)

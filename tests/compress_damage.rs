@@ -208,6 +208,7 @@ fn layer_8_sample(dictionary: u32) -> (Vec<u8>, Vec<u8>) {
         scores_only: false,
         level: 3,
         block_size: 256,
+        block_bytes: 0,
         dictionary,
     };
     let z = codec::encode(&raw, &awari_egdb::rules::AWARI, Kind::Score, 8, settings).unwrap();

@@ -80,6 +80,7 @@ fn round_trip_with_a_dictionary_for_every_table_of_layers_0_to_14() {
         scores_only: false,
         level: 3,
         block_size: 256,
+        block_bytes: 0,
         dictionary: 8192,
     };
     let (mut with, mut without) = (0, 0);
@@ -182,6 +183,7 @@ fn compressing_twice_verifies_and_keeps_the_files() {
             scores_only: false,
             level: 1,
             block_size: 300,
+            block_bytes: 0,
             dictionary: 0,
         },
         ..opts
@@ -295,10 +297,12 @@ fn query_verify_and_check_work_on_a_compressed_folder_without_raw_tables() {
     assert_eq!(v["mismatches"], 0);
 }
 
-/// A row of the summary table of `awari compress` or `decompress`.
+/// A row of the summary table of `awari compress` or `decompress`: one
+/// compressed file and the tables it holds.
 struct Row {
     layer: u32,
-    table: String,
+    file: String,
+    tables: Vec<String>,
     raw: u64,
     bytes: u64,
     ratio: f64,
@@ -311,17 +315,18 @@ fn summary_rows(out: &str) -> Vec<Row> {
         .filter_map(|l| {
             let w: Vec<&str> = l.split_whitespace().collect();
             let layer = w.first()?.parse().ok()?;
-            if w.get(1) == Some(&"table(s):") {
+            if w.get(1) == Some(&"table(s)") {
                 return None; // the totals
             }
-            assert!(w.len() >= 7, "summary row {l:?}");
+            assert!(w.len() >= 8, "summary row {l:?}");
             Some(Row {
                 layer,
-                table: w[1].to_string(),
+                file: w[1].to_string(),
                 raw: w[2].parse().expect("raw bytes"),
                 bytes: w[3].parse().expect("compressed bytes"),
                 ratio: w[4].parse().expect("ratio"),
-                done: w[6..].join(" "),
+                tables: w[6].split(',').map(str::to_string).collect(),
+                done: w[7..].join(" "),
             })
         })
         .collect()
@@ -375,15 +380,20 @@ fn cli_compress_and_decompress_round_trip() {
         String::from_utf8_lossy(&quiet.stderr)
     );
     let out = ok(&["decompress", "--db", s(&dir), "--layers", "11..=13"]);
-    // A row per table: its layer, name, sizes (smaller compressed) and
-    // what was done, then the totals.
+    // A row per compressed file (format 2: one table each): its layer,
+    // name, sizes (smaller compressed), tables and what was done, then the
+    // totals.
     let rows = summary_rows(&out);
     let want: Vec<(u32, String)> = (11..=13)
         .flat_map(|n| KINDS.map(|k| (n, k.file_name(n))))
         .collect();
-    let got: Vec<(u32, String)> = rows.iter().map(|r| (r.layer, r.table.clone())).collect();
+    let got: Vec<(u32, String)> = rows
+        .iter()
+        .flat_map(|r| r.tables.iter().map(|t| (r.layer, t.clone())))
+        .collect();
     assert_eq!(got, want, "{out}");
     for r in &rows {
+        assert_eq!(r.file, format!("{}.zst", r.tables[0]), "{out}");
         assert_eq!(r.done, "decompressed", "{out}");
         assert_eq!(r.raw, raw_table(Kind::Score, r.layer).len() as u64, "{out}");
         assert!(r.ratio > 1.0 && r.raw > r.bytes, "{out}");
@@ -391,7 +401,8 @@ fn cli_compress_and_decompress_round_trip() {
     assert!(
         out.lines()
             .last()
-            .is_some_and(|l| l.starts_with("9 table(s): ") && l.contains("; 0 file(s) removed")),
+            .is_some_and(|l| l.starts_with("9 table(s) in 9 compressed file(s): ")
+                && l.contains("; 0 file(s) removed")),
         "{out}"
     );
     for n in 11..=13 {

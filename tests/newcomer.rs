@@ -189,3 +189,295 @@ fn a_plot_that_cannot_be_written_says_why() {
         "{err}"
     );
 }
+
+/// The names of the files of `dir`, sorted.
+fn listing(dir: &std::path::Path) -> Vec<String> {
+    let mut names: Vec<String> = fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+/// `recover` on a VU folder (`scores.n` only, no envelope, no manifest) is
+/// refused with one line, exit 2, and writes nothing there.
+#[test]
+fn recover_refuses_a_vu_folder_and_writes_nothing() {
+    let dir = vu_copy("awari-newcomer-recover-vu-");
+    let before = listing(&dir);
+    let scores = fs::read(dir.join("scores.12")).unwrap();
+    let line = usage_error(&["recover", "--db", s(&dir)]);
+    assert!(
+        line.contains("no manifest.json") && line.contains("VU dataset"),
+        "{line}"
+    );
+    assert_eq!(listing(&dir), before);
+    assert!(!dir.join("manifest.json").exists());
+    assert_eq!(fs::read(dir.join("scores.12")).unwrap(), scores);
+}
+
+/// A closed stdout (`awari check | head -1`) ends the command quietly: no
+/// panic, no "Broken pipe" message, not the panic's exit status 101. The
+/// reading end is closed before the command writes, so every print after
+/// the first meets a closed pipe.
+#[test]
+fn a_closed_stdout_ends_the_command_quietly() {
+    use std::process::Stdio;
+    let db = s(common::db_dir()).to_string();
+    let pits = position_12();
+    let query = args(&["query", "--db", &db, "--pv", "200"], &pits);
+    for cmd in [
+        &["check", "--db", &db][..],
+        &query,
+        &["rules"],
+        &["bench", "--rmw-only", "--max-seeds", "8"],
+    ] {
+        let mut child = common::awari_command()
+            .args(cmd)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        drop(child.stdout.take());
+        let out = child.wait_with_output().unwrap();
+        let err = common::text(&out.stderr);
+        assert!(
+            !err.contains("panicked") && !err.contains("Broken pipe"),
+            "{cmd:?}: {err}"
+        );
+        assert_ne!(out.status.code(), Some(101), "{cmd:?}: {err}");
+    }
+}
+
+/// A transposition table larger than the machine is refused like a
+/// `--memory-limit` larger than the machine: one line, exit 2 (not an
+/// allocation failure and abort).
+#[test]
+fn a_hash_larger_than_the_machine_is_refused() {
+    let empty = scratch("awari-newcomer-hash-");
+    let huge = "100000000"; // MiB: 95 TiB
+    let line = usage_error(&[
+        "play",
+        "--db",
+        s(&empty),
+        "--computer",
+        "none",
+        "--hash",
+        huge,
+    ]);
+    assert!(
+        line.contains("--hash") && line.contains("more than this machine has"),
+        "{line}"
+    );
+    let line = usage_error(&[
+        "match",
+        "--db",
+        s(&empty),
+        "--a",
+        &format!("depth=1,clock=none,hash={huge}"),
+        "--b",
+        "depth=1,clock=none",
+        "--games",
+        "1",
+    ]);
+    assert!(
+        line.contains("hash") && line.contains("more than this machine has"),
+        "{line}"
+    );
+}
+
+/// `compress` and `decompress` count tables and files apart and sum each
+/// compressed file's size once (a format 3 file holds a layer's three
+/// tables).
+#[test]
+fn compress_and_decompress_count_tables_and_files_honestly() {
+    let dir = full_copy("awari-newcomer-counts-");
+    let d = s(&dir);
+    let on_disk = || -> u64 {
+        (5..=7)
+            .map(|n| {
+                fs::metadata(dir.join(format!("tables.{n}.zst")))
+                    .unwrap()
+                    .len()
+            })
+            .sum()
+    };
+    let (out, _) = awari_status(&["compress", "--db", d, "--layers", "5..=7"], 0);
+    assert!(out.contains("9 table(s) in 3 compressed file(s)"), "{out}");
+    fs::remove_file(dir.join("scores.6")).unwrap();
+    for json in [false, true] {
+        let mut a = vec!["decompress", "--db", d, "--layers", "5..=7"];
+        if json {
+            a.push("--json");
+        }
+        let (out, _) = awari_status(&a, 0);
+        if json {
+            let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+            assert_eq!(v["tables"], 9, "{out}");
+            assert_eq!(v["compressed_files"], 3, "{out}");
+            assert_eq!(v["bytes"], on_disk(), "{out}");
+            let raw: u64 = (5..=7).map(|n| 3 * awari_egdb::index::layer_size(n)).sum();
+            assert_eq!(v["raw_bytes"], raw, "{out}");
+        } else {
+            assert!(out.contains("9 table(s) in 3 compressed file(s)"), "{out}");
+            // One row per compressed file.
+            assert_eq!(out.matches("tables.6.zst").count(), 1, "{out}");
+        }
+    }
+    assert!(dir.join("scores.6").exists());
+}
+
+/// `play --record FILE` does not replace an existing file, unless the game
+/// was loaded from it or `--force` is given.
+#[test]
+fn play_refuses_to_replace_an_existing_record() {
+    let dir = scratch("awari-newcomer-record-");
+    let empty = dir.join("no-tables");
+    let record = dir.join("game.txt");
+    fs::write(&record, "precious\n").unwrap();
+    let base = [
+        "play",
+        "--db",
+        s(&empty),
+        "--computer",
+        "none",
+        "--record",
+        s(&record),
+    ];
+    let line = usage_error(&base);
+    assert!(
+        line.contains("exists") && line.contains("--force"),
+        "{line}"
+    );
+    assert_eq!(fs::read_to_string(&record).unwrap(), "precious\n");
+    // --force replaces it.
+    let mut forced = base.to_vec();
+    forced.push("--force");
+    let out = awari(&forced, Some("A\nquit\n"));
+    assert!(out.status.success(), "{}", common::text(&out.stderr));
+    let rec = fs::read_to_string(&record).unwrap();
+    assert!(
+        rec.starts_with("# awari game record") && rec.contains("\nA\n"),
+        "{rec}"
+    );
+    // A game loaded from the file goes on in it.
+    let mut resumed = base.to_vec();
+    resumed.extend(["--game", s(&record)]);
+    let out = awari(&resumed, Some("a\nquit\n"));
+    assert!(out.status.success(), "{}", common::text(&out.stderr));
+    let rec = fs::read_to_string(&record).unwrap();
+    assert!(rec.contains("\nA\na\n"), "{rec}");
+}
+
+/// A missing required argument is named.
+#[test]
+fn missing_arguments_are_named() {
+    let line = usage_error(&["position"]);
+    assert!(
+        line.contains("<SEEDS>") && line.contains("<INDEX>"),
+        "{line}"
+    );
+    let line = usage_error(&["position", "12"]);
+    assert!(
+        line.contains("<INDEX>") && !line.contains("<SEEDS>"),
+        "{line}"
+    );
+    let line = usage_error(&["match", "--b", "depth=1,clock=none"]);
+    assert!(line.contains("--a <SETTINGS>"), "{line}");
+}
+
+/// `check --json` on a damaged table prints its report, naming the damage,
+/// and exits 1.
+#[test]
+fn check_json_reports_damage() {
+    let dir = full_copy("awari-newcomer-check-json-");
+    let path = dir.join("scores.9");
+    let mut bytes = fs::read(&path).unwrap();
+    bytes[0] ^= 1;
+    fs::write(&path, &bytes).unwrap();
+    let (out, err) = awari_status(&["check", "--db", s(&dir), "--json"], 1);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}"));
+    assert_eq!(v["ok"], false, "{out}");
+    assert_eq!(v["damaged"], true, "{out}");
+    assert!(v["error"].as_str().unwrap().contains("scores.9"), "{out}");
+    assert!(err.contains("scores.9"), "{err}");
+}
+
+/// `compress --layers` (and `decompress --layers`) on layers that are not
+/// built is refused, naming what is built.
+#[test]
+fn compressing_layers_that_are_not_built_is_refused() {
+    let dir = full_copy("awari-newcomer-compress-none-");
+    for cmd in ["compress", "decompress"] {
+        let line = usage_error(&[cmd, "--db", s(&dir), "--layers", "30..=31"]);
+        assert!(
+            line.contains("30..=31") && line.contains("0..=12"),
+            "{cmd}: {line}"
+        );
+    }
+}
+
+/// `query --verify` on a folder without checksums says so.
+#[test]
+fn query_verify_on_a_vu_folder_says_there_is_nothing_to_verify() {
+    let dir = vu_copy("awari-newcomer-query-verify-");
+    let pits = position_12();
+    let (out, err) = awari_status(&args(&["query", "--verify", "--db", s(&dir)], &pits), 0);
+    assert!(out.contains("score"), "{out}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("no checksum to verify"), "{err}");
+    // Ours: verified, nothing said.
+    let (_, err) = awari_status(
+        &args(&["query", "--verify", "--db", s(common::db_dir())], &pits),
+        0,
+    );
+    assert!(err.is_empty(), "{err}");
+}
+
+/// The known-good lists are built into the binary (`--checksums known`),
+/// so a binary run away from the repository has them, and the hints name
+/// them that way.
+#[test]
+fn the_known_good_lists_are_built_in() {
+    let dir = full_copy("awari-newcomer-known-");
+    let elsewhere = scratch("awari-newcomer-cwd-");
+    let out = common::awari_in(
+        &["verify", "--db", s(&dir), "--checksums", "known"],
+        None,
+        &[],
+        Some(&elsewhere),
+    );
+    let text = common::text(&out.stdout);
+    assert!(out.status.success(), "{text}{}", common::text(&out.stderr));
+    assert!(text.contains("equal the known-good checksums"), "{text}");
+    fs::remove_file(dir.join("manifest.json")).unwrap();
+    let pits = position_12();
+    let (_, err) = awari_status(&args(&["query", "--db", s(&dir)], &pits), 2);
+    assert!(
+        err.contains("--checksums known") && !err.contains("data/known-good.csv"),
+        "{err}"
+    );
+    let out = common::awari_in(
+        &["recover", "--db", s(&dir), "--checksums", "known"],
+        None,
+        &[],
+        Some(&elsewhere),
+    );
+    let text = common::text(&out.stdout);
+    assert!(out.status.success(), "{text}{}", common::text(&out.stderr));
+    assert!(text.contains("known-good checksums"), "{text}");
+}
+
+/// `play --from` takes the opening, as a record's `start` line does.
+#[test]
+fn play_starts_from_the_opening() {
+    let empty = scratch("awari-newcomer-opening-").join("none");
+    let mut a = vec!["play", "--db", s(&empty), "--computer", "none", "--from"];
+    a.extend(["4"; 12]);
+    let out = awari(&a, Some("A\nquit\n"));
+    let text = common::text(&out.stdout);
+    assert!(out.status.success(), "{text}{}", common::text(&out.stderr));
+    assert!(text.contains("South plays A"), "{text}");
+}

@@ -276,3 +276,55 @@ fn python_reader_without_numpy_says_how_to_get_it() {
     assert!(stderr.contains("pip install numpy"), "{stderr}");
     assert!(out.stdout.is_empty());
 }
+
+/// Formats the reader does not read are named as such (exit 2, as bad
+/// input), and a truncated table is damage (exit 1), as in the binary.
+#[test]
+fn python_reader_names_what_it_cannot_read_and_exits_as_the_binary() {
+    ensure("numpy");
+    ensure("zstandard");
+    // Format 3 layer files (`awari compress`'s default), raw tables gone.
+    let dir = small_copy("awari-py-format3-");
+    let d = dir.to_str().unwrap();
+    let layers = ["--layers", "0..=5", "--quiet"];
+    common::ok(&[&["compress", "--db", d, "--remove-raw"][..], &layers].concat());
+    assert!(dir.join("tables.5.zst").exists() && !dir.join("scores.5").exists());
+    let out = reader(&dir, &P5);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("tables.5.zst") && stderr.contains("format 3"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("is not in"), "{stderr}");
+    // The scores-only form of format 3: `scores.n.zst` of version 3.
+    let dir = small_copy("awari-py-scores-only-");
+    let d = dir.to_str().unwrap();
+    common::ok(&[&["compress", "--db", d, "--scores-only"][..], &layers].concat());
+    std::fs::remove_file(dir.join("scores.5")).unwrap();
+    let out = reader(&dir, &P5);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("scores.5.zst") && stderr.contains("format version 3"),
+        "{stderr}"
+    );
+    // A truncated table: damage, status 1 from both.
+    let dir = small_copy("awari-py-truncated-");
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(dir.join("scores.5"))
+        .unwrap()
+        .set_len(10)
+        .unwrap();
+    let out = reader(&dir, &P5);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("scores.5") && stderr.contains("damaged"),
+        "{stderr}"
+    );
+    let mut q = vec!["query", "--db", dir.to_str().unwrap()];
+    q.extend(P5);
+    assert_eq!(common::awari(&q, None).status.code(), Some(1));
+}

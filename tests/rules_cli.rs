@@ -291,3 +291,33 @@ fn recover_finds_the_rule_set_of_an_abapa_folder() {
         "{e}"
     );
 }
+
+/// An abapa folder is no oracle (the VU database follows awari): refused
+/// in one line, exit 2.
+#[test]
+fn an_abapa_folder_is_no_oracle() {
+    let ab = abapa();
+    let e = usage_error(&[
+        "verify",
+        "--db",
+        s(common::db_dir()),
+        "--oracle",
+        s(ab),
+        "--layers",
+        "0..=8",
+    ]);
+    assert!(e.contains(s(ab)) && e.contains("abapa"), "{e}");
+}
+
+/// `check` on an abapa folder does not point to the VU move facts (awari
+/// only), and `--checksums known` takes the abapa list built into the
+/// binary.
+#[test]
+fn abapa_hints_name_no_vu_facts_and_the_built_in_list() {
+    let ab = abapa();
+    let out = ok(&["check", "--db", s(ab)]);
+    assert!(out.contains("--checksums known"), "{out}");
+    assert!(!out.contains("--facts"), "{out}");
+    let out = ok(&["verify", "--db", s(ab), "--checksums", "known"]);
+    assert!(out.contains("all 27 table(s) equal"), "{out}");
+}

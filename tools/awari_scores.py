@@ -14,14 +14,18 @@ table read is first checked against the checksum in the folder's
 manifest.json (xxh3-64, read whole).
 
 A value outside -n..n in a table of n seeds is reported as a damaged table,
-never returned.
+never returned. Exit status as the awari binary's: 0 ok; 1 a damaged table
+(a wrong size, a value out of range, a bad compressed file, a checksum that
+differs); 2 bad input, a missing layer, a format this tool does not read
+(format 3: `tables.N.zst`, or a `scores.N.zst` of version 3), or I/O.
 
 As a library:
     goedel(pits) -> int          the position's index within its layer
     layer_size(n) -> int         positions in layer n
     score(folder, pits) -> int   the stored score (folder None: $AWARI_PATH)
     verify_table(folder, n)      checks scores.n against the manifest's
-                                 xxh3-64 (raises ValueError if it differs)
+                                 xxh3-64 (raises DamagedTable, a ValueError,
+                                 if it differs)
     CompressedTable(path)        a scores.n.zst file: t[g] is entry g,
                                  len(t) the layer's size, t.blocks() the
                                  decompressed blocks in order
@@ -129,6 +133,10 @@ def goedel(pits):
 _MAPS = {}
 
 
+class DamagedTable(ValueError):
+    """A table that is there but damaged: the binary's exit status 1."""
+
+
 def folder_or_env(folder):
     if folder is None or folder == "":
         folder = os.environ.get("AWARI_PATH", "")
@@ -147,12 +155,22 @@ def table(folder, n):
             if os.path.exists(path + ".zst"):
                 _MAPS[key] = CompressedTable(path + ".zst", layer=n, kind=0)
                 return _MAPS[key]
-            raise FileNotFoundError(f"{path}: layer {n} is not in {folder}")
+            layer_file = os.path.join(folder, f"tables.{n}.zst")
+            if os.path.exists(layer_file):
+                raise ValueError(
+                    f"{layer_file}: compressed in format 3 (the layer's three tables coded "
+                    "together with context models), which this tool does not read; "
+                    f"`awari decompress --db {folder} --layers {n}` writes scores.{n} back, "
+                    "or use `awari query`")
+            raise FileNotFoundError(
+                f"{folder}: no scores.{n} (nor scores.{n}.zst): layer {n} is not there")
         size = layer_size(n)
         found = os.path.getsize(path)
         # scores.48 may keep the initial position in one extra byte.
         if found != size and not (n == 48 and found == size + 1):
-            raise ValueError(f"{path}: {found} bytes, but layer {n} has {size} positions")
+            raise DamagedTable(
+                f"{path}: {found} bytes, but layer {n} has {size} positions: the table is "
+                "damaged (truncated or of another layer)")
         _MAPS[key] = np.memmap(path, dtype=np.int8, mode="r")
     return _MAPS[key]
 
@@ -180,19 +198,20 @@ class CompressedTable:
         with open(path, "rb") as f:
             data = f.read()
         self.data = data
-        bad = lambda why: ValueError(f"{path}: not a compressed awari table ({why}); the file is damaged")
+        bad = lambda why: DamagedTable(f"{path}: not a compressed awari table ({why}); the file is damaged")
         if len(data) < HEADER.size:
             raise bad("shorter than its header")
         (magic, version, table, rules, n, block, entries, level, dsize,
          raw_xxh3, meta_xxh3) = HEADER.unpack_from(data, 0)
         if magic != MAGIC:
             raise bad("bad magic")
-        if version == 3:
-            raise ValueError(
-                f"{path}: format version 3 (context models) is read by the awari "
-                "command, not by this tool; `awari decompress` writes the raw table back")
         if version not in (1, 2):
-            raise bad(f"format version {version}")
+            # Not damage: a format this tool does not read (3, context
+            # models; or a later one).
+            raise ValueError(
+                f"{path}: compressed in format version {version}, which this tool does not "
+                "read (it reads versions 1 and 2); `awari decompress` writes the raw table "
+                "back, or use `awari query`")
         if table not in KINDS or (kind is not None and table != kind):
             raise bad(f"it holds table {table}")
         if layer is not None and n != layer:
@@ -241,9 +260,10 @@ class CompressedTable:
         try:
             out = self._dctx.decompress(frame, max_output_size=want)
         except Exception as e:  # zstandard.ZstdError: a damaged block
-            raise ValueError(f"{self.path}: block {i} is damaged ({e})") from None
+            raise DamagedTable(f"{self.path}: block {i} is damaged ({e})") from None
         if len(out) != want:
-            raise ValueError(f"{self.path}: block {i} holds {len(out)} entries, not {want}")
+            raise DamagedTable(
+                f"{self.path}: block {i} holds {len(out)} entries, not {want}: the file is damaged")
         if len(self._cache) >= 8:
             self._cache.pop(next(iter(self._cache)))
         self._cache[i] = np.frombuffer(out, dtype=np.int8)
@@ -266,7 +286,7 @@ def score(folder, pits):
     n = sum(pits)
     v = int(table(folder, n)[goedel(pits)])
     if not -n <= v <= n:
-        raise ValueError(
+        raise DamagedTable(
             f"scores.{n} holds {v} at index {goedel(pits)}, outside -{n}..{n}: the table is "
             f"damaged (check it with 'awari verify --db {folder_or_env(folder)} --checksums "
             "data/known-good.csv', or with --verify here)"
@@ -312,7 +332,7 @@ def verify_table(folder, n):
             h.update(t[start:start + step].tobytes())
     found = h.hexdigest()
     if found != want:
-        raise ValueError(
+        raise DamagedTable(
             f"scores.{n}: checksum {found}, the manifest says {want}: the table is damaged"
         )
 
@@ -329,10 +349,13 @@ def main(argv=None):
         if a.verify:
             verify_table(a.db, sum(check_board(a.pits)))
         s = score(a.db, a.pits)
-    except ValueError as e:
+    except DamagedTable as e:
         print(f"awari_scores: {e}", file=sys.stderr)
         # A damaged table is a failed check, like the binary's exit 1.
-        return 1 if "damaged" in str(e) else 2
+        return 1
+    except ValueError as e:
+        print(f"awari_scores: {e}", file=sys.stderr)
+        return 2
     except (OSError, ImportError) as e:
         print(f"awari_scores: {e}", file=sys.stderr)
         return 2

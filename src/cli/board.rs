@@ -33,6 +33,18 @@ pub struct PositionArgs {
 /// Parses twelve pit counts into an indexable position, with a one-line
 /// reason on failure.
 pub fn parse_board(words: &[String]) -> Result<Position, Failure> {
+    let pits = parse_pits(words)?;
+    let p = Position::indexable(pits)
+        .map_err(|e| Failure::usage(format!("{}: {e}", Position(pits))))?;
+    if p.seeds() == 47 {
+        return Err(awari_egdb::Error::Layer47.into());
+    }
+    Ok(p)
+}
+
+/// Parses twelve pit counts, each 0..=48 (any board a game can start
+/// from, the opening too: the caller checks the total).
+pub fn parse_pits(words: &[String]) -> Result<[u8; 12], Failure> {
     if words.len() != 12 {
         return Err(Failure::usage(format!(
             "a board is 12 pit counts (pit 0 first), got {} value{}",
@@ -54,12 +66,7 @@ pub fn parse_board(words: &[String]) -> Result<Position, Failure> {
         }
         pits[i] = v as u8;
     }
-    let p = Position::indexable(pits)
-        .map_err(|e| Failure::usage(format!("{}: {e}", Position(pits))))?;
-    if p.seeds() == 47 {
-        return Err(awari_egdb::Error::Layer47.into());
-    }
-    Ok(p)
+    Ok(pits)
 }
 
 #[derive(serde::Serialize)]

@@ -21,11 +21,17 @@ pub struct CompressArgs {
     #[command(flatten)]
     db: super::DbArg,
     /// The file format: 3 (the default) codes each layer's three tables
-    /// together with context models, in one file `tables.n.zst`; 2 codes
-    /// each table on its own with zstd (`scores.n.zst`, ...), and is the
-    /// default when --level or --dictionary is given.
-    #[arg(long, value_name = "V", value_parser = clap::value_parser!(u32).range(2..=3))]
+    /// together with context models, in one file `tables.n.zst`; 4 codes
+    /// the scores alone for random access near raw speed (`scores.n.zst`;
+    /// implies --scores-only); 2 codes each table on its own with zstd
+    /// (`scores.n.zst`, ...), and is the default when --level or
+    /// --dictionary is given.
+    #[arg(long, value_name = "V", value_parser = clap::value_parser!(u32).range(2..=4))]
     format: Option<u32>,
+    /// Format 4: bytes per block, 16..=4096 (default 64); a probe decodes
+    /// its block up to the entry.
+    #[arg(long, value_name = "B")]
+    block_bytes: Option<u32>,
     /// Format 3: code the scores alone (`scores.n.zst`, the form an engine
     /// ships); the envelope's tables are left as they are.
     #[arg(long)]
@@ -97,7 +103,12 @@ fn parse_u32_size(flag: &str, s: &str, e_g: &str) -> Result<u32, Failure> {
 fn settings(a: &CompressArgs) -> Result<Settings, Failure> {
     let zstd_given = a.level.is_some() || a.dictionary.is_some();
     let format = a.format.unwrap_or(if zstd_given { 2 } else { 3 });
-    let mut s = if format == 3 {
+    if a.block_bytes.is_some() && format != 4 {
+        return Err(Failure::usage(
+            "--block-bytes is a setting of --format 4".to_string(),
+        ));
+    }
+    let mut s = if format >= 3 {
         for (given, flag) in [
             (a.level.is_some(), "--level"),
             (a.dictionary.is_some(), "--dictionary"),
@@ -108,7 +119,15 @@ fn settings(a: &CompressArgs) -> Result<Settings, Failure> {
                 )));
             }
         }
-        Settings::models(a.scores_only)
+        if format == 4 {
+            let mut s = Settings::random_access();
+            if let Some(b) = a.block_bytes {
+                s.block_bytes = b;
+            }
+            s
+        } else {
+            Settings::models(a.scores_only)
+        }
     } else {
         if a.scores_only {
             return Err(Failure::usage(
@@ -128,12 +147,36 @@ fn settings(a: &CompressArgs) -> Result<Settings, Failure> {
     s.check().map_err(|(field, reason)| {
         let flag = match field {
             "block size" => "--block-size",
+            "block bytes" => "--block-bytes",
             "dictionary" => "--dictionary",
             _ => "--level",
         };
         Failure::usage(format!("{flag}: {reason}"))
     })?;
     Ok(s)
+}
+
+/// Refuses a range of `--layers` that holds no layer built in our folder
+/// `dir` (a folder that cannot be read is left to the command).
+fn built_in(dir: &std::path::Path, layers: &RangeInclusive<u32>) -> Result<(), Failure> {
+    let Ok(awari_egdb::store::Folder::Ours(m)) = awari_egdb::store::read_folder(dir) else {
+        return Ok(());
+    };
+    let built: Vec<u32> = m.layers.iter().map(|l| l.seeds).collect();
+    if built.iter().any(|n| layers.contains(n)) {
+        return Ok(());
+    }
+    Err(Failure::usage(format!(
+        "{}: no layer of {}..={} is built (built: {})",
+        dir.display(),
+        layers.start(),
+        layers.end(),
+        if built.is_empty() {
+            "none".to_string()
+        } else {
+            super::verify::runs(&built)
+        }
+    )))
 }
 
 pub fn run_compress(a: CompressArgs) -> Result<(), Failure> {
@@ -143,6 +186,7 @@ pub fn run_compress(a: CompressArgs) -> Result<(), Failure> {
         layers: a.layers.unwrap_or(0..=48),
         remove_raw: a.remove_raw,
     };
+    built_in(&a.db.path(), &opts.layers)?;
     pack(a.threads, a.quiet, a.json, |p| {
         pack::compress_folder(&a.db.path(), &opts, p)
     })
@@ -154,6 +198,7 @@ pub fn run_decompress(a: DecompressArgs) -> Result<(), Failure> {
         layers: a.layers.unwrap_or(0..=48),
         remove_compressed: a.remove_compressed,
     };
+    built_in(&a.db.path(), &opts.layers)?;
     pack(a.threads, a.quiet, a.json, |p| {
         pack::decompress_folder(&a.db.path(), &opts, p)
     })
@@ -177,42 +222,100 @@ fn pack(
     Ok(())
 }
 
+/// One compressed file of a report: the tables it holds (a format 3 layer
+/// file holds three; `decompress` reports each table on its own) with
+/// their raw bytes summed and the file's size counted once.
+struct FileRow<'a> {
+    layer: u32,
+    name: &'a str,
+    tables: Vec<&'a str>,
+    raw_bytes: u64,
+    bytes: u64,
+    seconds: f64,
+    actions: Vec<pack::Action>,
+}
+
+/// The report's rows grouped by compressed file, in order.
+fn file_rows(r: &PackReport) -> Vec<FileRow<'_>> {
+    let mut rows: Vec<FileRow> = Vec::new();
+    for f in &r.files {
+        let row = match rows.iter_mut().position(|w| w.name == f.name) {
+            Some(i) => &mut rows[i],
+            None => {
+                rows.push(FileRow {
+                    layer: f.layer,
+                    name: &f.name,
+                    tables: Vec::new(),
+                    raw_bytes: 0,
+                    bytes: f.bytes,
+                    seconds: 0.0,
+                    actions: Vec::new(),
+                });
+                rows.last_mut().expect("a row")
+            }
+        };
+        row.tables.extend(f.raw.split(", "));
+        row.raw_bytes += f.raw_bytes;
+        row.seconds += f.seconds;
+        if !row.actions.contains(&f.action) {
+            row.actions.push(f.action);
+        }
+    }
+    rows
+}
+
+/// What was done, as the summary shows it.
+fn action_name(a: pack::Action) -> String {
+    serde_json::to_value(a)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_string))
+        .unwrap_or_default()
+        .replace('_', " ")
+}
+
 fn summary(r: &PackReport, json: bool, t0: Instant) {
+    let rows = file_rows(r);
+    let tables: usize = rows.iter().map(|w| w.tables.len()).sum();
+    let raw: u64 = rows.iter().map(|w| w.raw_bytes).sum();
+    let packed: u64 = rows.iter().map(|w| w.bytes).sum();
     if json {
         println!(
             "{}",
             serde_json::json!({
                 "files": r.files,
                 "removed": r.removed,
-                "raw_bytes": r.files.iter().map(|f| f.raw_bytes).sum::<u64>(),
-                "bytes": r.files.iter().map(|f| f.bytes).sum::<u64>(),
+                "tables": tables,
+                "compressed_files": rows.len(),
+                "raw_bytes": raw,
+                "bytes": packed,
                 "seconds": t0.elapsed().as_secs_f64(),
             })
         );
         return;
     }
-    println!("layer  table          raw bytes  compressed   ratio  seconds  done");
-    for f in &r.files {
+    // One row per compressed file; its tables joined by commas (one word).
+    println!("layer  file              raw bytes  compressed   ratio  seconds  tables  done");
+    for w in &rows {
         println!(
-            "{:>5}  {:<10} {:>13} {:>11}  {:>6.3}  {:>7.2}  {}",
-            f.layer,
-            f.raw,
-            f.raw_bytes,
-            f.bytes,
-            f.ratio(),
-            f.seconds,
-            serde_json::to_value(f.action)
-                .ok()
-                .and_then(|v| v.as_str().map(str::to_string))
-                .unwrap_or_default()
-                .replace('_', " ")
+            "{:>5}  {:<15} {:>11} {:>11}  {:>6.3}  {:>7.2}  {}  {}",
+            w.layer,
+            w.name,
+            w.raw_bytes,
+            w.bytes,
+            w.raw_bytes as f64 / w.bytes.max(1) as f64,
+            w.seconds,
+            w.tables.join(","),
+            w.actions
+                .iter()
+                .map(|&a| action_name(a))
+                .collect::<Vec<_>>()
+                .join(", ")
         );
     }
-    let raw: u64 = r.files.iter().map(|f| f.raw_bytes).sum();
-    let packed: u64 = r.files.iter().map(|f| f.bytes).sum();
     println!(
-        "{} table(s): {} raw, {} compressed (ratio {:.3}); {} file(s) removed; {:.1} s",
-        r.files.len(),
+        "{tables} table(s) in {} compressed file(s): {} raw, {} compressed (ratio {:.3}); \
+         {} file(s) removed; {:.1} s",
+        rows.len(),
         human(raw),
         human(packed),
         raw as f64 / packed.max(1) as f64,
@@ -280,20 +383,35 @@ impl PackObserver for Progress {
         }
     }
     fn done(&self, f: &PackedFile) {
-        self.log(&format!(
-            "{}: {} -> {} (ratio {:.3}) in {:.2} s, {}",
-            f.name,
-            human(f.raw_bytes),
-            human(f.bytes),
-            f.ratio(),
-            f.seconds,
-            match f.action {
-                pack::Action::Compressed => "compressed and verified",
-                pack::Action::AlreadyCompressed => "was compressed, verified",
-                pack::Action::Decompressed => "decompressed and verified",
-                pack::Action::AlreadyRaw => "raw table present and verified",
-            }
-        ));
+        self.log(&match f.action {
+            pack::Action::Compressed | pack::Action::AlreadyCompressed => format!(
+                "{}: {} -> {} (ratio {:.3}) in {:.2} s, {}",
+                f.name,
+                human(f.raw_bytes),
+                human(f.bytes),
+                f.ratio(),
+                f.seconds,
+                if f.action == pack::Action::Compressed {
+                    "compressed and verified"
+                } else {
+                    "was compressed, verified"
+                }
+            ),
+            // A format 3 file holds three tables: its size is not this
+            // table's.
+            pack::Action::Decompressed | pack::Action::AlreadyRaw => format!(
+                "{}: {} from {} in {:.2} s, {}",
+                f.raw,
+                human(f.raw_bytes),
+                f.name,
+                f.seconds,
+                if f.action == pack::Action::Decompressed {
+                    "decompressed and verified"
+                } else {
+                    "raw table present and verified"
+                }
+            ),
+        });
     }
     fn removed(&self, name: &str) {
         self.log(&format!("removed {name}"));

@@ -137,16 +137,18 @@ fn hint(e: &Error) -> Option<String> {
         ),
         Error::NoFolder => "pass --db DIR or set AWARI_PATH".into(),
         Error::LostManifest { dir, .. } => format!(
-            "`awari recover --db {} --checksums data/known-good.csv` rebuilds the manifest \
-             from the tables",
+            "`awari recover --db {} --checksums known` rebuilds the manifest from the tables \
+             (add --rules abapa for abapa tables)",
             dir.display()
         ),
         Error::ForeignManifest { path, .. } => format!(
             "if it is a folder of ours whose manifest was damaged, `awari recover --db {} \
-             --checksums data/known-good.csv` rebuilds it from the tables",
+             --checksums known` rebuilds it from the tables",
             parent(path)
         ),
-        Error::ForeignFolder { .. } => "choose another --db".into(),
+        Error::ForeignFolder { .. } => "such a folder needs no manifest (query, check and \
+             verify read it as it is); to build or compress, choose another --db"
+            .into(),
         Error::ManifestFine(_) => {
             "`awari build` and `awari verify` check the tables it lists".into()
         }
@@ -306,8 +308,17 @@ fn parse() -> Result<Cli, i32> {
         }
         _ => {
             let text = e.render().to_string();
-            let first = text.lines().next().unwrap_or("bad arguments");
-            let first = first.strip_prefix("error: ").unwrap_or(first);
+            // The message's first paragraph as one line: clap puts what
+            // it names (the missing arguments, say) on the lines below.
+            let mut para = text.lines().take_while(|l| !l.trim().is_empty());
+            let head = para.next().unwrap_or("bad arguments");
+            let head = head.strip_prefix("error: ").unwrap_or(head);
+            let rest: Vec<&str> = para.map(str::trim).collect();
+            let first = if rest.is_empty() {
+                head.to_string()
+            } else {
+                format!("{head} {}", rest.join(", "))
+            };
             let tip = match e.get(clap::error::ContextKind::Suggested) {
                 Some(clap::error::ContextValue::StyledStrs(s)) if !s.is_empty() => {
                     format!("; {}", s[0].to_string().trim_start_matches("tip: "))

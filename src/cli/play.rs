@@ -3,7 +3,7 @@
 //! script (no escape codes are printed). `--protocol` is the line protocol
 //! for other programs.
 
-use super::board::parse_board;
+use super::board::parse_pits;
 use super::player::{self, clock_time, iteration_line, move_line, Spec};
 use super::Failure;
 use awari_egdb::game::{self, Board, Game, Player, Side};
@@ -91,9 +91,13 @@ pub struct PlayArgs {
     #[arg(long, value_name = "N", default_value = "all")]
     tables: String,
     /// Write the game record to FILE after every move (written to a
-    /// temporary name, then renamed).
+    /// temporary name, then renamed). An existing FILE is refused unless
+    /// the game was loaded from it (--game FILE) or --force is given.
     #[arg(long, value_name = "FILE")]
     record: Option<PathBuf>,
+    /// With --record: replace an existing FILE.
+    #[arg(long, requires = "record")]
+    force: bool,
     /// Show every iteration of every search.
     #[arg(long)]
     verbose: bool,
@@ -124,7 +128,9 @@ fn start(a: &PlayArgs, rules: &Rules) -> Result<Game, Failure> {
     let Some(words) = &a.from else {
         return Ok(Game::new(Board::opening(), *rules));
     };
-    let p = parse_board(words)?;
+    // Any board a record's `start` line may hold, the opening too (the
+    // tables need not index it).
+    let pits = parse_pits(words)?;
     let captured = match &a.captured {
         None => None,
         Some(s) => {
@@ -140,9 +146,33 @@ fn start(a: &PlayArgs, rules: &Rules) -> Result<Game, Failure> {
         }
     };
     Ok(Game::new(
-        Board::new(p.0, captured).map_err(|e| Failure::usage(e.to_string()))?,
+        Board::new(pits, captured).map_err(|e| Failure::usage(e.to_string()))?,
         *rules,
     ))
+}
+
+/// `--record FILE`: an existing file is replaced only when the game was
+/// loaded from it (`--game FILE`) or with `--force`.
+fn check_record(a: &PlayArgs) -> Result<(), Failure> {
+    let Some(path) = &a.record else {
+        return Ok(());
+    };
+    if a.force || !path.exists() {
+        return Ok(());
+    }
+    let same = |g: &PathBuf| match (g.canonicalize(), path.canonicalize()) {
+        (Ok(x), Ok(y)) => x == y,
+        _ => false,
+    };
+    if a.game.as_ref().is_some_and(same) {
+        return Ok(());
+    }
+    Err(Failure::usage(format!(
+        "--record {}: the file exists; give --force to replace it, or --game {} to \
+         continue that game",
+        path.display(),
+        path.display()
+    )))
 }
 
 fn computer_plays(c: Computer, side: Side) -> bool {
@@ -300,6 +330,7 @@ pub fn run(a: PlayArgs) -> Result<(), Failure> {
         None => MAX_DEPTH,
     };
     let hash = player::check_hash("--hash", a.hash)?;
+    check_record(&a)?;
     // No tables: play by the rule set, the computer searching.
     let db = player::open_tables(
         &a.db,

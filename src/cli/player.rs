@@ -76,12 +76,22 @@ pub fn open_tables(db: &super::DbArg, rules: &Rules, note: &str) -> Result<Datab
     }
 }
 
-/// `--hash`: at least 1 MiB.
+/// `--hash`: at least 1 MiB, at most the machine's memory (as
+/// `build --memory-limit`).
 pub fn check_hash(flag: &str, mib: usize) -> Result<usize, Failure> {
     if mib == 0 {
         return Err(Failure::usage(format!(
             "{flag} 0: give MiB of transposition table, at least 1"
         )));
+    }
+    if let Some(total) = awari_egdb::mem::total_memory() {
+        if mib as u64 > total >> 20 {
+            return Err(Failure::usage(format!(
+                "{flag} {mib}: {mib} MiB of transposition table is more than this machine has \
+                 ({} MiB)",
+                total >> 20
+            )));
+        }
     }
     Ok(mib)
 }

@@ -198,6 +198,13 @@ pub fn open(dir: &std::path::Path, verify: bool) -> Result<Database, Failure> {
 pub fn run(a: QueryArgs) -> Result<(), Failure> {
     a.db.rules()?;
     let db = open(&a.db.path(), a.verify)?;
+    if a.verify && db.is_vu() {
+        eprintln!(
+            "awari: warning: {}: no manifest.json (a VU dataset or scores-only folder), so no \
+             checksum to verify the tables against; lookups still refuse values outside -n..=n",
+            a.db.path().display()
+        );
+    }
     if a.stdin {
         return run_stdin(&db, a.json, a.pv);
     }

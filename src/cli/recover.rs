@@ -3,7 +3,6 @@
 use super::verify::runs;
 use super::Failure;
 use awari_egdb::recover;
-use awari_egdb::verify;
 use clap::Args;
 use std::path::PathBuf;
 
@@ -12,11 +11,12 @@ use std::path::PathBuf;
 pub struct RecoverArgs {
     #[command(flatten)]
     db: super::DbArg,
-    /// Known-good checksums (the repository's data/known-good.csv, or
-    /// data/known-good-abapa.csv for abapa tables): a layer
-    /// in the list is trusted only if its tables equal it. Layers not in the
-    /// list must pass the Bellman check on top of recovered layers.
-    #[arg(long, value_name = "FILE")]
+    /// Known-good checksums: a FILE, or `known`, the list built into awari
+    /// for the rule set of --rules (default: the damaged manifest's, else
+    /// awari). A layer in the list is trusted only if its tables equal it.
+    /// Layers not in the list must pass the Bellman check on top of
+    /// recovered layers.
+    #[arg(long, value_name = "FILE|known")]
     checksums: Option<PathBuf>,
     /// Worker threads (default: all cores).
     #[arg(long, value_name = "T")]
@@ -27,17 +27,23 @@ pub struct RecoverArgs {
 }
 
 pub fn run(a: RecoverArgs) -> Result<(), Failure> {
-    let known = a
-        .checksums
-        .as_deref()
-        .map(verify::read_known_good)
-        .transpose()?;
+    let dir = a.db.path();
+    let known = match &a.checksums {
+        None => None,
+        Some(list) => {
+            let rules = match a.db.rules_asked() {
+                Some(r) => r,
+                None => recover::damaged_rules(&dir).unwrap_or_default(),
+            };
+            Some(super::verify::known_good(list, &rules)?)
+        }
+    };
     // The rule set: --rules, else the list's, else the damaged manifest's,
     // else the one the tables pass (a folder that lost its manifest does
     // not say).
     let rules = a.db.rules_asked();
     let pool = super::pool(a.threads)?;
-    let r = pool.install(|| recover::recover(&a.db.path(), rules.as_ref(), known.as_ref()))?;
+    let r = pool.install(|| recover::recover(&dir, rules.as_ref(), known.as_ref()))?;
     let rejected: Vec<u32> = r.rejected().map(|l| l.seeds).collect();
     let recovered: Vec<u32> = r.recovered().map(|l| l.seeds).collect();
     if a.json {

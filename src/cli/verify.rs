@@ -3,6 +3,7 @@
 
 use super::Failure;
 use awari_egdb::probe::Database;
+use awari_egdb::rules::Rules;
 use awari_egdb::verify::{self, FactOutcome};
 use clap::Args;
 use serde_json::json;
@@ -55,10 +56,11 @@ pub struct VerifyArgs {
     /// in the repository: board, move, loss against the best move).
     #[arg(long, value_name = "FILE", group = "against")]
     facts: Option<PathBuf>,
-    /// A list of known-good checksums (layer,table,bytes,xxh3; the
-    /// repository's data/known-good.csv): every table's checksum is
-    /// recomputed from its bytes and compared.
-    #[arg(long, value_name = "FILE", group = "against")]
+    /// A list of known-good checksums (layer,table,bytes,xxh3), or
+    /// `known`: the list built into awari for the folder's rule set (the
+    /// repository's data/known-good.csv or data/known-good-abapa.csv).
+    /// Every table's checksum is recomputed from its bytes and compared.
+    #[arg(long, value_name = "FILE|known", group = "against")]
     checksums: Option<PathBuf>,
     /// Layers to compare, e.g. 12..=22 or 16 (default: all).
     #[arg(long, value_name = "A..=B", value_parser = parse_layers)]
@@ -108,14 +110,31 @@ pub fn runs(layers: &[u32]) -> String {
     out.join(", ")
 }
 
+/// `--checksums FILE|known`: a list of known-good checksums, or with
+/// `known` the one built in for the rule set `rules`.
+pub fn known_good(arg: &std::path::Path, rules: &Rules) -> Result<verify::KnownGood, Failure> {
+    if arg != std::path::Path::new(KNOWN) {
+        return Ok(verify::read_known_good(arg)?);
+    }
+    verify::builtin_known_good(rules).ok_or_else(|| {
+        Failure::usage(format!(
+            "--checksums {KNOWN}: no list is built in for the {rules} rules; give a FILE"
+        ))
+    })
+}
+
+/// The value of `--checksums` that names the built-in list.
+pub const KNOWN: &str = "known";
+
 pub fn run_verify(a: VerifyArgs) -> Result<(), Failure> {
-    a.db.rules()?;
+    let rules = a.db.rules()?;
     let layers = a.layers.unwrap_or(0..=48);
     if let Some(facts) = a.facts {
         return run_facts(a.db.path(), facts, layers, a.json);
     }
     if let Some(list) = a.checksums {
-        return run_checksums(a.db.path(), list, layers, a.json);
+        let known = known_good(&list, &rules)?;
+        return run_checksums(a.db.path(), known, layers, a.json);
     }
     let Some(oracle) = a.oracle else {
         return Err(Failure::usage(
@@ -223,11 +242,11 @@ pub fn run_verify(a: VerifyArgs) -> Result<(), Failure> {
 
 fn run_checksums(
     db: PathBuf,
-    list: PathBuf,
+    known: verify::KnownGood,
     layers: RangeInclusive<u32>,
     json_out: bool,
 ) -> Result<(), Failure> {
-    let known = verify::read_known_good(&list)?;
+    let list = &known.path;
     let r = verify::compare_checksums(&db, &known, layers)?;
     let equal = r.tables.len() - r.failures().count();
     let bad: Vec<&verify::TableCheck> = r.failures().collect();
@@ -410,10 +429,31 @@ pub fn run_check(a: CheckArgs) -> Result<(), Failure> {
     // of all of them first (a VU folder has none to verify).
     let top = *layers.last().expect("not empty");
     let read: Vec<u32> = db.layers().into_iter().filter(|&n| n <= top).collect();
+    // A damaged table ends the check; with --json the report still comes
+    // out, naming it.
+    let damaged = |json: serde_json::Value, e: awari_egdb::Error| -> Failure {
+        let f = Failure::from(e);
+        if a.json {
+            let mut j = json;
+            j["error"] = json!(f.message);
+            j["damaged"] = json!(f.code == 1);
+            j["ok"] = json!(false);
+            println!("{j}");
+        }
+        f
+    };
+    let folder = if db.is_vu() { "vu" } else { "ours" };
     let mut summed = 0;
     for &n in &read {
-        if db.verify_layer(n)? {
-            summed += 1;
+        match db.verify_layer(n) {
+            Ok(true) => summed += 1,
+            Ok(false) => {}
+            Err(e) => {
+                return Err(damaged(
+                    json!({"folder": folder, "checksums_verified": summed, "layers": []}),
+                    e,
+                ))
+            }
         }
     }
     let kind = if db.is_vu() {
@@ -435,9 +475,19 @@ pub fn run_check(a: CheckArgs) -> Result<(), Failure> {
     if !a.json {
         println!("{kind}");
     }
-    let mut verdicts = Vec::new();
+    let mut verdicts: Vec<verify::BellmanVerdict> = Vec::new();
     for &n in &layers {
-        let v = verify::bellman_check(&db, n, a.list)?;
+        let v = match verify::bellman_check(&db, n, a.list) {
+            Ok(v) => v,
+            Err(e) => {
+                let bad: u64 = verdicts.iter().map(|v| v.mismatches).sum();
+                return Err(damaged(
+                    json!({"folder": folder, "checksums_verified": summed,
+                           "layers": verdicts, "mismatches": bad}),
+                    e,
+                ));
+            }
+        };
         if !a.json {
             println!(
                 "layer {:>2}: {:>13} positions, {} checked, {} mismatch(es)",
@@ -468,7 +518,7 @@ pub fn run_check(a: CheckArgs) -> Result<(), Failure> {
         println!(
             "{}",
             json!({
-                "folder": if db.is_vu() { "vu" } else { "ours" },
+                "folder": folder,
                 "checksums_verified": summed,
                 "layers": verdicts,
                 "mismatches": bad,
@@ -482,10 +532,16 @@ pub fn run_check(a: CheckArgs) -> Result<(), Failure> {
         )));
     }
     if !a.json {
+        // VU move facts are facts of the awari rules.
+        let facts = if db.rules().same_tables(&awari_egdb::rules::AWARI) {
+            " and `--facts` (VU move facts)"
+        } else {
+            ""
+        };
         println!(
             "Bellman check passes on {} layer(s): every stored value equals what its children give. \
              This is a consistency check: with cycles, tables that pass can still be wrong; \
-             `awari verify --checksums` (known-good checksums) and `--facts` (VU move facts) check the values themselves",
+             `awari verify --checksums {KNOWN}` (known-good checksums){facts} check the values themselves",
             verdicts.len()
         );
     }

@@ -4,6 +4,7 @@
 //! that reads and checks the rest of its header.
 
 use super::v3::{self, V3Fields, V3_HEADER_BYTES};
+use super::v4::{self, V4Fields, V4_HEADER_BYTES};
 use super::zstd_blocks::{self, ZstdFields, ZSTD_HEADER_BYTES};
 use super::CompressError;
 use crate::format::Kind;
@@ -14,13 +15,14 @@ use crate::rules::{Rules, MAX_SEEDS, PRESETS};
 pub const MAGIC: [u8; 8] = *b"AWARIZST";
 /// The newest format version this code reads and writes (it reads and
 /// writes 1 and 2 too).
-pub const FORMAT_VERSION: u32 = 3;
+pub const FORMAT_VERSION: u32 = 4;
 /// The bytes every header has at least (the shortest family's header):
 /// a file shorter than this is truncated whatever its version.
 const SHORTEST_HEADER: usize = min(ZSTD_HEADER_BYTES, V3_HEADER_BYTES);
 /// The bytes of the longest family's header: what is read of a file
 /// before its version is known.
-pub(super) const LONGEST_HEADER: usize = max(ZSTD_HEADER_BYTES, V3_HEADER_BYTES);
+pub(super) const LONGEST_HEADER: usize =
+    max(max(ZSTD_HEADER_BYTES, V3_HEADER_BYTES), V4_HEADER_BYTES);
 
 const fn min(a: usize, b: usize) -> usize {
     if a < b {
@@ -73,12 +75,17 @@ pub enum Family {
     Zstd(ZstdFields),
     /// Version 3: context models and rANS ([`v3`]).
     V3(V3Fields),
+    /// Version 4: fixed-size blocks for random access ([`v4`]).
+    V4(V4Fields),
 }
 
 impl Header {
     /// Number of blocks.
     pub fn blocks(&self) -> u64 {
-        self.entries.div_ceil(self.block_size as u64)
+        match &self.family {
+            Family::V4(f) => f.blocks,
+            _ => self.entries.div_ceil(self.block_size as u64),
+        }
     }
 
     /// The fields of versions 1 and 2, if it is one of them.
@@ -103,17 +110,18 @@ impl Header {
         match &self.family {
             Family::Zstd(_) => zstd_blocks::index_end(self),
             Family::V3(_) => v3::index_end(self),
+            Family::V4(f) => v4::index_end(self, f),
         }
     }
 
     /// Bytes of header, block index and dictionary or models: where the
     /// first block starts.
     pub fn data_start(&self) -> u64 {
-        self.index_end()
-            + match &self.family {
-                Family::Zstd(z) => z.dictionary as u64,
-                Family::V3(f) => f.model_bytes as u64,
-            }
+        match &self.family {
+            Family::Zstd(z) => self.index_end() + z.dictionary as u64,
+            Family::V3(f) => self.index_end() + f.model_bytes as u64,
+            Family::V4(f) => v4::data_start(self, f),
+        }
     }
 
     /// Whether the file holds table `kind`.
@@ -128,7 +136,16 @@ impl Header {
             .then(|| format!("{:016x}", self.raws[kind_code(kind) as usize]))
     }
 
-    /// Entries of block `i`.
+    /// The fields of version 4, if it is.
+    pub fn v4(&self) -> Option<&V4Fields> {
+        match &self.family {
+            Family::V4(f) => Some(f),
+            _ => None,
+        }
+    }
+
+    /// Entries of block `i` (versions 1 to 3, whose blocks all hold
+    /// `block_size` entries but the last).
     pub fn block_len(&self, i: u64) -> usize {
         let start = i * self.block_size as u64;
         (self.entries - start).min(self.block_size as u64) as usize
@@ -255,6 +272,7 @@ pub(super) fn read_fields(b: &[u8], len: u64) -> Result<Header, CompressError> {
     match u32_at(b, 8) {
         v @ (1 | 2) => zstd_blocks::read_header(b, v),
         3 => v3::read_header(b, len),
+        4 => v4::read_header(b, len),
         v => Err(CompressError::UnsupportedVersion(v)),
     }
 }

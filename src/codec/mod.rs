@@ -130,6 +130,7 @@ mod read;
 mod settings;
 mod source;
 pub mod v3;
+pub mod v4;
 pub mod zstd_blocks;
 
 pub use error::CompressError;

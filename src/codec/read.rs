@@ -7,6 +7,7 @@
 use super::cache::{with_cache, Cache, Decoders, Slot, CACHE_BLOCKS, CACHE_BYTES};
 use super::header::{self, LONGEST_HEADER};
 use super::v3::{self, Layout};
+use super::v4;
 use super::zstd_blocks::Frames;
 use super::{Bytes, CompressError, Expected, Family, Header, STEP};
 use crate::format::Kind;
@@ -35,6 +36,8 @@ enum Blocks {
     Zstd(Frames),
     /// Version 3: the block index and the models.
     V3(Box<Layout>),
+    /// Version 4: the sparse index, block counts and model.
+    V4(Box<v4::Layout>),
 }
 
 impl<B> std::fmt::Debug for CompressedTable<B> {
@@ -80,6 +83,7 @@ impl<B: Bytes> CompressedTable<B> {
         let family = match &header.family {
             Family::Zstd(_) => Blocks::Zstd(Frames::open(&header, meta, len)?),
             Family::V3(_) => Blocks::V3(Box::new(v3::layout(&header, &meta, len)?)),
+            Family::V4(f) => Blocks::V4(Box::new(v4::Layout::open(&header, f, &meta, len)?)),
         };
         Ok(CompressedTable {
             bytes,
@@ -194,6 +198,7 @@ impl<B: Bytes> CompressedTable<B> {
                 (s, s + a as u64 + b as u64)
             }
             Blocks::Zstd(f) => f.span(i).ok_or_else(out_of_range)?,
+            Blocks::V4(_) => return Err(out_of_range()),
         };
         // Checked when parsed; checked again so that a file changed since
         // cannot index out of bounds.
@@ -221,7 +226,8 @@ impl<B: Bytes> CompressedTable<B> {
         f(buf)
     }
 
-    /// Decompresses block `i` into `out`, which must be the block's length.
+    /// Decompresses block `i` into `out`, which must be the block's length
+    /// (versions 1 to 3; a version 4 file's blocks are read by entry).
     pub fn decompress_block(&self, i: u64, out: &mut [u8]) -> Result<(), CompressError> {
         if i >= self.blocks() {
             return Err(CompressError::OutOfRange {
@@ -242,6 +248,9 @@ impl<B: Bytes> CompressedTable<B> {
                 index: g,
                 entries: self.header.entries,
             });
+        }
+        if let Blocks::V4(l) = &self.family {
+            return l.get(&self.bytes, g);
         }
         let bs = self.header.block_size as u64;
         let (block, at) = (g / bs, (g % bs) as usize);
@@ -297,6 +306,15 @@ impl<B: Bytes> CompressedTable<B> {
                 index: end - 1,
                 entries: self.header.entries,
             });
+        }
+        if let Blocks::V4(l) = &self.family {
+            // Parts of about a million entries, decoded in parallel.
+            return out
+                .par_chunks_mut(1 << 20)
+                .enumerate()
+                .try_for_each(|(k, part)| {
+                    l.decode_range(&self.bytes, start + (k as u64) * (1 << 20), part)
+                });
         }
         let bs = self.header.block_size as u64;
         // Split `out` into the parts of each block it covers.
@@ -452,6 +470,10 @@ impl<B: Bytes> CompressedTable<B> {
                 let start = block * self.header.block_size as u64;
                 v3::decode_one(l, &mut dec.v3, self.header.kind, start, z, block, out)
             }
+            Blocks::V4(_) => Err(CompressError::OutOfRange {
+                index: block,
+                entries: self.header.blocks(),
+            }),
         }
     }
 

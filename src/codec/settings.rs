@@ -1,18 +1,21 @@
 //! How to compress: [`Settings`], the format and its parameters, and
 //! their checks.
 
-use super::v3;
+use super::{v3, v4};
 
 /// How to compress.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Settings {
-    /// The format: 3 (context models, [`super::v3`]; the default) or 2
-    /// (zstd blocks; written as version 1 without a dictionary).
+    /// The format: 3 (context models, [`super::v3`]; the default), 4
+    /// (the scores for random access, [`super::v4`]) or 2 (zstd blocks;
+    /// written as version 1 without a dictionary).
     pub version: u32,
     /// zstd level (format 2).
     pub level: i32,
-    /// Entries per block.
+    /// Entries per block (format 4: the most entries a block holds).
     pub block_size: u32,
+    /// Format 4: bytes per block (0 for the other formats).
+    pub block_bytes: u32,
     /// Bytes of a zstd dictionary trained on the table's blocks and stored
     /// in the file (format 2); 0: none. A table too small to train one on
     /// is written without.
@@ -30,6 +33,7 @@ impl Settings {
             version: 2,
             level,
             block_size,
+            block_bytes: 0,
             dictionary: 0,
             scores_only: false,
         }
@@ -41,15 +45,50 @@ impl Settings {
             version: 3,
             level: 0,
             block_size: v3::V3_DEFAULT_BLOCK_SIZE,
+            block_bytes: 0,
             dictionary: 0,
             scores_only,
+        }
+    }
+
+    /// The default settings of format 4 (the scores alone).
+    pub const fn random_access() -> Settings {
+        Settings {
+            version: 4,
+            level: 0,
+            block_size: v4::V4_DEFAULT_BLOCK_CAP,
+            block_bytes: v4::V4_DEFAULT_BLOCK_BYTES,
+            dictionary: 0,
+            scores_only: true,
         }
     }
 
     /// Checks the settings ([`crate::format::check_compression`] for
     /// format 2); on failure, the field and why.
     pub fn check(&self) -> Result<(), (&'static str, String)> {
+        if self.version != 4 && self.block_bytes != 0 {
+            return Err((
+                "block bytes",
+                "blocks of a fixed number of bytes are a setting of format 4".into(),
+            ));
+        }
         match self.version {
+            4 => {
+                if self.dictionary != 0 || self.level != 0 {
+                    return Err((
+                        "dictionary",
+                        "format 4 codes with context models, not zstd".into(),
+                    ));
+                }
+                if !self.scores_only {
+                    return Err((
+                        "scores only",
+                        "format 4 holds the scores alone (the three tables together are format 3)"
+                            .into(),
+                    ));
+                }
+                v4::check_blocks(self.block_bytes, self.block_size)
+            }
             3 => {
                 if self.dictionary != 0 {
                     return Err((
@@ -70,7 +109,7 @@ impl Settings {
             }
             v => Err((
                 "format",
-                format!("{v}: this program writes formats 2 and 3"),
+                format!("{v}: this program writes formats 2, 3 and 4"),
             )),
         }
     }

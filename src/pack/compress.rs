@@ -2,7 +2,7 @@
 //! a layer at a time through [`compress_v3`](super::compress_v3) (format
 //! 3): [`compress_folder`], and the builder's entries to the same work.
 
-use super::compress_v3::compress_layer_v3;
+use super::compress_v3::compress_layer_models;
 use super::{
     open_listed, open_locked, open_raw, open_written, remove_unlisted, Action, CompressOptions,
     PackObserver, PackReport, PackedFile, Quiet,
@@ -53,9 +53,9 @@ pub(crate) fn compress_layers(
     let rules = manifest.rules();
     let mut report = PackReport::default();
     for l in layers {
-        let v3 = s.version == 3;
+        let v3 = s.version >= 3;
         if v3 {
-            compress_layer_v3(dir, manifest, l, s, obs, &mut report)?;
+            compress_layer_models(dir, manifest, l, s, obs, &mut report)?;
         }
         for (kind, f) in l.files().filter(|_| !v3) {
             let t0 = Instant::now();
@@ -124,6 +124,7 @@ pub(crate) fn compress_layers(
                 level: s.level,
                 dictionary: s.dictionary,
                 version: 0,
+                block_bytes: 0,
             };
             let old = manifest.compressed(&f.name).map(|c| c.name.clone());
             manifest.put_compressed(entry);
@@ -192,6 +193,7 @@ pub(crate) fn compress_and_remove_raw(
         level: s.level,
         dictionary: s.dictionary,
         version: 0,
+        block_bytes: 0,
     };
     let raw_path = dir.join(&f.name);
     fs::remove_file(&raw_path).at(&raw_path)?;

@@ -1,7 +1,7 @@
-//! Compressing a layer in format 3: its three tables (or its scores
-//! alone) into one file, written through [`store::AtomicFile`] and
-//! verified table by table before it is renamed into place and listed in
-//! the manifest.
+//! Compressing a layer in format 3 (its three tables, or its scores
+//! alone, into one file) or format 4 (its scores alone), written through
+//! [`store::AtomicFile`] and verified table by table before it is renamed
+//! into place and listed in the manifest.
 
 use super::{
     open_listed, open_raw, open_written, remove_unlisted, Action, PackObserver, PackReport,
@@ -11,6 +11,7 @@ use crate::codec::{file_name, Settings};
 use crate::error::{AtPath, Error, Result};
 use crate::format::Kind;
 use crate::store::{self, CompressedEntry, FileEntry, LayerEntry, Manifest, Mapped};
+use std::io;
 use std::path::Path;
 use std::time::Instant;
 
@@ -21,7 +22,7 @@ use std::time::Instant;
 /// table it holds is decompressed and compared with the raw table (whose
 /// checksum must be the manifest's) before it is renamed into place and
 /// listed once per table.
-pub(super) fn compress_layer_v3(
+pub(super) fn compress_layer_models(
     dir: &Path,
     manifest: &mut Manifest,
     l: &LayerEntry,
@@ -31,7 +32,7 @@ pub(super) fn compress_layer_v3(
 ) -> Result<()> {
     let t0 = Instant::now();
     let rules = manifest.rules();
-    let full = !s.scores_only && l.lower.is_some() && l.upper.is_some();
+    let full = s.version == 3 && !s.scores_only && l.lower.is_some() && l.upper.is_some();
     let files: Vec<(Kind, FileEntry)> = l
         .files()
         .filter(|(k, _)| full || *k == Kind::Score)
@@ -56,8 +57,12 @@ pub(super) fn compress_layer_v3(
         .map(|(_, f)| manifest.compressed(&f.name).cloned())
         .collect();
     let same = listed.iter().all(|c| {
-        c.as_ref()
-            .is_some_and(|c| c.version == 3 && c.name == name && c.block_size == s.block_size)
+        c.as_ref().is_some_and(|c| {
+            c.version == s.version
+                && c.name == name
+                && c.block_size == s.block_size
+                && c.block_bytes == s.block_bytes
+        })
     });
     let raw_present = files.iter().all(|(_, f)| dir.join(&f.name).exists());
     if same {
@@ -131,16 +136,28 @@ pub(super) fn compress_layer_v3(
     obs.start(&name, blocks * (2 + files.len() as u64));
     let mut w = store::AtomicFile::create(&path)?;
     let tmp = w.temp_path().to_path_buf();
-    let bytes = crate::codec::v3::encode_to(
-        tables,
-        &rules,
-        l.seeds,
-        s.block_size,
-        &mut w,
-        &|k| obs.advance(k),
-        &release,
-    )
-    .at(&tmp)?;
+    let bytes = if s.version == 4 {
+        let v4 = crate::codec::v4::V4Settings {
+            block_bytes: s.block_bytes,
+            block_cap: s.block_size,
+            ..Default::default()
+        };
+        let file = crate::codec::v4::encode_scores(tables.scores, &rules, l.seeds, v4).at(&tmp)?;
+        obs.advance(2 * blocks);
+        io::Write::write_all(&mut w, &file).at(&tmp)?;
+        file.len() as u64
+    } else {
+        crate::codec::v3::encode_to(
+            tables,
+            &rules,
+            l.seeds,
+            s.block_size,
+            &mut w,
+            &|k| obs.advance(k),
+            &release,
+        )
+        .at(&tmp)?
+    };
     w.sync()?;
     crate::fault::point("mid-compress", &name);
     for (k, (kind, f)) in files.iter().enumerate() {
@@ -175,7 +192,8 @@ pub(super) fn compress_layer_v3(
             block_size: s.block_size,
             level: 0,
             dictionary: 0,
-            version: 3,
+            version: s.version,
+            block_bytes: s.block_bytes,
         });
     }
     manifest.store(dir)?;

@@ -153,10 +153,14 @@ pub struct CompressedEntry {
     #[serde(default)]
     pub dictionary: u32,
     /// The format: 3 for context models (a full-form file `tables.n.zst`
-    /// is listed once for each of the layer's three tables); absent or 0
-    /// for zstd blocks (format versions 1 and 2).
+    /// is listed once for each of the layer's three tables), 4 for the
+    /// scores for random access; absent or 0 for zstd blocks (format
+    /// versions 1 and 2).
     #[serde(default, skip_serializing_if = "is_zero_u32")]
     pub version: u32,
+    /// Format 4: bytes per block (absent or 0 for the other formats).
+    #[serde(default, skip_serializing_if = "is_zero_u32")]
+    pub block_bytes: u32,
 }
 
 fn is_zero_u32(v: &u32) -> bool {
@@ -474,11 +478,15 @@ impl Manifest {
                 return Err(ManifestFault::NameTwice(c.name.clone()));
             }
             let settings = crate::codec::Settings {
-                version: if c.version == 3 { 3 } else { 2 },
+                version: match c.version {
+                    3 | 4 => c.version,
+                    _ => 2,
+                },
                 level: c.level,
                 block_size: c.block_size,
+                block_bytes: c.block_bytes,
                 dictionary: c.dictionary,
-                scores_only: false,
+                scores_only: c.version == 4,
             };
             settings
                 .check()
@@ -578,6 +586,7 @@ mod tests {
             level: 3,
             dictionary: 0,
             version: 0,
+            block_bytes: 0,
         });
         let e = reload(&m).unwrap_err();
         assert!(e.to_string().ends_with(

@@ -121,16 +121,22 @@ pub fn manifest_to_write(dir: &Path, rules: &Rules) -> Result<Manifest> {
             Ok(m)
         }
         Folder::Empty => Ok(Manifest::new(rules)),
-        Folder::Vu => {
-            let file = (0..=MAX_SEEDS)
-                .map(|n| Kind::Score.file_name(n))
-                .find(|f| dir.join(f).exists())
-                .unwrap_or_default();
-            Err(Error::ForeignFolder {
-                dir: dir.to_path_buf(),
-                file,
-            })
-        }
+        Folder::Vu => Err(foreign_folder(dir)),
+    }
+}
+
+/// The refusal to write to `dir`, a folder of score tables without a
+/// manifest or envelope tables (a VU dataset or another tool's folder),
+/// naming a table found there.
+pub fn foreign_folder(dir: &Path) -> Error {
+    let file = (0..=MAX_SEEDS)
+        .map(|n| Kind::Score.file_name(n))
+        .flat_map(|f| [codec::file_name(&f), f])
+        .find(|f| dir.join(f).exists())
+        .unwrap_or_default();
+    Error::ForeignFolder {
+        dir: dir.to_path_buf(),
+        file,
     }
 }
 

@@ -49,8 +49,28 @@ pub struct KnownGood {
 /// listed at most once, with the layer's size.
 pub fn read_known_good(path: &Path) -> Result<KnownGood> {
     let text = std::fs::read(path).at(path)?;
+    let text = String::from_utf8(text).map_err(|_| csv::error(path)(1, "not UTF-8 text".into()))?;
+    parse_known_good(&text, path)
+}
+
+/// The repository's lists of known-good checksums, built into the library
+/// (`data/known-good.csv`, `data/known-good-abapa.csv`), so that a binary
+/// installed without the repository has them: the list of `rules`, if
+/// there is one. Its `path` names it `known-good list of RULES (built
+/// in)`.
+pub fn builtin_known_good(rules: &Rules) -> Option<KnownGood> {
+    let text = match rules.name {
+        "awari" => include_str!("../../data/known-good.csv"),
+        "abapa" => include_str!("../../data/known-good-abapa.csv"),
+        _ => return None,
+    };
+    let label = format!("known-good list of {} (built in)", rules.name);
+    Some(parse_known_good(text, Path::new(&label)).expect("the built-in lists parse"))
+}
+
+/// [`read_known_good`] on the text of a list; `path` names it in errors.
+pub fn parse_known_good(text: &str, path: &Path) -> Result<KnownGood> {
     let bad = csv::error(path);
-    let text = String::from_utf8(text).map_err(|_| bad(1, "not UTF-8 text".into()))?;
     let mut rules = crate::rules::AWARI;
     for (i, line) in text.lines().enumerate() {
         let line = line.trim();
@@ -62,7 +82,7 @@ pub fn read_known_good(path: &Path) -> Result<KnownGood> {
     let mut rows = Vec::new();
     let mut seen = std::collections::HashSet::new();
     let mut header = false;
-    for (lineno, f) in csv::records(csv::lines(&text), true) {
+    for (lineno, f) in csv::records(csv::lines(text), true) {
         if !header {
             if f != ["layer", "table", "bytes", "xxh3"] {
                 return Err(bad(

@@ -45,8 +45,8 @@ mod oracle;
 
 pub use bellman::{bellman_check, BellmanMismatch, BellmanVerdict};
 pub use checksums::{
-    compare_checksums, read_known_good, ChecksumReport, KnownGood, KnownTable, TableCheck,
-    TableOutcome,
+    builtin_known_good, compare_checksums, parse_known_good, read_known_good, ChecksumReport,
+    KnownGood, KnownTable, TableCheck, TableOutcome,
 };
 pub use facts::{check_fact, read_facts, Fact, FactOutcome};
 pub use oracle::{compare_with_oracle, Disagreement, LayerVerdict};

@@ -71,6 +71,11 @@ pub fn compare_with_oracle(
 ) -> Result<Vec<LayerVerdict>> {
     let manifest = Manifest::load_ours(ours)?;
     super::awari_only(ours, &manifest.rules(), "verify --oracle")?;
+    // The oracle is the VU database: a folder of ours of another rule set
+    // is no oracle.
+    if let Ok(Some(m)) = Manifest::load(oracle) {
+        super::awari_only(oracle, &m.rules(), "verify --oracle")?;
+    }
     let mut out = Vec::new();
     for n in layers {
         if n == 47 || n > MAX_SEEDS {

@@ -22,6 +22,7 @@ pub const SETTINGS: Settings = Settings {
     scores_only: false,
     level: 3,
     block_size: 1024,
+    block_bytes: 0,
     dictionary: 0,
 };
 

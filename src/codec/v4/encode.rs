@@ -1,0 +1,263 @@
+//! The format 4 file: header, sparse index, block entry counts, model,
+//! blocks; and its encoder.
+
+use super::coder;
+use super::context::{Shape, Walk};
+use super::header::{
+    check_blocks, check_classes, encode_header, meta_checksum, V4Fields, V4_ALIGN,
+    V4_DEFAULT_BLOCK_BYTES, V4_DEFAULT_BLOCK_CAP, V4_DEFAULT_CLASSES, V4_HEADER_BYTES,
+    V4_SPARSE_BITS,
+};
+use super::model::{Counts, Model, WEIGHT};
+use crate::codec::{Family, Header};
+use crate::format::Kind;
+use crate::index::layer_size;
+use crate::rules::{Rules, MAX_SEEDS};
+use rayon::prelude::*;
+use std::io;
+
+/// Entries coded in parallel as one run of blocks (a run ends with a
+/// block that may not be full).
+const RUN: u64 = 1 << 20;
+
+/// How a format 4 file is cut and modelled.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct V4Settings {
+    /// Bytes per block.
+    pub block_bytes: u32,
+    /// The most entries a block holds (bounds a probe's work).
+    pub block_cap: u32,
+    /// Classes of contexts.
+    pub classes: u32,
+}
+
+impl Default for V4Settings {
+    fn default() -> Self {
+        V4Settings {
+            block_bytes: V4_DEFAULT_BLOCK_BYTES,
+            block_cap: V4_DEFAULT_BLOCK_CAP,
+            classes: V4_DEFAULT_CLASSES,
+        }
+    }
+}
+
+impl V4Settings {
+    /// What is wrong with these settings, if anything: the field and why.
+    pub fn check(&self) -> Result<(), (&'static str, String)> {
+        check_blocks(self.block_bytes, self.block_cap)?;
+        check_classes(self.classes)
+    }
+}
+
+/// The check hash of a block's raw values.
+#[inline]
+pub fn block_check(raw: &[u8]) -> u64 {
+    xxhash_rust::xxh3::xxh3_64(raw)
+}
+
+/// Counts the contexts of a run of symbols starting at entry `start`: each
+/// entry under its own context (weight [`WEIGHT`]) and under the contexts
+/// it would have near a block's start (weight 1).
+fn count_run(shape: Shape, start: u64, s: &[u8], counts: &mut Counts) {
+    let mut w = Walk::at(shape.n, start);
+    for i in 0..s.len() {
+        counts.add(w.context(shape, s, i), s[i], WEIGHT);
+        counts.add(w.context(shape, &s[i..], 0), s[i], 1);
+        if i >= 1 {
+            counts.add(w.context(shape, &s[i - 1..], 1), s[i], 1);
+        }
+        if i >= 2 {
+            counts.add(w.context(shape, &s[i - 2..], 2), s[i], 1);
+        }
+        w.step();
+    }
+}
+
+/// One coded block: its entries and bytes.
+struct Coded {
+    entries: u16,
+    bytes: Vec<u8>,
+}
+
+/// Codes the run of symbols `s` (raw values `raw`) from entry `start` into
+/// blocks.
+fn code_run(
+    shape: Shape,
+    model: &Model,
+    enc: &[(u32, u32)],
+    lay: V4Settings,
+    start: u64,
+    s: &[u8],
+    raw: &[u8],
+) -> Vec<Coded> {
+    let a = shape.alphabet as usize;
+    let bb = lay.block_bytes as usize;
+    // Bits a block can spend on symbols, about: its bytes less the state's.
+    let budget = (bb - coder::STATE_BYTES) as f64 * 8.0 + 12.0;
+    let mut out = Vec::new();
+    let mut fc: Vec<(u32, u32)> = Vec::with_capacity(lay.block_cap as usize);
+    let mut buf = Vec::with_capacity(bb);
+    let mut e = 0usize;
+    while e < s.len() {
+        let avail = (s.len() - e).min(lay.block_cap as usize);
+        let mut w = Walk::at(shape.n, start + e as u64);
+        fc.clear();
+        let mut bits = 0.0;
+        let mut m = 0;
+        let blk = &s[e..];
+        for i in 0..avail {
+            let c = model.class[w.context(shape, blk, i) as usize] as usize;
+            let (lo, f) = enc[c * a + blk[i] as usize];
+            debug_assert!(f > 0);
+            fc.push((lo, f));
+            bits += (super::model::SLOTS as f64 / f as f64).log2();
+            if bits <= budget {
+                m = i + 1;
+            }
+            if bits > budget + 64.0 {
+                break;
+            }
+            w.step();
+        }
+        let m0 = m.max(1);
+        let mut m = m0;
+        let len = |m: usize| coder::encoded_len(&fc[..m], block_check(&raw[e..e + m]));
+        while m > 1 && len(m) > bb {
+            m -= 1;
+        }
+        while m < fc.len() && len(m + 1) <= bb {
+            m += 1;
+        }
+        coder::encode(&fc[..m], block_check(&raw[e..e + m]), &mut buf);
+        debug_assert!(buf.len() <= bb);
+        buf.resize(bb, 0);
+        out.push(Coded {
+            entries: m as u16,
+            bytes: buf.clone(),
+        });
+        e += m;
+    }
+    out
+}
+
+/// The format 4 scores-only file of the raw scores `scores` of layer
+/// `layer` (built under `rules`). Values outside `-n..=n`, a table of the
+/// wrong size or bad settings are [`io::ErrorKind::InvalidInput`].
+pub fn encode_scores(
+    scores: &[u8],
+    rules: &Rules,
+    layer: u32,
+    lay: V4Settings,
+) -> io::Result<Vec<u8>> {
+    let invalid = |m: String| io::Error::new(io::ErrorKind::InvalidInput, m);
+    lay.check().map_err(|(f, r)| invalid(format!("{f}: {r}")))?;
+    if layer > MAX_SEEDS || layer == 47 {
+        return Err(invalid(format!("{layer} is not a layer of tables")));
+    }
+    let entries = layer_size(layer);
+    if scores.len() as u64 != entries {
+        return Err(invalid(format!(
+            "layer {layer} has {entries} positions, the table {}",
+            scores.len()
+        )));
+    }
+    let shape = Shape::new(layer);
+    let n = layer as i32;
+    let sym: Vec<u8> = scores
+        .par_iter()
+        .enumerate()
+        .map(|(g, &v)| {
+            shape.symbol(v).ok_or_else(|| {
+                invalid(format!(
+                    "entry {g} of layer {layer}: score {} outside -{n}..={n}",
+                    v as i8
+                ))
+            })
+        })
+        .collect::<io::Result<_>>()?;
+    let runs: Vec<u64> = (0..entries).step_by(RUN as usize).collect();
+    let span = |r: u64| r as usize..(r + RUN).min(entries) as usize;
+    let counts = runs
+        .par_iter()
+        .fold(
+            || Counts::new(shape),
+            |mut c, &r| {
+                count_run(shape, r, &sym[span(r)], &mut c);
+                c
+            },
+        )
+        .reduce(
+            || Counts::new(shape),
+            |mut a, b| {
+                a.merge(&b);
+                a
+            },
+        );
+    let model = Model::cluster(&counts, lay.classes);
+    let enc = model.encode_table();
+    let coded: Vec<Vec<Coded>> = runs
+        .par_iter()
+        .map(|&r| code_run(shape, &model, &enc, lay, r, &sym[span(r)], &scores[span(r)]))
+        .collect();
+    let blocks: Vec<&Coded> = coded.iter().flatten().collect();
+    if blocks.len() as u64 > u32::MAX as u64 {
+        return Err(invalid(format!(
+            "{} blocks, format 4 holds at most {}",
+            blocks.len(),
+            u32::MAX
+        )));
+    }
+    // The sparse index: for every 2^S-th entry, its block and its place
+    // in it.
+    let step = 1u64 << V4_SPARSE_BITS;
+    let mut sparse = Vec::with_capacity(entries.div_ceil(step) as usize);
+    let mut first = 0u64;
+    for (b, c) in blocks.iter().enumerate() {
+        let end = first + c.entries as u64;
+        let mut next = (sparse.len() as u64) * step;
+        while next < end {
+            sparse.push(((b as u64) << 32) | (next - first));
+            next += step;
+        }
+        first = end;
+    }
+    let mut meta = Vec::new();
+    for x in &sparse {
+        meta.extend_from_slice(&x.to_le_bytes());
+    }
+    for c in &blocks {
+        meta.extend_from_slice(&c.entries.to_le_bytes());
+    }
+    let model_at = meta.len();
+    model.write(&mut meta);
+    let fields = V4Fields {
+        block_bytes: lay.block_bytes,
+        blocks: blocks.len() as u64,
+        sparse_bits: V4_SPARSE_BITS,
+        model_bytes: (meta.len() - model_at) as u32,
+    };
+    let header = Header {
+        rules: *rules,
+        kind: Kind::Score,
+        layer,
+        entries,
+        block_size: lay.block_cap,
+        version: 4,
+        tables: 0b001,
+        raws: [xxhash_rust::xxh3::xxh3_64(scores), 0, 0],
+        family: Family::V4(fields.clone()),
+    };
+    let head = encode_header(&header, &fields);
+    let sum = meta_checksum(&head, &meta);
+    let mut file = Vec::with_capacity(
+        V4_HEADER_BYTES + meta.len() + 64 + blocks.len() * lay.block_bytes as usize,
+    );
+    file.extend_from_slice(&head);
+    file.extend_from_slice(&sum.to_le_bytes());
+    file.extend_from_slice(&meta);
+    file.resize((file.len() as u64).next_multiple_of(V4_ALIGN) as usize, 0);
+    for c in blocks {
+        file.extend_from_slice(&c.bytes);
+    }
+    Ok(file)
+}

@@ -1,0 +1,181 @@
+//! The header of format 4: its fields, where the index, the counts and
+//! the model lie, and the checksum of header, index, counts and model.
+
+use super::coder::STATE_BYTES;
+use super::model::{MAX_CLASSES, PROB_BITS};
+use crate::codec::header::{check_layer, encode_prefix, rule_set, u32_at, u64_at};
+use crate::codec::{CompressError, Family, Header};
+use crate::format::Kind;
+
+/// Bytes of the header.
+pub const V4_HEADER_BYTES: usize = 96;
+/// The blocks start at a multiple of this many bytes (a cache line).
+pub const V4_ALIGN: u64 = 64;
+/// Bytes per block unless told otherwise.
+pub const V4_DEFAULT_BLOCK_BYTES: u32 = 64;
+/// The smallest and largest blocks, in bytes.
+pub const V4_BLOCK_BYTES: std::ops::RangeInclusive<u32> = 16..=4096;
+/// The most entries a block holds unless told otherwise (bounds the
+/// work of a probe, which decodes its block up to the entry).
+pub const V4_DEFAULT_BLOCK_CAP: u32 = 1024;
+/// The most entries any block holds (a count is 16 bits).
+pub const V4_MAX_BLOCK_CAP: u32 = 4095;
+/// Classes of contexts unless told otherwise.
+pub const V4_DEFAULT_CLASSES: u32 = 128;
+/// log2 of the entries per entry of the sparse index.
+pub const V4_SPARSE_BITS: u32 = 13;
+
+/// The header fields of version 4.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct V4Fields {
+    /// Bytes per block.
+    pub block_bytes: u32,
+    /// Blocks.
+    pub blocks: u64,
+    /// log2 of the entries per entry of the sparse index.
+    pub sparse_bits: u32,
+    /// Bytes of the model.
+    pub model_bytes: u32,
+}
+
+impl V4Fields {
+    /// Entries of the sparse index of a table of `entries`.
+    pub fn sparse_entries(&self, entries: u64) -> u64 {
+        entries.div_ceil(1 << self.sparse_bits)
+    }
+}
+
+/// Checks the block settings of format 4: bytes per block and the most
+/// entries a block holds.
+pub fn check_blocks(block_bytes: u32, cap: u32) -> Result<(), (&'static str, String)> {
+    if !V4_BLOCK_BYTES.contains(&block_bytes) {
+        return Err((
+            "block bytes",
+            format!(
+                "{block_bytes} is not in {}..={} (format version 4)",
+                V4_BLOCK_BYTES.start(),
+                V4_BLOCK_BYTES.end()
+            ),
+        ));
+    }
+    if !(1..=V4_MAX_BLOCK_CAP).contains(&cap) {
+        return Err((
+            "block size",
+            format!("{cap} entries is not in 1..={V4_MAX_BLOCK_CAP} (format version 4)"),
+        ));
+    }
+    Ok(())
+}
+
+/// Checks the number of classes of format 4.
+pub fn check_classes(classes: u32) -> Result<(), (&'static str, String)> {
+    if !(1..=MAX_CLASSES).contains(&classes) {
+        return Err(("classes", format!("{classes} is not in 1..={MAX_CLASSES}")));
+    }
+    Ok(())
+}
+
+/// Where the model starts: after the header, the sparse index (8 bytes an
+/// entry) and the block counts (2 bytes a block).
+pub fn index_end(h: &Header, f: &V4Fields) -> u64 {
+    V4_HEADER_BYTES as u64 + 8 * f.sparse_entries(h.entries) + 2 * f.blocks
+}
+
+/// Where the blocks start: after the model, at a multiple of
+/// [`V4_ALIGN`].
+pub fn data_start(h: &Header, f: &V4Fields) -> u64 {
+    (index_end(h, f) + f.model_bytes as u64).next_multiple_of(V4_ALIGN)
+}
+
+/// Reads the fields of a version 4 header from its first bytes `b` of a
+/// file of `len` bytes (magic and version already checked).
+pub(in crate::codec) fn read_header(b: &[u8], len: u64) -> Result<Header, CompressError> {
+    if b.len() < V4_HEADER_BYTES {
+        return Err(CompressError::Truncated {
+            part: "header",
+            needed: V4_HEADER_BYTES as u64,
+            found: len,
+        });
+    }
+    let field = |field: &'static str, reason: String| CompressError::HeaderField { field, reason };
+    if b[12] != 0b001 {
+        return Err(field(
+            "tables",
+            format!("{:#05b}, format 4 holds the scores alone (0b001)", b[12]),
+        ));
+    }
+    if b[13] as u32 != PROB_BITS {
+        return Err(field(
+            "probability bits",
+            format!("{}, format 4 codes with {PROB_BITS}", b[13]),
+        ));
+    }
+    if b[14..16] != [0; 2] || b[64..80] != [0; 16] || b[81] != 0 || b[84..88] != [0; 4] {
+        return Err(field("reserved", "reserved bytes are not zero".into()));
+    }
+    let rules = rule_set(b)?;
+    let layer = u32_at(b, 32);
+    let entries = u64_at(b, 40);
+    check_layer(layer, entries)?;
+    let block_size = u32_at(b, 36);
+    let block_bytes = u16::from_le_bytes([b[82], b[83]]) as u32;
+    check_blocks(block_bytes, block_size).map_err(|(f, r)| field(f, r))?;
+    let sparse_bits = b[80] as u32;
+    if sparse_bits != V4_SPARSE_BITS {
+        return Err(field(
+            "sparse index",
+            format!("2^{sparse_bits} entries an entry, format 4 uses 2^{V4_SPARSE_BITS}"),
+        ));
+    }
+    let blocks = u32_at(b, 48) as u64;
+    // Every block holds at least one entry and at most the cap.
+    if blocks > entries || blocks * (block_size as u64) < entries {
+        return Err(field(
+            "blocks",
+            format!("{blocks} blocks of at most {block_size} entries cannot hold {entries}"),
+        ));
+    }
+    if (block_bytes as usize) <= STATE_BYTES {
+        return Err(field("block bytes", format!("{block_bytes}")));
+    }
+    Ok(Header {
+        rules,
+        kind: Kind::Score,
+        layer,
+        entries,
+        block_size,
+        version: 4,
+        tables: 0b001,
+        raws: [u64_at(b, 56), 0, 0],
+        family: Family::V4(V4Fields {
+            block_bytes,
+            blocks,
+            sparse_bits,
+            model_bytes: u32_at(b, 52),
+        }),
+    })
+}
+
+/// The first 88 bytes of a version 4 header (without the checksum of
+/// header, index, counts and model).
+pub(super) fn encode_header(h: &Header, f: &V4Fields) -> [u8; 88] {
+    let mut b = [0u8; 88];
+    encode_prefix(h, &mut b);
+    b[12] = 0b001;
+    b[13] = PROB_BITS as u8;
+    b[48..52].copy_from_slice(&(f.blocks as u32).to_le_bytes());
+    b[52..56].copy_from_slice(&f.model_bytes.to_le_bytes());
+    b[56..64].copy_from_slice(&h.raws[0].to_le_bytes());
+    b[80] = f.sparse_bits as u8;
+    b[82..84].copy_from_slice(&(f.block_bytes as u16).to_le_bytes());
+    b
+}
+
+/// The checksum of header, index, counts and model: `xxh3-64` of bytes
+/// 0..88 followed by them.
+pub(super) fn meta_checksum(head: &[u8], rest: &[u8]) -> u64 {
+    let mut h = xxhash_rust::xxh3::Xxh3::new();
+    h.update(&head[..88]);
+    h.update(rest);
+    h.digest()
+}

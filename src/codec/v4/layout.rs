@@ -1,0 +1,301 @@
+//! Reading a format 4 file: its sparse index, block counts and model,
+//! checked when it is opened ([`Layout::open`]); a probe that decodes
+//! its block only up to the wanted entry; whole blocks decoded and
+//! checked.
+
+use super::coder::Decoder;
+use super::context::{Shape, Walk};
+use super::encode::block_check;
+use super::header::{data_start, index_end, meta_checksum, V4Fields, V4_HEADER_BYTES};
+use super::model::{Model, SLOTS};
+use crate::codec::header::u64_at;
+use crate::codec::{Bytes, CompressError, Header};
+use std::cell::RefCell;
+
+/// The index, counts and model of a format 4 file.
+#[derive(Clone, Debug)]
+pub struct Layout {
+    /// The layer's shape.
+    pub shape: Shape,
+    entries: u64,
+    sparse_bits: u32,
+    block_bytes: usize,
+    data_start: u64,
+    /// Per `2^sparse_bits` entries: the block of the first (high 32 bits)
+    /// and its place in it.
+    sparse: Vec<u64>,
+    /// Entries per block.
+    counts: Vec<u16>,
+    /// Context -> class.
+    class: Vec<u8>,
+    /// Per class, per slot, the symbol.
+    syms: Vec<u8>,
+    /// Per class, per symbol, frequency and start.
+    fc: Vec<u32>,
+}
+
+fn field(field: &'static str, reason: String) -> CompressError {
+    CompressError::HeaderField { field, reason }
+}
+
+/// A probe's scratch: the symbols of the block decoded so far, and the
+/// block's bytes when they are read with `pread`.
+struct Scratch {
+    sym: Vec<u8>,
+    block: Vec<u8>,
+}
+
+thread_local! {
+    static SCRATCH: RefCell<Scratch> = const {
+        RefCell::new(Scratch { sym: Vec::new(), block: Vec::new() })
+    };
+}
+
+impl Layout {
+    /// Reads and checks what a version 4 file holds before its blocks
+    /// (`b`, at least its first `data_start` bytes, of a file of `len`
+    /// bytes): the checksum of header, index, counts and model, the zero
+    /// padding, that the counts add up to the layer within the header's
+    /// cap, that the sparse index agrees with them, the model, and that
+    /// the file ends with its last block.
+    pub fn open(h: &Header, f: &V4Fields, b: &[u8], len: u64) -> Result<Layout, CompressError> {
+        let start = data_start(h, f);
+        let total = start + f.blocks * f.block_bytes as u64;
+        if len != total || (b.len() as u64) < start {
+            return Err(if len < total {
+                CompressError::Truncated {
+                    part: "blocks",
+                    needed: total,
+                    found: len,
+                }
+            } else {
+                CompressError::OffsetOutOfRange {
+                    block: f.blocks,
+                    offset: total,
+                    reason: format!("ends the blocks, but the file has {len} bytes"),
+                }
+            });
+        }
+        let meta_end = (index_end(h, f) + f.model_bytes as u64) as usize;
+        let stored = u64_at(b, 88);
+        let found = meta_checksum(b, &b[V4_HEADER_BYTES..meta_end]);
+        if stored != found {
+            return Err(CompressError::IndexChecksum {
+                expected: stored,
+                found,
+            });
+        }
+        if b[meta_end..start as usize].iter().any(|&x| x != 0) {
+            return Err(field(
+                "reserved",
+                "the padding before the blocks is not zero".into(),
+            ));
+        }
+        let ns = f.sparse_entries(h.entries) as usize;
+        let sparse: Vec<u64> = (0..ns)
+            .map(|i| u64_at(b, V4_HEADER_BYTES + 8 * i))
+            .collect();
+        let c0 = V4_HEADER_BYTES + 8 * ns;
+        let counts: Vec<u16> = (0..f.blocks as usize)
+            .map(|i| u16::from_le_bytes([b[c0 + 2 * i], b[c0 + 2 * i + 1]]))
+            .collect();
+        let step = 1u64 << f.sparse_bits;
+        let (mut first, mut next) = (0u64, 0usize);
+        for (i, &c) in counts.iter().enumerate() {
+            if c == 0 || c as u32 > h.block_size {
+                return Err(CompressError::OffsetOutOfRange {
+                    block: i as u64,
+                    offset: c as u64,
+                    reason: format!("entries, not 1..={}", h.block_size),
+                });
+            }
+            let end = first + c as u64;
+            while next < ns && (next as u64) * step < end {
+                let want = ((i as u64) << 32) | ((next as u64) * step - first);
+                if sparse[next] != want {
+                    return Err(CompressError::OffsetOutOfRange {
+                        block: i as u64,
+                        offset: sparse[next],
+                        reason: format!("is sparse index entry {next}, expected {want}"),
+                    });
+                }
+                next += 1;
+            }
+            first = end;
+        }
+        if first != h.entries {
+            return Err(field(
+                "blocks",
+                format!("hold {first} entries, the layer {}", h.entries),
+            ));
+        }
+        let shape = Shape::new(h.layer);
+        let model = Model::read(&b[index_end(h, f) as usize..meta_end], shape)
+            .map_err(|reason| field("model", reason))?;
+        let (syms, fc) = model.decode_tables();
+        Ok(Layout {
+            shape,
+            entries: h.entries,
+            sparse_bits: f.sparse_bits,
+            block_bytes: f.block_bytes as usize,
+            data_start: start,
+            sparse,
+            counts,
+            class: model.class,
+            syms,
+            fc,
+        })
+    }
+
+    /// Blocks.
+    pub fn blocks(&self) -> u64 {
+        self.counts.len() as u64
+    }
+
+    /// The block of entry `g` (which must be in the table), its first
+    /// entry and the entry's place in it.
+    #[inline]
+    pub fn locate(&self, g: u64) -> (usize, u64, usize) {
+        let sp = self.sparse[(g >> self.sparse_bits) as usize];
+        let mut b = (sp >> 32) as usize;
+        let mut off = (sp & 0xffff_ffff) + (g & ((1 << self.sparse_bits) - 1));
+        while off >= self.counts[b] as u64 {
+            off -= self.counts[b] as u64;
+            b += 1;
+        }
+        (b, g - off, off as usize)
+    }
+
+    /// Decodes the first `sym.len()` symbols of a block (whose first entry
+    /// is `start`) from its bytes.
+    #[inline]
+    fn decode_prefix(&self, block: &[u8], start: u64, sym: &mut [u8]) -> Option<Decoder> {
+        let mut d = Decoder::new(block)?;
+        let mut w = Walk::at(self.shape.n, start);
+        for i in 0..sym.len() {
+            let ctx = w.context(self.shape, sym, i);
+            let c = *self.class.get(ctx as usize).unwrap_or(&0) as usize;
+            sym[i] = d.next(
+                &self.syms[c * SLOTS as usize..(c + 1) * SLOTS as usize],
+                &self.fc[c * 256..(c + 1) * 256],
+                block,
+            );
+            w.step();
+        }
+        Some(d)
+    }
+
+    /// Calls `f` with the bytes of block `b`: borrowed from a table in
+    /// memory, else read into `buf`.
+    fn with_block<B: Bytes, T>(
+        &self,
+        bytes: &B,
+        b: usize,
+        buf: &mut Vec<u8>,
+        f: impl FnOnce(&[u8]) -> Result<T, CompressError>,
+    ) -> Result<T, CompressError> {
+        let at = self.data_start + (b * self.block_bytes) as u64;
+        let gone = || CompressError::OffsetOutOfRange {
+            block: b as u64,
+            offset: at,
+            reason: "no longer lies inside the file".into(),
+        };
+        if let Some(all) = bytes.slice() {
+            let s = usize::try_from(at).map_err(|_| gone())?;
+            return f(all.get(s..s + self.block_bytes).ok_or_else(gone)?);
+        }
+        buf.resize(self.block_bytes, 0);
+        bytes.read_at(at, buf).map_err(|e| match e.kind() {
+            std::io::ErrorKind::UnexpectedEof => gone(),
+            k => CompressError::Read(k),
+        })?;
+        f(buf)
+    }
+
+    /// The value of entry `g` (in the table), decoding its block up to it.
+    /// The block is not checked: a damaged block gives a value within
+    /// `-n..=n`, or an error.
+    pub fn get<B: Bytes>(&self, bytes: &B, g: u64) -> Result<i8, CompressError> {
+        let (b, start, off) = self.locate(g);
+        SCRATCH.with(|s| {
+            let mut s = s.borrow_mut();
+            let Scratch { sym, block } = &mut *s;
+            if sym.len() <= off {
+                sym.resize(off + 1, 0);
+            }
+            self.with_block(bytes, b, block, |bytes| {
+                self.decode_prefix(bytes, start, &mut sym[..=off])
+                    .ok_or_else(|| CompressError::Stream {
+                        block: b as u64,
+                        message: "the block does not start with a coder state".into(),
+                    })
+            })?;
+            Ok(self.shape.value(sym[off]) as i8)
+        })
+    }
+
+    /// Decodes block `b` (its first entry `start`) whole into `out` (its
+    /// entries' raw values, `sym` the same length for the symbols) and
+    /// checks it.
+    fn decode_block(
+        &self,
+        b: usize,
+        block: &[u8],
+        start: u64,
+        sym: &mut [u8],
+        out: &mut [u8],
+    ) -> Result<(), CompressError> {
+        let bad = |message: &str| CompressError::Stream {
+            block: b as u64,
+            message: message.into(),
+        };
+        let d = self
+            .decode_prefix(block, start, sym)
+            .ok_or_else(|| bad("the block does not start with a coder state"))?;
+        for (o, &s) in out.iter_mut().zip(sym.iter()) {
+            *o = self.shape.value(s);
+        }
+        if !d.finish(block_check(out), block) {
+            return Err(bad(
+                "the block does not end in the state its values call for",
+            ));
+        }
+        Ok(())
+    }
+
+    /// Decodes entries `start .. start + out.len()` (in the table) into
+    /// `out`, every block it touches decoded whole and checked.
+    pub fn decode_range<B: Bytes>(
+        &self,
+        bytes: &B,
+        start: u64,
+        out: &mut [u8],
+    ) -> Result<(), CompressError> {
+        if out.is_empty() {
+            return Ok(());
+        }
+        let end = start + out.len() as u64;
+        let (mut b, mut first, _) = self.locate(start);
+        let mut buf = Vec::new();
+        let mut sym = vec![0u8; self.counts.iter().copied().max().unwrap_or(0) as usize];
+        let mut vals = sym.clone();
+        while first < end {
+            let c = self.counts[b] as usize;
+            self.with_block(bytes, b, &mut buf, |block| {
+                self.decode_block(b, block, first, &mut sym[..c], &mut vals[..c])
+            })?;
+            let lo = first.max(start);
+            let hi = (first + c as u64).min(end);
+            out[(lo - start) as usize..(hi - start) as usize]
+                .copy_from_slice(&vals[(lo - first) as usize..(hi - first) as usize]);
+            first += c as u64;
+            b += 1;
+        }
+        Ok(())
+    }
+
+    /// Entries in the table.
+    pub fn entries(&self) -> u64 {
+        self.entries
+    }
+}

@@ -1,0 +1,165 @@
+//! Format 4: every table of layers 0..=12 round trips at several layouts
+//! (decoded whole and probed entry by entry), and damage of every kind is
+//! an error or, for a probe that does not check its block, a value within
+//! the layer's range: never a panic, never a wrong table that passes.
+
+mod common;
+
+use awari_egdb::codec::v4::{encode_scores, V4Settings};
+use awari_egdb::codec::{CompressError, CompressedTable, Expected};
+use awari_egdb::format::Kind;
+use awari_egdb::rules::AWARI;
+use rand::{Rng, SeedableRng};
+
+fn scores(n: u32) -> Vec<u8> {
+    std::fs::read(common::db_dir().join(format!("scores.{n}"))).expect("scores")
+}
+
+fn layouts() -> Vec<V4Settings> {
+    let s = |block_bytes, block_cap, classes| V4Settings {
+        block_bytes,
+        block_cap,
+        classes,
+    };
+    vec![
+        V4Settings::default(),
+        s(16, 1, 1),
+        s(24, 7, 3),
+        s(256, 4095, 256),
+        s(4096, 300, 17),
+    ]
+}
+
+fn open(file: &[u8]) -> Result<CompressedTable<&[u8]>, CompressError> {
+    CompressedTable::parse(file)
+}
+
+#[test]
+fn every_table_of_layers_0_to_12_round_trips_at_several_layouts() {
+    for n in 0..=common::MAX {
+        let raw = scores(n);
+        for lay in layouts() {
+            let file = encode_scores(&raw, &AWARI, n, lay).expect("encode");
+            let t = open(&file).unwrap_or_else(|e| panic!("layer {n} {lay:?}: {e}"));
+            assert_eq!(
+                t.decompress_all().expect("decode"),
+                raw,
+                "layer {n} {lay:?}"
+            );
+            for (g, &v) in raw.iter().enumerate() {
+                assert_eq!(
+                    t.get(g as u64).expect("get"),
+                    v as i8,
+                    "layer {n} entry {g} {lay:?}"
+                );
+            }
+            // Ranges that start and end inside blocks.
+            let len = raw.len() as u64;
+            for (a, b) in [(0, len), (len / 3, len / 3 + 1), (len / 7, len - len / 5)] {
+                let mut out = vec![0u8; (b - a) as usize];
+                t.decompress_range(a, &mut out).expect("range");
+                assert_eq!(out, raw[a as usize..b as usize], "layer {n} {a}..{b}");
+            }
+            assert!(matches!(t.get(len), Err(CompressError::OutOfRange { .. })));
+        }
+    }
+}
+
+#[test]
+fn a_table_of_values_out_of_range_or_the_wrong_size_is_refused() {
+    let mut raw = scores(5);
+    assert!(encode_scores(&raw[1..], &AWARI, 5, V4Settings::default()).is_err());
+    raw[7] = 6;
+    assert!(encode_scores(&raw, &AWARI, 5, V4Settings::default()).is_err());
+    let bad = V4Settings {
+        block_bytes: 8,
+        ..V4Settings::default()
+    };
+    assert!(encode_scores(&scores(5), &AWARI, 5, bad).is_err());
+}
+
+/// Probes every entry of a damaged file that opens: each a value within
+/// the layer's range or an error; and the whole table must not decode to
+/// other values without an error.
+fn probe_damaged(file: &[u8], n: u32, raw: &[u8]) {
+    let Ok(t) = open(file) else { return };
+    let mut rng = rand::rngs::StdRng::seed_from_u64(file.len() as u64);
+    for _ in 0..3000 {
+        let g = rng.gen_range(0..raw.len() as u64);
+        if let Ok(v) = t.get(g) {
+            assert!((v as i32).abs() <= n as i32, "entry {g}: {v}");
+        }
+    }
+    if let Ok(all) = t.decompress_all() {
+        assert_eq!(
+            all, raw,
+            "a damaged file decoded to other values without an error"
+        );
+    }
+}
+
+#[test]
+fn damage_is_an_error_or_a_value_in_range_never_a_panic() {
+    let n = 10;
+    let raw = scores(n);
+    let lay = V4Settings {
+        block_bytes: 32,
+        ..V4Settings::default()
+    };
+    let file = encode_scores(&raw, &AWARI, n, lay).expect("encode");
+    let data_start = file.len() - open(&file).unwrap().blocks() as usize * 32;
+    // Every byte of header, index and model, three ways.
+    for at in 0..data_start {
+        for x in [0x01u8, 0x80, 0xff] {
+            let mut f = file.clone();
+            f[at] ^= x;
+            assert!(open(&f).is_err(), "byte {at} ^ {x:#x} opened");
+        }
+    }
+    // Random damage to the blocks, one to four bytes at a time.
+    let mut rng = rand::rngs::StdRng::seed_from_u64(4);
+    for _ in 0..300 {
+        let mut f = file.clone();
+        for _ in 0..rng.gen_range(1..=4) {
+            let at = rng.gen_range(data_start..f.len());
+            f[at] ^= rng.gen_range(1..=255u8);
+        }
+        probe_damaged(&f, n, &raw);
+        let t = open(&f).expect("the blocks are not in the checksum");
+        assert!(
+            t.decompress_all().is_err(),
+            "damaged blocks decoded without an error"
+        );
+    }
+    // Truncations and extensions.
+    for len in [0, 10, 95, 96, data_start - 1, data_start, file.len() - 1] {
+        assert!(open(&file[..len]).is_err(), "truncated to {len}");
+    }
+    let mut longer = file.clone();
+    longer.push(0);
+    assert!(open(&longer).is_err());
+    // Another rule set asked for.
+    let mut t = open(&file).unwrap();
+    let want = Expected {
+        rules: awari_egdb::rules::ABAPA,
+        kind: Kind::Score,
+        layer: n,
+        raw_xxh3: format!("{:016x}", xxhash_rust::xxh3::xxh3_64(&raw)),
+    };
+    assert!(matches!(
+        t.check_table(&want),
+        Err(CompressError::Mismatch { .. })
+    ));
+    let want = Expected {
+        rules: AWARI,
+        ..want
+    };
+    t.check_table(&want).expect("the table it holds");
+    // Random files.
+    for len in [96usize, 200, 5000] {
+        let mut f: Vec<u8> = (0..len).map(|_| rng.gen()).collect();
+        f[..8].copy_from_slice(b"AWARIZST");
+        f[8..12].copy_from_slice(&4u32.to_le_bytes());
+        assert!(open(&f).is_err());
+    }
+}
