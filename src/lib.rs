@@ -34,9 +34,11 @@
 //!   layer is split between them.
 //! * [`build`]: the builder: every layer in order, resumable, within a
 //!   memory budget (its one planner, [`build::plan`]).
-//! * [`store`]: the folder: manifest, lock, atomic writes, reading tables
-//!   (`pread`, or mapped as an `unsafe` opt-in) and the one resolver of
-//!   "the raw table, else its compressed copy".
+//! * [`store`]: the folder: manifest, lock, and the one opener and writer
+//!   of its table files: [`store::StoredTable`] (where a table is, the raw
+//!   file else its compressed copy; size and header checked; `pread`, or
+//!   mapped as an `unsafe` opt-in) and the atomic writes (temporary name,
+//!   sync, rename), also of compressed files ([`store::AtomicFile`]).
 //! * [`codec`]: the compressed table formats, blocks with random access:
 //!   the shared header and reader, one module per family (formats 1-2,
 //!   zstd blocks: [`codec::zstd_blocks`]; format 3, context models and

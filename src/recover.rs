@@ -29,14 +29,14 @@
 //! (A folder of ours built with `--no-envelope` that lost its manifest
 //! looks the same and is refused too: rebuild it.)
 
-use crate::error::{AtPath, Error, Result, SizeOf};
+use crate::error::{AtPath, Error, Result};
 use crate::format::{checksum, Kind};
 use crate::index::layer_size;
 use crate::probe::{Database, LayerTables};
 use crate::rules::{Rules, MAX_SEEDS, PRESETS};
 use crate::store::{
-    self, CompressedEntry, FileEntry, FolderLock, LayerEntry, Manifest, Mapped, PhaseSeconds,
-    MANIFEST,
+    self, Access, CompressedEntry, FileEntry, FolderLock, LayerEntry, Manifest, Mapped,
+    PhaseSeconds, StoredTable, MANIFEST,
 };
 use crate::verify::{bellman_check, KnownGood, KnownTable};
 use rayon::prelude::*;
@@ -105,7 +105,6 @@ type Found = Option<std::result::Result<LayerTables<Mapped>, String>>;
 
 fn find_layer(dir: &Path, n: u32) -> Result<Found> {
     let size = layer_size(n);
-    let path = |k: Kind| dir.join(k.file_name(n));
     // Where the folder keeps each table (no manifest to go by).
     let mut stored = Vec::new();
     for k in [Kind::Score, Kind::Lower, Kind::Upper] {
@@ -136,19 +135,25 @@ fn find_layer(dir: &Path, n: u32) -> Result<Found> {
     }
     // SAFETY: recovery holds the folder's lock, which every writer of the
     // folder takes (see `store::map`).
-    let open = |k: Kind| match unsafe { Mapped::open(&path(k), size, SizeOf::Layer) } {
-        Err(Error::Size { found, .. }) => Ok(Err(format!(
-            "{} has {found} bytes, the layer has {size} positions",
-            k.file_name(n)
-        ))),
-        r => r.map(Ok),
+    let access = unsafe { Access::mapped() };
+    let open = |i: usize, k: Kind| {
+        let stored = stored[i].as_ref().expect("a raw table");
+        match StoredTable::open(stored, n, k, None, access).map(StoredTable::into_mapped) {
+            Err(Error::Size { found, .. }) => Ok(Err(format!(
+                "{} has {found} bytes, the layer has {size} positions",
+                k.file_name(n)
+            ))),
+            Err(e) => Err(e),
+            Ok(Ok(map)) => Ok(Ok(map)),
+            Ok(Err(_)) => unreachable!("a raw table opened mapped"),
+        }
     };
-    let score = match open(Kind::Score)? {
+    let score = match open(0, Kind::Score)? {
         Ok(m) => m,
         Err(e) => return Ok(Some(Err(e))),
     };
     let envelope = if lo {
-        match (open(Kind::Lower)?, open(Kind::Upper)?) {
+        match (open(1, Kind::Lower)?, open(2, Kind::Upper)?) {
             (Ok(a), Ok(b)) => Some((a, b)),
             (Err(e), _) | (_, Err(e)) => return Ok(Some(Err(e))),
         }
@@ -221,20 +226,19 @@ pub fn recover(
     // Compressed copies of recovered tables, as their headers describe them.
     for l in manifest.layers.clone() {
         for (kind, f) in l.files() {
-            let found = crate::codec::copy_names(kind, l.seeds)
-                .into_iter()
-                .find_map(|name| {
-                    let path = dir.join(&name);
-                    let len = fs::metadata(&path).ok()?.len();
-                    let file = store::FileTable::open(&path, len, SizeOf::Opened).ok()?;
-                    let mut t = crate::codec::CompressedTable::parse(file).ok()?;
-                    t.serve(kind).ok()?;
-                    Some((name, path, len, t))
-                });
-            let Some((name, path, len, t)) = found else {
+            let found = store::unlisted_copies(dir, l.seeds, kind).find_map(|stored| {
+                let t = StoredTable::open(&stored, l.seeds, kind, None, Access::READ).ok()?;
+                t.header()?.holds(kind).then_some(t)
+            });
+            let Some(t) = found else {
                 continue;
             };
-            let h = t.header();
+            let (path, len) = (t.path().to_path_buf(), t.file_len());
+            let name = path
+                .file_name()
+                .map(|f| f.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            let h = t.header().expect("a compressed copy");
             if h.rules != *rules
                 || h.kind != kind
                 || h.layer != l.seeds

@@ -23,12 +23,14 @@ impl Finished {
     /// Maps the raw tables of layer `n` of `dir`, whose lock the builder
     /// holds.
     pub(super) fn map(dir: &Path, n: u32, envelope: bool) -> Result<Finished> {
-        let size = layer_size(n);
         // SAFETY: the builder holds the folder's lock, which every writer
         // of the folder takes, so no one truncates its tables meanwhile
         // (see the mapping contract in `store::map`).
-        let open = |k: Kind| unsafe {
-            Mapped::open(&dir.join(k.file_name(n)), size, crate::error::SizeOf::Layer)
+        let access = unsafe { store::Access::mapped() };
+        let open = |k: Kind| -> Result<Mapped> {
+            let raw = store::Stored::Raw(dir.join(k.file_name(n)));
+            let t = store::StoredTable::open(&raw, n, k, None, access)?;
+            Ok(t.into_mapped().expect("a raw table, mapped"))
         };
         Ok(Finished {
             score: open(Kind::Score)?,
@@ -50,26 +52,21 @@ impl Finished {
     }
 }
 
-/// The lower layers as the compact solver reads them, found by
-/// [`store::locate`]: raw tables with `pread` (no mapping, so nothing of
-/// them counts as the process's memory), compressed ones block by block
-/// from a mapping. One table is open at a time.
+/// The lower layers as the compact solver reads them, opened by
+/// [`store::StoredTable::find`]: raw tables with `pread` (no mapping, so
+/// nothing of them counts as the process's memory), compressed ones block
+/// by block from a mapping. One table is open at a time.
 struct Streams<'a> {
     dir: &'a Path,
     manifest: &'a Manifest,
     open: std::sync::Mutex<Option<OpenTable>>,
 }
 
-/// The table a [`Streams`] has open: layer, kind and its source.
-type OpenTable = ((u32, Kind), std::sync::Arc<Source>);
-
-enum Source {
-    Raw(store::FileTable),
-    Compressed(crate::codec::CompressedTable<Mapped>, std::path::PathBuf),
-}
+/// The table a [`Streams`] has open: layer, kind and the table.
+type OpenTable = ((u32, Kind), std::sync::Arc<store::StoredTable>);
 
 impl Streams<'_> {
-    fn source(&self, k: u32, kind: Kind) -> Result<std::sync::Arc<Source>> {
+    fn source(&self, k: u32, kind: Kind) -> Result<std::sync::Arc<store::StoredTable>> {
         let mut open = self.open.lock().unwrap_or_else(|e| e.into_inner());
         if let Some((key, s)) = &*open {
             if *key == (k, kind) {
@@ -77,38 +74,24 @@ impl Streams<'_> {
             }
         }
         *open = None;
-        let stored = store::locate(self.dir, Some(self.manifest), k, kind)?.ok_or_else(|| {
-            match self.manifest.layer(k) {
-                Some(_) => Error::NoEnvelope {
-                    dir: self.dir.to_path_buf(),
-                    layer: k,
-                },
-                None => Error::MissingLayer {
-                    layer: k,
-                    dir: self.dir.to_path_buf(),
-                    vu: false,
-                },
-            }
-        })?;
-        let (len, of) = store::expected_size(&stored, k)?;
-        let source = match &stored {
-            store::Stored::Raw(path) => Source::Raw(store::FileTable::open(path, len, of)?),
-            store::Stored::Compressed { path, listed } => {
-                // SAFETY: the builder holds the folder's lock, which every
-                // writer of the folder takes (see `store::map`).
-                let map = unsafe { Mapped::open(path, len, of)? };
-                let t = store::open_compressed(
-                    map,
-                    &self.manifest.rules(),
-                    path,
-                    k,
-                    kind,
-                    listed.as_ref(),
-                )?;
-                Source::Compressed(t, path.clone())
-            }
-        };
-        let s = std::sync::Arc::new(source);
+        // SAFETY: the builder holds the folder's lock, which every writer
+        // of the folder takes (see `store::map`).
+        let access = unsafe { store::Access::mapped_compressed() };
+        let rules = self.manifest.rules();
+        let table =
+            store::StoredTable::find(self.dir, Some(self.manifest), k, kind, Some(&rules), access)?
+                .ok_or_else(|| match self.manifest.layer(k) {
+                    Some(_) => Error::NoEnvelope {
+                        dir: self.dir.to_path_buf(),
+                        layer: k,
+                    },
+                    None => Error::MissingLayer {
+                        layer: k,
+                        dir: self.dir.to_path_buf(),
+                        vu: false,
+                    },
+                })?;
+        let s = std::sync::Arc::new(table);
         *open = Some(((k, kind), s.clone()));
         Ok(s)
     }
@@ -116,12 +99,7 @@ impl Streams<'_> {
 
 impl solve::compact::Lower for Streams<'_> {
     fn read(&self, layer: u32, kind: Kind, start: u64, out: &mut [u8]) -> Result<()> {
-        match &*self.source(layer, kind)? {
-            Source::Raw(f) => f.read_at(start, out),
-            Source::Compressed(t, path) => t
-                .decompress_range(start, out)
-                .map_err(|e| Error::compressed(path, e)),
-        }
+        self.source(layer, kind)?.read_at(start, out)
     }
 }
 

@@ -4,16 +4,15 @@
 
 use super::compress_v3::compress_layer_models;
 use super::{
-    open_listed, open_locked, open_raw, remove_unlisted, Action, CompressOptions, PackObserver,
-    PackReport, PackedFile, Quiet,
+    open_listed, open_locked, open_raw, open_written, remove_unlisted, Action, CompressOptions,
+    PackObserver, PackReport, PackedFile, Quiet,
 };
-use crate::codec::{encode_steps, file_name, CompressedTable, Settings};
-use crate::error::{AtPath, Error, Result, SizeOf};
+use crate::codec::{encode_steps, file_name, Settings};
+use crate::error::{AtPath, Error, Result};
 use crate::format::Kind;
 use crate::rules::Rules;
 use crate::store::{self, CompressedEntry, FileEntry, LayerEntry, Manifest, Mapped};
-use std::fs::{self, File};
-use std::io;
+use std::fs;
 use std::path::Path;
 use std::time::Instant;
 
@@ -103,7 +102,7 @@ pub(crate) fn compress_layers(
             // copy made with other settings.
             obs.start(&name, 2 * blocks);
             let bytes = if raw_present {
-                let (map, raw_path) = open_raw(dir, f)?;
+                let (map, raw_path) = open_raw(dir, l.seeds, kind, f)?;
                 let raw = Source::Mapped(&map, &raw_path, &f.xxh3);
                 write_compressed(&path, raw, &rules, kind, l.seeds, s, obs)?
             } else if let Some(c) = manifest.compressed(&f.name) {
@@ -180,7 +179,7 @@ pub(crate) fn compress_and_remove_raw(
     let name = file_name(&f.name);
     let path = dir.join(&name);
     let bytes = {
-        let (map, raw_path) = open_raw(dir, f)?;
+        let (map, raw_path) = open_raw(dir, layer, kind, f)?;
         let raw = Source::Mapped(&map, &raw_path, &f.xxh3);
         write_compressed(&path, raw, rules, kind, layer, s, &Quiet)?
     };
@@ -228,7 +227,8 @@ impl Source<'_> {
     }
 }
 
-/// Writes the compressed file through a temporary file that is verified
+/// Writes the compressed file through the store's [`store::AtomicFile`],
+/// whose temporary file is verified
 /// (a mapped raw table's checksum against the manifest's, then every block
 /// decompressed and compared with the raw bytes) before it is renamed
 /// into place. Returns its size. Neither pass keeps more than a step of a
@@ -242,58 +242,44 @@ fn write_compressed(
     s: Settings,
     obs: &dyn PackObserver,
 ) -> Result<u64> {
-    let tmp = store::temp_path(path);
     let raw = source.bytes();
-    let result = (|| -> Result<u64> {
-        let file = File::create(&tmp).at(&tmp)?;
-        let mut w = io::BufWriter::with_capacity(1 << 20, file);
-        let name = path.file_name().unwrap_or_default().to_string_lossy();
-        let half = (raw.len() as u64).div_ceil(s.block_size as u64) / 2;
-        let done = std::sync::atomic::AtomicU64::new(0);
-        let progress = |k: u64| {
-            obs.advance(k);
-            let before = done.fetch_add(k, std::sync::atomic::Ordering::Relaxed);
-            if before < half && before + k >= half {
-                crate::fault::point("mid-compress", &name);
-            }
-        };
-        let bytes = encode_steps(raw, rules, kind, layer, s, &mut w, &progress, &|at, k| {
-            source.release(at, k)
-        })
-        .at(&tmp)?;
-        let file = w.into_inner().map_err(|e| e.into_error()).at(&tmp)?;
-        file.sync_all().at(&tmp)?;
-        drop(file);
-        // SAFETY: the temporary file is this process's own.
-        let written =
-            CompressedTable::parse(unsafe { Mapped::open(&tmp, bytes, SizeOf::Recorded)? });
-        if let (Ok(t), Source::Mapped(_, raw_path, expected)) = (&written, source) {
-            let found = t.header().raw_checksum();
-            if found != expected {
-                return Err(Error::Checksum {
-                    path: raw_path.to_path_buf(),
-                    what: "the manifest's checksum of the table",
-                    expected: expected.to_string(),
-                    found,
-                });
-            }
+    let mut w = store::AtomicFile::create(path)?;
+    let tmp = w.temp_path().to_path_buf();
+    let name = path.file_name().unwrap_or_default().to_string_lossy();
+    let half = (raw.len() as u64).div_ceil(s.block_size as u64) / 2;
+    let done = std::sync::atomic::AtomicU64::new(0);
+    let progress = |k: u64| {
+        obs.advance(k);
+        let before = done.fetch_add(k, std::sync::atomic::Ordering::Relaxed);
+        if before < half && before + k >= half {
+            crate::fault::point("mid-compress", &name);
         }
-        written
-            .and_then(|t| {
-                t.verify_steps(Some(raw), &|k| obs.advance(k), &|at, k| {
-                    source.release(at, k);
-                    // Only this step's blocks are resident; releasing the
-                    // rest of the mapping, not resident, costs little.
-                    t.source().release();
-                })
-            })
-            .map_err(|e| Error::compressed(&tmp, e))?;
-        fs::rename(&tmp, path).at(path)?;
-        store::sync_dir(path.parent().unwrap_or(Path::new(".")))?;
-        Ok(bytes)
-    })();
-    if result.is_err() {
-        let _ = fs::remove_file(&tmp);
+    };
+    let bytes = encode_steps(raw, rules, kind, layer, s, &mut w, &progress, &|at, k| {
+        source.release(at, k)
+    })
+    .at(&tmp)?;
+    w.sync()?;
+    let written = open_written(&tmp, layer, kind);
+    if let (Ok(t), Source::Mapped(_, raw_path, expected)) = (&written, source) {
+        let found = t.header().raw_checksum();
+        if found != expected {
+            return Err(Error::Checksum {
+                path: raw_path.to_path_buf(),
+                what: "the manifest's checksum of the table",
+                expected: expected.to_string(),
+                found,
+            });
+        }
     }
-    result
+    let t = written?;
+    t.verify_steps(Some(raw), &|k| obs.advance(k), &|at, k| {
+        source.release(at, k);
+        // Only this step's blocks are resident; releasing the rest of the
+        // mapping, not resident, costs little.
+        t.source().release();
+    })
+    .map_err(|e| Error::compressed(&tmp, e))?;
+    w.commit()?;
+    Ok(bytes)
 }

@@ -1,13 +1,16 @@
 //! Compressing a layer in format 3 (its three tables, or its scores
-//! alone, into one file) or format 4 (its scores alone), verified table by
-//! table before it is renamed into place and listed in the manifest.
+//! alone, into one file) or format 4 (its scores alone), written through
+//! [`store::AtomicFile`] and verified table by table before it is renamed
+//! into place and listed in the manifest.
 
-use super::{open_listed, open_raw, remove_unlisted, Action, PackObserver, PackReport, PackedFile};
-use crate::codec::{file_name, CompressedTable, Settings};
-use crate::error::{AtPath, Error, Result, SizeOf};
+use super::{
+    open_listed, open_raw, open_written, remove_unlisted, Action, PackObserver, PackReport,
+    PackedFile,
+};
+use crate::codec::{file_name, Settings};
+use crate::error::{AtPath, Error, Result};
 use crate::format::Kind;
 use crate::store::{self, CompressedEntry, FileEntry, LayerEntry, Manifest, Mapped};
-use std::fs::{self, File};
 use std::io;
 use std::path::Path;
 use std::time::Instant;
@@ -102,7 +105,7 @@ pub(super) fn compress_layer_models(
     for ((kind, f), c) in files.iter().zip(&listed) {
         let raw_path = dir.join(&f.name);
         if raw_path.exists() {
-            held.push(Held::Mapped(open_raw(dir, f)?.0));
+            held.push(Held::Mapped(open_raw(dir, l.seeds, *kind, f)?.0));
         } else if let Some(c) = c {
             let (old, path_old) = open_listed(dir, &rules, c, *kind, f, true)?;
             let bytes = old
@@ -131,65 +134,51 @@ pub(super) fn compress_layer_models(
         envelope: full.then(|| (table(1), table(2))),
     };
     obs.start(&name, blocks * (2 + files.len() as u64));
-    let tmp = store::temp_path(&path);
-    let result = (|| -> Result<u64> {
-        let file = File::create(&tmp).at(&tmp)?;
-        let mut w = io::BufWriter::with_capacity(1 << 20, file);
-        let bytes = if s.version == 4 {
-            let v4 = crate::codec::v4::V4Settings {
-                block_bytes: s.block_bytes,
-                block_cap: s.block_size,
-                ..Default::default()
-            };
-            let file =
-                crate::codec::v4::encode_scores(tables.scores, &rules, l.seeds, v4).at(&tmp)?;
-            obs.advance(2 * blocks);
-            io::Write::write_all(&mut w, &file).at(&tmp)?;
-            file.len() as u64
-        } else {
-            crate::codec::v3::encode_to(
-                tables,
-                &rules,
-                l.seeds,
-                s.block_size,
-                &mut w,
-                &|k| obs.advance(k),
-                &release,
-            )
-            .at(&tmp)?
+    let mut w = store::AtomicFile::create(&path)?;
+    let tmp = w.temp_path().to_path_buf();
+    let bytes = if s.version == 4 {
+        let v4 = crate::codec::v4::V4Settings {
+            block_bytes: s.block_bytes,
+            block_cap: s.block_size,
+            ..Default::default()
         };
-        let file = w.into_inner().map_err(|e| e.into_error()).at(&tmp)?;
-        file.sync_all().at(&tmp)?;
-        drop(file);
-        crate::fault::point("mid-compress", &name);
-        for (k, (kind, f)) in files.iter().enumerate() {
-            // SAFETY: the temporary file is this process's own.
-            let map = unsafe { Mapped::open(&tmp, bytes, SizeOf::Recorded)? };
-            let mut t = CompressedTable::parse(map).map_err(|e| Error::compressed(&tmp, e))?;
-            t.serve(*kind).map_err(|e| Error::compressed(&tmp, e))?;
-            let found = t.header().raw_checksum();
-            if found != f.xxh3 {
-                return Err(Error::Checksum {
-                    path: dir.join(&f.name),
-                    what: "the manifest's checksum of the table",
-                    expected: f.xxh3.clone(),
-                    found,
-                });
-            }
-            t.verify_steps(Some(table(k)), &|b| obs.advance(b), &|at, len| {
-                release(at, len);
-                t.source().release();
-            })
-            .map_err(|e| Error::compressed(&tmp, e))?;
+        let file = crate::codec::v4::encode_scores(tables.scores, &rules, l.seeds, v4).at(&tmp)?;
+        obs.advance(2 * blocks);
+        io::Write::write_all(&mut w, &file).at(&tmp)?;
+        file.len() as u64
+    } else {
+        crate::codec::v3::encode_to(
+            tables,
+            &rules,
+            l.seeds,
+            s.block_size,
+            &mut w,
+            &|k| obs.advance(k),
+            &release,
+        )
+        .at(&tmp)?
+    };
+    w.sync()?;
+    crate::fault::point("mid-compress", &name);
+    for (k, (kind, f)) in files.iter().enumerate() {
+        let mut t = open_written(&tmp, l.seeds, *kind)?;
+        t.serve(*kind).map_err(|e| Error::compressed(&tmp, e))?;
+        let found = t.header().raw_checksum();
+        if found != f.xxh3 {
+            return Err(Error::Checksum {
+                path: dir.join(&f.name),
+                what: "the manifest's checksum of the table",
+                expected: f.xxh3.clone(),
+                found,
+            });
         }
-        fs::rename(&tmp, &path).at(&path)?;
-        store::sync_dir(dir)?;
-        Ok(bytes)
-    })();
-    if result.is_err() {
-        let _ = fs::remove_file(&tmp);
+        t.verify_steps(Some(table(k)), &|b| obs.advance(b), &|at, len| {
+            release(at, len);
+            t.source().release();
+        })
+        .map_err(|e| Error::compressed(&tmp, e))?;
     }
-    let bytes = result?;
+    w.commit()?;
     let xxh3 = store::checksum_file(&path)?;
     let mut old = Vec::new();
     for (_, f) in &files {

@@ -5,11 +5,13 @@ use super::{
     open_listed, open_locked, remove_unlisted, Action, DecompressOptions, PackObserver, PackReport,
     PackedFile,
 };
-use crate::error::{AtPath, Error, Result};
-use crate::store::{self, LayerEntry, Manifest};
-use std::fs;
+use crate::error::{Error, Result};
+use crate::store::{self, Access, LayerEntry, Manifest, Stored, StoredTable};
 use std::path::Path;
 use std::time::Instant;
+
+/// Raw tables are checked with `pread`.
+const READ: Access = Access::READ;
 
 /// Writes back the raw tables of our folder `dir` from their compressed
 /// copies, where a raw table is missing or does not match its checksum;
@@ -55,8 +57,11 @@ pub(crate) fn decompress_layer(
         let t0 = Instant::now();
         let raw_path = dir.join(&f.name);
         let raw_ok = raw_path.exists()
-            && fs::metadata(&raw_path).at(&raw_path)?.len() == f.bytes
-            && store::checksum_file(&raw_path)? == f.xxh3;
+            && match StoredTable::open(&Stored::Raw(raw_path.clone()), l.seeds, kind, None, READ) {
+                Ok(t) => t.len() == f.bytes && t.checksum()? == f.xxh3,
+                Err(Error::Size { .. }) => false,
+                Err(e) => return Err(e),
+            };
         let action = if raw_ok {
             Action::AlreadyRaw
         } else {

@@ -8,6 +8,9 @@
 //! compared with the raw table before it is renamed into place, and a raw
 //! table written back has the manifest's checksum before it is.
 //!
+//! Tables are opened by [`StoredTable`] and compressed files written
+//! through [`store::AtomicFile`], the store's atomic write.
+//!
 //! The files: this one the options, the report and the observer, and the
 //! opening of a locked folder's tables that both directions share;
 //! `compress.rs` compressing (a table at a time, formats 1 and 2),
@@ -24,11 +27,12 @@ pub use decompress::decompress_folder;
 pub(crate) use decompress::decompress_layer;
 
 use crate::codec::{CompressedTable, Settings};
-use crate::error::{AtPath, Result, SizeOf};
+use crate::error::{AtPath, Result};
 use crate::format::Kind;
 use crate::rules::Rules;
 use crate::store::{
-    self, CompressedEntry, FileEntry, FolderLock, LayerEntry, Manifest, Mapped, Stored,
+    self, Access, CompressedEntry, FileEntry, FolderLock, LayerEntry, Manifest, Mapped, Stored,
+    StoredTable, TableFile,
 };
 use std::fs;
 use std::ops::RangeInclusive;
@@ -143,8 +147,9 @@ fn open_locked(
 
 /// Opens the compressed copy `c` of the raw table `raw` (table `kind`)
 /// that the manifest of `dir` lists, mapped (the caller holds the folder's
-/// lock): size, header and block index, the table it holds, and with
-/// `check_file` the checksum of the whole file against the manifest.
+/// lock), through [`StoredTable::open`]: size, header and block index,
+/// the table it holds, and with `check_file` the checksum of the whole
+/// file against the manifest.
 fn open_listed(
     dir: &Path,
     rules: &Rules,
@@ -152,7 +157,7 @@ fn open_listed(
     kind: Kind,
     raw: &FileEntry,
     check_file: bool,
-) -> Result<(CompressedTable<Mapped>, PathBuf)> {
+) -> Result<(CompressedTable<TableFile>, PathBuf)> {
     let path = dir.join(&c.name);
     let stored = Stored::Compressed {
         path: path.clone(),
@@ -164,31 +169,38 @@ fn open_listed(
             return Err(damage);
         }
     }
-    // SAFETY: the caller holds the folder's lock, which every writer of
-    // the folder takes (see `store::map`).
-    let map = unsafe { Mapped::open(&path, c.bytes, SizeOf::Recorded)? };
-    let t = store::open_compressed(map, rules, &path, c.seeds, kind, stored_listed(&stored))?;
+    let t = StoredTable::open(&stored, c.seeds, kind, Some(rules), locked())?;
+    let t = t.into_compressed().expect("a compressed copy");
     Ok((t, path))
 }
 
-fn stored_listed(s: &Stored) -> Option<&(CompressedEntry, FileEntry)> {
-    match s {
-        Stored::Compressed { listed, .. } => listed.as_ref(),
-        Stored::Raw(_) => None,
-    }
+/// How a locked folder's tables are read: mapped.
+fn locked() -> Access {
+    // SAFETY: the callers hold the folder's lock, which every writer of
+    // the folder takes (see `store::map`).
+    unsafe { Access::mapped() }
 }
 
-/// A raw table listed in the manifest as `f`, mapped (the caller holds the
-/// folder's lock). Its checksum is checked against the manifest's by the
-/// encoder, which hashes the table as it compresses it
+/// The raw table `kind` of layer `n` listed in the manifest as `f`,
+/// mapped (the caller holds the folder's lock), through
+/// [`StoredTable::open`]. Its checksum is checked against the manifest's
+/// by the encoder, which hashes the table as it compresses it
 /// (`compress::write_compressed`).
-fn open_raw(dir: &Path, f: &FileEntry) -> Result<(Mapped, PathBuf)> {
+fn open_raw(dir: &Path, n: u32, kind: Kind, f: &FileEntry) -> Result<(Mapped, PathBuf)> {
     let path = dir.join(&f.name);
-    // SAFETY: as in `open_listed`.
-    Ok((
-        unsafe { Mapped::open(&path, f.bytes, SizeOf::Layer)? },
-        path,
-    ))
+    let t = StoredTable::open(&Stored::Raw(path.clone()), n, kind, None, locked())?;
+    Ok((t.into_mapped().expect("a raw table, mapped"), path))
+}
+
+/// Opens the compressed file just written to `tmp` (this process's own),
+/// mapped, to verify it before it is renamed into place.
+fn open_written(tmp: &Path, n: u32, kind: Kind) -> Result<CompressedTable<TableFile>> {
+    let stored = Stored::Compressed {
+        path: tmp.to_path_buf(),
+        listed: None,
+    };
+    let t = StoredTable::open(&stored, n, kind, None, locked())?;
+    Ok(t.into_compressed().expect("a compressed copy"))
 }
 
 /// Removes the compressed file `old` (the name an entry had before it was

@@ -2,13 +2,13 @@
 //! them (ours: the raw table, else its compressed copy; a VU folder:
 //! `scores.n`), and checking their checksums against the manifest.
 
-use super::tables::{Blocks, Layer, ProbeTable};
+use super::tables::{Layer, ProbeTable};
 use super::{Database, Source};
 use crate::error::{Error, Result};
 use crate::format::Kind;
 use crate::rules::{Rules, MAX_SEEDS};
-use crate::store::{self, FileTable, Manifest, Mapped, Stored};
-use std::path::{Path, PathBuf};
+use crate::store::{self, Access, Manifest, Stored, StoredTable};
+use std::path::Path;
 use std::sync::OnceLock;
 
 impl Database {
@@ -80,7 +80,7 @@ impl Database {
 }
 
 /// Opens table `kind` of layer `n` of `dir` (manifest `m`, none for a VU
-/// folder) where [`store::locate`] finds it: mapped with `mapped` (the
+/// folder) through [`StoredTable::find`]: mapped with `mapped` (the
 /// caller's promise, see [`Database::open_mapped`]), else read with
 /// `pread`. Sizes and compressed headers are checked; with `verify`, the
 /// checksum of the file against the manifest too. `Ok(None)` where the
@@ -95,19 +95,10 @@ fn open_table(
     mapped: bool,
     verify: bool,
 ) -> Result<Option<ProbeTable>> {
-    let Some(stored) = store::locate(dir, m, n, kind)? else {
-        return Ok(None);
-    };
-    let (mut len, of) = store::expected_size(&stored, n)?;
-    if m.is_none() && n == 48 && kind == Kind::Score {
-        // A VU scores.48 may hold one extra byte (the initial position),
-        // which is never read.
-        let found = std::fs::metadata(stored.path()).map_or(0, |f| f.len());
-        if found == len + 1 {
-            len = found;
-        }
-    }
     if let (true, Some(m)) = (verify, m) {
+        let Some(stored) = store::locate(dir, Some(m), n, kind)? else {
+            return Ok(None);
+        };
         let f = m
             .layer(n)
             .and_then(|e| e.files().find(|(k, _)| *k == kind).map(|(_, f)| f.clone()))
@@ -126,26 +117,21 @@ fn open_table(
             return Err(damage);
         }
     }
-    // SAFETY (both mappings): `mapped` is set only by `open_mapped`, whose
-    // caller promised that the folder's files are not truncated meanwhile.
-    let map = |p: &Path| unsafe { Mapped::open(p, len, of) };
-    Ok(Some(match &stored {
-        Stored::Raw(path) if mapped => ProbeTable::Raw(Box::new(map(path)?)),
-        Stored::Raw(path) => ProbeTable::File {
-            file: FileTable::open(path, len, of)?,
+    let access = if mapped {
+        // SAFETY: `mapped` is set only by `open_mapped`, whose caller
+        // promised that the folder's files are not truncated meanwhile.
+        unsafe { Access::mapped() }
+    } else {
+        Access::READ
+    };
+    let Some(table) = StoredTable::find(dir, m, n, kind, Some(rules), access)? else {
+        return Ok(None);
+    };
+    Ok(Some(match table.into_mapped() {
+        Ok(map) => ProbeTable::Raw(Box::new(map)),
+        Err(table) => ProbeTable::Stored {
+            table,
             whole: OnceLock::new(),
         },
-        Stored::Compressed { path, listed } => {
-            let blocks = if mapped {
-                Blocks::Mapped(map(path)?)
-            } else {
-                Blocks::File(FileTable::open(path, len, of)?)
-            };
-            ProbeTable::Compressed {
-                table: store::open_compressed(blocks, rules, path, n, kind, listed.as_ref())?,
-                path: PathBuf::from(path),
-                whole: OnceLock::new(),
-            }
-        }
     }))
 }

@@ -1,12 +1,10 @@
-//! The tables of one layer: a table's handle (bytes in memory or mapped, a
-//! file read with `pread`, or compressed blocks) and how an entry is read
+//! The tables of one layer: a table's handle (bytes in memory or mapped,
+//! or a [`StoredTable`]) and how an entry is read
 //! from it, the tables handed over in memory ([`LayerTables`]), and
 //! [`lookup`] in a table of the file format.
 
-use crate::codec::CompressedTable;
-use crate::error::{Error, Result};
-use crate::store::{FileTable, Mapped};
-use std::path::PathBuf;
+use crate::error::Result;
+use crate::store::StoredTable;
 use std::sync::OnceLock;
 
 /// The tables of one layer handed to
@@ -22,49 +20,14 @@ pub struct LayerTables<T> {
 /// A table's bytes, from a mapping or a buffer.
 pub(super) type Bytes = Box<dyn AsRef<[u8]> + Send + Sync>;
 
-/// Where a compressed table's blocks are read from.
-pub(super) enum Blocks {
-    /// With `pread`.
-    File(FileTable),
-    /// Mapped ([`Database::open_mapped`](super::Database::open_mapped)).
-    Mapped(Mapped),
-}
-
-impl crate::codec::Bytes for Blocks {
-    fn total_len(&self) -> u64 {
-        match self {
-            Blocks::File(f) => f.len(),
-            Blocks::Mapped(m) => m.len() as u64,
-        }
-    }
-    fn read_at(&self, at: u64, out: &mut [u8]) -> std::io::Result<()> {
-        match self {
-            Blocks::File(f) => crate::codec::Bytes::read_at(f, at, out),
-            Blocks::Mapped(m) => crate::codec::Bytes::read_at(&**m, at, out),
-        }
-    }
-    fn slice(&self) -> Option<&[u8]> {
-        match self {
-            Blocks::File(_) => None,
-            Blocks::Mapped(m) => Some(m),
-        }
-    }
-}
-
-/// One table: bytes in memory or mapped, a file read with `pread`, or
-/// compressed blocks.
+/// One table: bytes in memory or mapped raw, or a file of the folder
+/// read with `pread` or through its compressed blocks.
 pub(super) enum ProbeTable {
     Raw(Bytes),
-    File {
-        file: FileTable,
+    Stored {
+        table: StoredTable,
         /// The whole table, once
         /// [`Database::table`](super::Database::table) asked for it.
-        whole: OnceLock<Vec<u8>>,
-    },
-    Compressed {
-        table: CompressedTable<Blocks>,
-        path: PathBuf,
-        /// The whole table, once asked for.
         whole: OnceLock<Vec<u8>>,
     },
 }
@@ -86,10 +49,7 @@ impl ProbeTable {
     fn get_slow(&self, g: u64) -> Result<i8> {
         match self {
             ProbeTable::Raw(b) => Ok(lookup(&**b, g)),
-            ProbeTable::File { file, .. } => file.get(g),
-            ProbeTable::Compressed { table, path, .. } => {
-                table.get(g).map_err(|e| Error::compressed(path, e))
-            }
+            ProbeTable::Stored { table, .. } => table.get(g),
         }
     }
 
@@ -104,32 +64,20 @@ impl ProbeTable {
 
     /// Whether it is a compressed table.
     pub(super) fn is_compressed(&self) -> bool {
-        matches!(self, ProbeTable::Compressed { .. })
+        matches!(self, ProbeTable::Stored { table, .. } if table.is_compressed())
     }
 
     /// The bytes, reading a file or decompressing a compressed table into
     /// memory once.
     pub(super) fn whole(&self) -> Result<&[u8]> {
-        let (whole, bytes) = match self {
+        let (table, whole) = match self {
             ProbeTable::Raw(b) => return Ok((**b).as_ref()),
-            ProbeTable::File { file, whole } => {
-                if let Some(w) = whole.get() {
-                    return Ok(w);
-                }
-                let mut v = vec![0u8; file.len() as usize];
-                file.read_at(0, &mut v)?;
-                (whole, v)
-            }
-            ProbeTable::Compressed { table, path, whole } => {
-                if let Some(w) = whole.get() {
-                    return Ok(w);
-                }
-                let v = table
-                    .decompress_all()
-                    .map_err(|e| Error::compressed(path.clone(), e))?;
-                (whole, v)
-            }
+            ProbeTable::Stored { table, whole } => (table, whole),
         };
+        if let Some(w) = whole.get() {
+            return Ok(w);
+        }
+        let bytes = table.read_all()?;
         // Another thread may have won the race; either copy is the same.
         let _ = whole.set(bytes);
         Ok(whole.get().expect("just set"))

@@ -136,6 +136,12 @@ impl Mapped {
     }
 }
 
+impl std::fmt::Debug for Mapped {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Mapped").field("len", &self.len()).finish()
+    }
+}
+
 impl Mapped {
     /// Drops the mapping's resident pages from the process (they stay in the
     /// page cache and come back on the next access), so they no longer

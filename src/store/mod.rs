@@ -1,5 +1,6 @@
-//! The folder of tables: what it holds, how each file in it is written and
-//! read, and the one answer to "where is this table".
+//! The folder of tables: what it holds, and the one opener and the one
+//! writer of its table files. Every table file is opened here
+//! ([`StoredTable`]) and written here (the atomic writes of [`write`](mod@write)).
 //!
 //! A database folder holds, per layer `n`, `scores.n` (the VU format: one
 //! signed byte per Goedel index, no header) and, with the envelope,
@@ -12,18 +13,27 @@
 //! * [`manifest`]: the manifest's schema, loading (every field checked)
 //!   and storing.
 //! * [`write`](mod@write): atomic writes (temporary name, sync, rename, sync of the
-//!   folder), also of one table by several ranks ([`write_parts`]).
-//! * [`map`]: reading a table's bytes with `pread`, or mapped, with the
-//!   mapping contract.
+//!   folder, with the fault points `before-rename` and `after-rename`):
+//!   bytes at hand, a stream ([`AtomicFile`], the compressed files that
+//!   `pack` writes), one table by several ranks ([`write_parts`]).
+//! * `open`: [`StoredTable`], the one opener of a table: [`locate`]d,
+//!   its size checked (a raw table the layer's, a listed compressed copy
+//!   the manifest's) and a compressed copy's header (rule set, layer, the
+//!   table held); random access, ranges, steps in order, checksum of the
+//!   raw bytes. The probe, the builder's lower layers, the verifier,
+//!   compress/decompress and recover all open tables through it.
+//! * [`map`]: reading a file's bytes with `pread`, or mapped, with the
+//!   mapping contract ([`Access`] chooses, mapping an `unsafe` opt-in).
 //! * [`lock`]: `build.lock`, which every writer of a folder holds.
 //! * this module: [`locate`], the single resolver of "the raw table, else
-//!   its compressed copy" that the probe, the builder's lower layers, the
-//!   verifier, compress, recover and stats all use, and [`check_layer`],
-//!   which checks a recorded layer's files against the manifest.
+//!   its compressed copy" (and [`unlisted_copies`], the copies it searches
+//!   in a folder without manifest), and [`check_layer`], which checks a
+//!   recorded layer's files against the manifest.
 
 pub mod lock;
 pub mod manifest;
 pub mod map;
+mod open;
 pub mod write;
 
 pub use lock::FolderLock;
@@ -32,8 +42,9 @@ pub use manifest::{
     FORMAT, MANIFEST, VERSION,
 };
 pub use map::{FileTable, Mapped};
+pub use open::{Access, StoredTable, TableFile};
 pub use write::{
-    checksum_file, sync_dir, temp_path, write_atomic, write_atomic_checked, write_parts,
+    checksum_file, sync_dir, temp_path, write_atomic, write_atomic_checked, write_parts, AtomicFile,
 };
 
 use crate::codec::{self, Bytes, CompressedTable, Expected};
@@ -199,11 +210,7 @@ pub fn locate(dir: &Path, m: Option<&Manifest>, n: u32, kind: Kind) -> Result<Op
         if raw.exists() {
             return Ok(Some(Stored::Raw(raw)));
         }
-        return Ok(codec::copy_names(kind, n)
-            .into_iter()
-            .map(|c| dir.join(c))
-            .find(|p| p.exists())
-            .map(|path| Stored::Compressed { path, listed: None }));
+        return Ok(unlisted_copies(dir, n, kind).next());
     };
     let Some(f) = m
         .layer(n)
@@ -224,12 +231,23 @@ pub fn locate(dir: &Path, m: Option<&Manifest>, n: u32, kind: Kind) -> Result<Op
     }
 }
 
+/// The compressed copies of table `kind` of layer `n` in `dir` that no
+/// manifest lists, in the order [`locate`] searches a folder without
+/// manifest ([`codec::copy_names`]): those whose file exists.
+pub fn unlisted_copies(dir: &Path, n: u32, kind: Kind) -> impl Iterator<Item = Stored> + '_ {
+    codec::copy_names(kind, n)
+        .into_iter()
+        .map(|c| dir.join(c))
+        .filter(|p| p.exists())
+        .map(|path| Stored::Compressed { path, listed: None })
+}
+
 /// Opens the compressed file `path` over `bytes` and checks that it holds
 /// table `kind` of layer `n`: header and block index (against the
 /// checksum the header carries), and, when listed, the checksum of the
 /// raw table the manifest records. The size was checked by whoever made
 /// `bytes`.
-pub fn open_compressed<B: Bytes>(
+fn open_compressed<B: Bytes>(
     bytes: B,
     rules: &Rules,
     path: &Path,
@@ -270,62 +288,6 @@ pub fn expected_size(stored: &Stored, n: u32) -> Result<(u64, SizeOf)> {
             (fs::metadata(path).at(path)?.len(), SizeOf::Opened)
         }
     })
-}
-
-/// A table opened for reading with `pread`: raw, or through its
-/// compressed blocks.
-#[derive(Debug)]
-pub enum StoredTable {
-    /// A raw table.
-    Raw(FileTable),
-    /// A compressed copy.
-    Compressed(CompressedTable<FileTable>, PathBuf),
-}
-
-impl StoredTable {
-    /// Opens table `kind` of layer `n` of a folder of `rules` where
-    /// [`locate`] found it: sizes,
-    /// and for a compressed copy its header, block index and the table it
-    /// holds, are checked; no table is read whole.
-    pub fn open(stored: &Stored, rules: &Rules, n: u32, kind: Kind) -> Result<StoredTable> {
-        let (len, of) = expected_size(stored, n)?;
-        let file = FileTable::open(stored.path(), len, of)?;
-        Ok(match stored {
-            Stored::Raw(_) => StoredTable::Raw(file),
-            Stored::Compressed { path, listed } => StoredTable::Compressed(
-                open_compressed(file, rules, path, n, kind, listed.as_ref())?,
-                path.clone(),
-            ),
-        })
-    }
-
-    /// Entries `start .. start + out.len()` into `out` (compressed blocks
-    /// decompressed in parallel).
-    pub fn read_at(&self, start: u64, out: &mut [u8]) -> Result<()> {
-        match self {
-            StoredTable::Raw(f) => f.read_at(start, out),
-            StoredTable::Compressed(t, path) => t
-                .decompress_range(start, out)
-                .map_err(|e| Error::compressed(path, e)),
-        }
-    }
-
-    /// The entry at index `g`.
-    #[inline]
-    pub fn get(&self, g: u64) -> Result<i8> {
-        match self {
-            StoredTable::Raw(f) => f.get(g),
-            StoredTable::Compressed(t, path) => t.get(g).map_err(|e| Error::compressed(path, e)),
-        }
-    }
-
-    /// The file read.
-    pub fn path(&self) -> &Path {
-        match self {
-            StoredTable::Raw(f) => f.path(),
-            StoredTable::Compressed(_, p) => p,
-        }
-    }
 }
 
 /// Checks the files of the recorded layer `e` against the manifest `m`:

@@ -1,13 +1,16 @@
 //! Files written so that a crash never leaves a complete-looking one that
 //! is not: a temporary name, then sync, rename, and a sync of the folder.
-//! The ranks of a build write their byte ranges of one table the same way
-//! ([`write_parts`]).
+//! Bytes at hand or made piecewise ([`write_atomic`],
+//! [`write_atomic_checked`]), a stream ([`AtomicFile`], the compressed
+//! files), and the byte ranges of one table that the ranks of a build
+//! write ([`write_parts`]). Every rename passes the fault points
+//! `before-rename` and `after-rename` ([`crate::fault`]).
 
 use crate::comm::{Comm, Part};
 use crate::error::{AtPath, Error, Result};
 use crate::format::hex;
 use std::fs::{self, File};
-use std::io::{Read, Write};
+use std::io::{BufWriter, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
 /// The checksum of a file, read sequentially.
@@ -169,4 +172,79 @@ fn rename_into_place(tmp: &Path, path: &Path) -> Result<()> {
     sync_dir(path.parent().unwrap_or(Path::new(".")))?;
     crate::fault::point("after-rename", &name);
     Ok(())
+}
+
+/// A file written as a stream (a compressed table) through its temporary
+/// name: [`create`](Self::create), write (it is `Write + Seek`, buffered),
+/// [`sync`](Self::sync) (after which the temporary file at
+/// [`temp_path`](Self::temp_path) may be read back and verified), then
+/// [`commit`](Self::commit): sync, rename into place, sync of the folder.
+/// Dropped without a commit, the temporary file is removed and the file
+/// left as it was.
+#[derive(Debug)]
+pub struct AtomicFile {
+    path: PathBuf,
+    tmp: PathBuf,
+    out: BufWriter<File>,
+    committed: bool,
+}
+
+impl AtomicFile {
+    /// Starts writing `path`: creates its temporary file.
+    pub fn create(path: &Path) -> Result<AtomicFile> {
+        let tmp = temp_path(path);
+        let file = File::create(&tmp).at(&tmp)?;
+        Ok(AtomicFile {
+            path: path.to_path_buf(),
+            tmp,
+            out: BufWriter::with_capacity(1 << 20, file),
+            committed: false,
+        })
+    }
+
+    /// The temporary file written.
+    pub fn temp_path(&self) -> &Path {
+        &self.tmp
+    }
+
+    /// Writes out what is buffered and syncs the temporary file.
+    pub fn sync(&mut self) -> Result<()> {
+        self.out.flush().at(&self.tmp)?;
+        self.out.get_ref().sync_all().at(&self.tmp)
+    }
+
+    /// Syncs the temporary file and renames it into place (its folder
+    /// synced).
+    pub fn commit(mut self) -> Result<()> {
+        self.sync()?;
+        rename_into_place(&self.tmp, &self.path)?;
+        self.committed = true;
+        Ok(())
+    }
+}
+
+impl Write for AtomicFile {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.out.write(buf)
+    }
+    fn write_all(&mut self, buf: &[u8]) -> std::io::Result<()> {
+        self.out.write_all(buf)
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.out.flush()
+    }
+}
+
+impl Seek for AtomicFile {
+    fn seek(&mut self, pos: SeekFrom) -> std::io::Result<u64> {
+        self.out.seek(pos)
+    }
+}
+
+impl Drop for AtomicFile {
+    fn drop(&mut self) {
+        if !self.committed {
+            let _ = fs::remove_file(&self.tmp);
+        }
+    }
 }

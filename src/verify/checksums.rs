@@ -3,12 +3,11 @@
 //! table's bytes.
 
 use super::csv;
-use super::STEP;
-use crate::error::{AtPath, Result, SizeOf};
+use crate::error::{AtPath, Error, Result};
 use crate::format::Kind;
 use crate::index::layer_size;
 use crate::rules::{Rules, MAX_SEEDS};
-use crate::store::{self, FileTable, Manifest, Stored};
+use crate::store::{self, Access, Manifest, StoredTable};
 use serde::Serialize;
 use std::ops::RangeInclusive;
 use std::path::Path;
@@ -215,10 +214,9 @@ impl ChecksumReport {
 /// The file holding table `kind` of layer `n` in `dir`, found by name (the
 /// manifest is not trusted): the raw table, else its compressed copy
 /// (`NAME.zst`); `None` when neither exists.
-fn table_file(dir: &Path, kind: Kind, n: u32) -> Option<(std::path::PathBuf, bool)> {
+fn table_file(dir: &Path, kind: Kind, n: u32) -> Option<std::path::PathBuf> {
     match store::locate(dir, None, n, kind) {
-        Ok(Some(s @ Stored::Compressed { .. })) => Some((s.path().to_path_buf(), true)),
-        Ok(Some(s)) => Some((s.path().to_path_buf(), false)),
+        Ok(Some(s)) => Some(s.path().to_path_buf()),
         _ => None,
     }
 }
@@ -269,7 +267,7 @@ pub fn compare_checksums(
             continue;
         }
         let name = k.kind.file_name(k.layer);
-        let Some((path, compressed)) = table_file(dir, k.kind, k.layer) else {
+        let Some(path) = table_file(dir, k.kind, k.layer) else {
             if listed(k.layer, k.kind) {
                 report.tables.push(TableCheck {
                     known: k.clone(),
@@ -281,7 +279,7 @@ pub fn compare_checksums(
             }
             continue;
         };
-        let outcome = checksum_of(&path, compressed, k)?;
+        let outcome = checksum_of(dir, k)?;
         report.tables.push(TableCheck {
             known: k.clone(),
             file: path
@@ -297,62 +295,41 @@ pub fn compare_checksums(
     Ok(report)
 }
 
-/// Size and checksum of one table file against its known-good row.
-fn checksum_of(path: &Path, compressed: bool, k: &KnownTable) -> Result<TableOutcome> {
-    if !compressed {
-        let len = std::fs::metadata(path).at(path)?.len();
-        if len != k.bytes {
+/// Size and checksum of table `k` of `dir` (found by name, no manifest
+/// trusted) against its known-good row, opened by [`StoredTable::find`].
+fn checksum_of(dir: &Path, k: &KnownTable) -> Result<TableOutcome> {
+    let damaged = |reason: String| Ok(TableOutcome::Damaged { reason });
+    let table = match StoredTable::find(dir, None, k.layer, k.kind, None, Access::READ) {
+        Ok(Some(t)) => t,
+        Ok(None) => return Err(Error::Missing(dir.join(k.kind.file_name(k.layer)))),
+        Err(Error::Size { found, .. }) => {
             return Ok(TableOutcome::Differs {
-                found: format!("{len} bytes, expected {}", k.bytes),
-            });
-        }
-        let found = store::checksum_file(path)?;
-        return Ok(if found == k.xxh3 {
-            TableOutcome::Equal
-        } else {
-            TableOutcome::Differs { found }
-        });
-    }
-    let len = std::fs::metadata(path).at(path)?.len();
-    let file = FileTable::open(path, len, SizeOf::Opened)?;
-    let table = match crate::codec::CompressedTable::parse(file).and_then(|mut t| {
-        if t.header().holds(k.kind) {
-            t.serve(k.kind)?;
-        }
-        Ok(t)
-    }) {
-        Ok(t) => t,
-        Err(e) => {
-            return Ok(TableOutcome::Damaged {
-                reason: e.to_string(),
+                found: format!("{found} bytes, expected {}", k.bytes),
             })
         }
+        Err(Error::Compressed { source, .. }) => return damaged(source.to_string()),
+        Err(e) => return Err(e),
     };
-    let h = table.header();
-    if h.kind != k.kind || h.layer != k.layer {
-        return Ok(TableOutcome::Damaged {
-            reason: format!(
+    if let Some(h) = table.header() {
+        if h.kind != k.kind || h.layer != k.layer {
+            return damaged(format!(
                 "it holds {}, not {}",
                 h.kind.file_name(h.layer),
                 k.kind.file_name(k.layer)
-            ),
+            ));
+        }
+    }
+    let total = table.len();
+    if !table.is_compressed() && total != k.bytes {
+        return Ok(TableOutcome::Differs {
+            found: format!("{total} bytes, expected {}", k.bytes),
         });
     }
-    let mut hasher = xxhash_rust::xxh3::Xxh3::new();
-    let mut buf = vec![0u8; STEP];
-    let total = table.len();
-    let mut start = 0u64;
-    while start < total {
-        let k = (total - start).min(STEP as u64) as usize;
-        if let Err(e) = table.decompress_range(start, &mut buf[..k]) {
-            return Ok(TableOutcome::Damaged {
-                reason: e.to_string(),
-            });
-        }
-        hasher.update(&buf[..k]);
-        start += k as u64;
-    }
-    let found = format!("{:016x}", hasher.digest());
+    let found = match table.checksum() {
+        Ok(sum) => sum,
+        Err(Error::Compressed { source, .. }) => return damaged(source.to_string()),
+        Err(e) => return Err(e),
+    };
     Ok(if total != k.bytes {
         TableOutcome::Differs {
             found: format!("{total} bytes, expected {}", k.bytes),

@@ -7,7 +7,7 @@ use crate::error::{Error, Result, SizeOf};
 use crate::format::Kind;
 use crate::index::layer_size;
 use crate::rules::MAX_SEEDS;
-use crate::store::{self, FileEntry, FileTable, Manifest, StoredTable};
+use crate::store::{Access, FileEntry, FileTable, Manifest, StoredTable};
 use rayon::prelude::*;
 use serde::Serialize;
 use std::ops::RangeInclusive;
@@ -143,13 +143,15 @@ pub fn compare_with_oracle(
     Ok(out)
 }
 
-/// One of our tables, opened where [`store::locate`] finds it.
+/// One of our tables, opened where [`crate::store::locate`] finds it.
 fn open_ours(dir: &Path, manifest: &Manifest, n: u32, kind: Kind) -> Result<StoredTable> {
-    let stored = store::locate(dir, Some(manifest), n, kind)?.ok_or(Error::NoEnvelope {
-        dir: dir.to_path_buf(),
-        layer: n,
-    })?;
-    StoredTable::open(&stored, &manifest.rules(), n, kind)
+    let rules = manifest.rules();
+    StoredTable::find(dir, Some(manifest), n, kind, Some(&rules), Access::READ)?.ok_or(
+        Error::NoEnvelope {
+            dir: dir.to_path_buf(),
+            layer: n,
+        },
+    )
 }
 
 fn compare_layer(
