@@ -283,8 +283,8 @@ fn each_damaged_header_field_has_its_typed_error() {
         ("magic", set(z, 0, b"AWARIZSX"), |e| {
             *e == CompressError::BadMagic
         }),
-        ("version", set(z, 8, &4u32.to_le_bytes()), |e| {
-            *e == CompressError::UnsupportedVersion(4)
+        ("version", set(z, 8, &5u32.to_le_bytes()), |e| {
+            *e == CompressError::UnsupportedVersion(5)
         }),
         // Version 3's header has its tables byte where this one has its
         // table (0, not a set of tables).
@@ -1131,9 +1131,9 @@ fn each_damaged_v3_header_field_has_its_typed_error() {
             Box::new(|e| *e == CompressError::BadMagic),
         ),
         (
-            "version 4".into(),
-            set3(z, 8, &4u32.to_le_bytes()),
-            Box::new(|e| *e == CompressError::UnsupportedVersion(4)),
+            "version 5".into(),
+            set3(z, 8, &5u32.to_le_bytes()),
+            Box::new(|e| *e == CompressError::UnsupportedVersion(5)),
         ),
         (
             "version 0".into(),

@@ -798,7 +798,7 @@ fn cli_format_flags() {
         ),
         (vec!["--format", "2", "--scores-only"], "--scores-only"),
         (vec!["--block-size", "16385"], "--block-size"),
-        (vec!["--format", "4"], "--format"),
+        (vec!["--format", "5"], "--format"),
     ] {
         let mut a = vec!["compress", "--db", d];
         a.extend(args.iter().copied());
