@@ -226,6 +226,16 @@ pub(super) fn rule_set(b: &[u8]) -> Result<Rules, CompressError> {
         })
 }
 
+/// The checksum of what comes before a file's blocks: `xxh3-64` of the
+/// header's first `fields` bytes (the fields before the stored checksum)
+/// followed by `rest` (index, and dictionary or models).
+pub(super) fn meta_checksum(head: &[u8], fields: usize, rest: &[u8]) -> u64 {
+    let mut h = xxhash_rust::xxh3::Xxh3::new();
+    h.update(&head[..fields]);
+    h.update(rest);
+    h.digest()
+}
+
 /// Checks that `layer` is a layer of tables and has `entries` positions.
 pub(super) fn check_layer(layer: u32, entries: u64) -> Result<(), CompressError> {
     let field = |field: &'static str, reason: String| CompressError::HeaderField { field, reason };

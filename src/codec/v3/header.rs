@@ -127,11 +127,7 @@ pub(super) fn encode_header(h: &Header, f: &V3Fields) -> [u8; 80] {
     b
 }
 
-/// The checksum of header, index and models of a version 3 file: `xxh3-64`
-/// of bytes 0..80 followed by the index and the models.
-pub(super) fn meta_checksum(head: &[u8], index_and_models: &[u8]) -> u64 {
-    let mut h = xxhash_rust::xxh3::Xxh3::new();
-    h.update(&head[..80]);
-    h.update(index_and_models);
-    h.digest()
+/// The checksum of header (its first 80 bytes), index and model.
+pub(super) fn meta_checksum(head: &[u8], rest: &[u8]) -> u64 {
+    crate::codec::header::meta_checksum(head, 80, rest)
 }

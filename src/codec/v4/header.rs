@@ -171,11 +171,7 @@ pub(super) fn encode_header(h: &Header, f: &V4Fields) -> [u8; 88] {
     b
 }
 
-/// The checksum of header, index, counts and model: `xxh3-64` of bytes
-/// 0..88 followed by them.
+/// The checksum of header (its first 88 bytes), index and model.
 pub(super) fn meta_checksum(head: &[u8], rest: &[u8]) -> u64 {
-    let mut h = xxhash_rust::xxh3::Xxh3::new();
-    h.update(&head[..88]);
-    h.update(rest);
-    h.digest()
+    crate::codec::header::meta_checksum(head, 88, rest)
 }

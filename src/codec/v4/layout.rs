@@ -54,8 +54,6 @@ struct Slot {
     /// The table and the block (`u64::MAX`: none).
     table: u64,
     block: usize,
-    /// Its first entry.
-    start: u64,
     /// Symbols decoded.
     done: usize,
     sym: Vec<u8>,
@@ -271,7 +269,6 @@ impl Layout {
                         slots.push(Slot {
                             table: u64::MAX,
                             block: 0,
-                            start: 0,
                             done: 0,
                             sym: Vec::new(),
                             bytes: Vec::new(),
@@ -302,7 +299,6 @@ impl Layout {
                     slot.walk = Some(Walk::at(self.shape.n, start));
                     slot.table = self.id;
                     slot.block = b;
-                    slot.start = start;
                     slot.done = 0;
                     k
                 }

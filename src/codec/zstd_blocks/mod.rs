@@ -103,10 +103,7 @@ fn encode_header(h: &Header, z: &ZstdFields) -> [u8; 64] {
 /// followed by the index and the dictionary (the stored checksum itself,
 /// bytes 64..72, left out).
 fn meta_checksum(head: &[u8], index_and_dictionary: &[u8]) -> u64 {
-    let mut h = xxhash_rust::xxh3::Xxh3::new();
-    h.update(&head[..64]);
-    h.update(index_and_dictionary);
-    h.digest()
+    crate::codec::header::meta_checksum(head, 64, index_and_dictionary)
 }
 
 /// What a reader of a file of version 1 or 2 keeps: header, block index
