@@ -5,7 +5,7 @@
 
 mod common;
 
-use awari_egdb::codec::v4::{encode_scores, V4Settings};
+use awari_egdb::codec::v4::{encode_full, encode_scores, V4Settings};
 use awari_egdb::codec::{CompressError, CompressedTable, Expected};
 use awari_egdb::format::Kind;
 use awari_egdb::rules::AWARI;
@@ -63,6 +63,78 @@ fn every_table_of_layers_0_to_12_round_trips_at_several_layouts() {
             assert!(matches!(t.get(len), Err(CompressError::OutOfRange { .. })));
         }
     }
+}
+
+fn table(kind: &str, n: u32) -> Vec<u8> {
+    std::fs::read(common::db_dir().join(format!("{kind}.{n}"))).expect(kind)
+}
+
+#[test]
+fn the_full_form_round_trips_every_table_of_layers_0_to_12_at_several_layouts() {
+    for n in 0..=common::MAX {
+        let raws = [Kind::Score, Kind::Lower, Kind::Upper].map(|k| (k, table(k.stem(), n)));
+        for (lay, env_bytes) in layouts().into_iter().zip([128, 16, 40, 4096, 64]) {
+            let file = encode_full(
+                &raws[0].1, &raws[1].1, &raws[2].1, &AWARI, n, lay, env_bytes,
+            )
+            .expect("encode");
+            let mut t = open(&file).unwrap_or_else(|e| panic!("layer {n} {lay:?}: {e}"));
+            assert_eq!(t.header().tables, 0b111);
+            for (kind, raw) in &raws {
+                t.serve(*kind).expect("held");
+                assert_eq!(
+                    t.header().raw_checksum_of(*kind),
+                    Some(format!("{:016x}", xxhash_rust::xxh3::xxh3_64(raw)))
+                );
+                let all = t
+                    .decompress_all()
+                    .unwrap_or_else(|e| panic!("layer {n} {kind:?} {lay:?}: {e}"));
+                assert!(all == *raw, "layer {n} {kind:?} {lay:?} decoded whole");
+                for (g, &v) in raw.iter().enumerate() {
+                    assert_eq!(
+                        t.get(g as u64).expect("get"),
+                        v as i8,
+                        "layer {n} {kind:?} entry {g} {lay:?}"
+                    );
+                }
+                // Probes out of order, and ranges that start and end
+                // inside blocks.
+                let len = raw.len() as u64;
+                let mut rng = rand::rngs::StdRng::seed_from_u64(n as u64);
+                for _ in 0..500.min(len) {
+                    let g = rng.gen_range(0..len);
+                    assert_eq!(
+                        t.get(g).expect("get"),
+                        raw[g as usize] as i8,
+                        "layer {n} {kind:?} entry {g}"
+                    );
+                }
+                for (a, b) in [(0, len), (len / 3, len / 3 + 1), (len / 7, len - len / 5)] {
+                    let mut out = vec![0u8; (b - a) as usize];
+                    t.decompress_range(a, &mut out).expect("range");
+                    assert_eq!(
+                        out,
+                        raw[a as usize..b as usize],
+                        "layer {n} {kind:?} {a}..{b}"
+                    );
+                }
+                assert!(matches!(t.get(len), Err(CompressError::OutOfRange { .. })));
+            }
+        }
+    }
+}
+
+#[test]
+fn a_full_form_of_bounds_out_of_order_or_the_wrong_size_is_refused() {
+    let (s, mut lo, hi) = (table("scores", 6), table("lower", 6), table("upper", 6));
+    let lay = V4Settings::default();
+    assert!(encode_full(&s, &lo[1..], &hi, &AWARI, 6, lay, 128).is_err());
+    assert!(encode_full(&s, &lo, &hi, &AWARI, 6, lay, 8).is_err());
+    let g = (0..s.len())
+        .find(|&g| s[g] as i8 > -6)
+        .expect("a score above -6");
+    lo[g] = (s[g] as i8 + 1) as u8;
+    assert!(encode_full(&s, &lo, &hi, &AWARI, 6, lay, 128).is_err());
 }
 
 #[test]

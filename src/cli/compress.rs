@@ -22,8 +22,8 @@ pub struct CompressArgs {
     db: super::DbArg,
     /// The file format: 3 (the default) codes each layer's three tables
     /// together with context models, in one file `tables.n.zst`; 4 codes
-    /// the scores alone for random access near raw speed (`scores.n.zst`;
-    /// implies --scores-only); 2 codes each table on its own with zstd
+    /// them for random access near raw speed (`tables.n.zst`, or with
+    /// --scores-only `scores.n.zst`); 2 codes each table on its own with zstd
     /// (`scores.n.zst`, ...), and is the default when --level or
     /// --dictionary is given.
     #[arg(long, value_name = "V", value_parser = clap::value_parser!(u32).range(2..=4))]
@@ -32,8 +32,8 @@ pub struct CompressArgs {
     /// its block up to the entry.
     #[arg(long, value_name = "B")]
     block_bytes: Option<u32>,
-    /// Format 3: code the scores alone (`scores.n.zst`, the form an engine
-    /// ships); the envelope's tables are left as they are.
+    /// Formats 3 and 4: code the scores alone (`scores.n.zst`, the form an
+    /// engine ships); the envelope's tables are left as they are.
     #[arg(long)]
     scores_only: bool,
     /// Format 2: zstd level (1..=22, default 19; negative levels are
@@ -122,6 +122,7 @@ fn settings(a: &CompressArgs) -> Result<Settings, Failure> {
         }
         if format == 4 {
             let mut s = Settings::random_access();
+            s.scores_only = a.scores_only;
             if let Some(b) = a.block_bytes {
                 s.block_bytes = b;
             }

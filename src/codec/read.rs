@@ -36,8 +36,9 @@ enum Blocks {
     Zstd(Frames),
     /// Version 3: the block index and the models.
     V3(Box<Layout>),
-    /// Version 4: the sparse index, block counts and model.
-    V4(Box<v4::Layout>),
+    /// Version 4: the sparse index, block counts and model, and the full
+    /// form's envelope.
+    V4(Box<v4::Layout>, Option<Box<v4::Envelope>>),
 }
 
 impl<B> std::fmt::Debug for CompressedTable<B> {
@@ -83,7 +84,14 @@ impl<B: Bytes> CompressedTable<B> {
         let family = match &header.family {
             Family::Zstd(_) => Blocks::Zstd(Frames::open(&header, meta, len)?),
             Family::V3(_) => Blocks::V3(Box::new(v3::layout(&header, &meta, len)?)),
-            Family::V4(f) => Blocks::V4(Box::new(v4::Layout::open(&header, f, &meta, len)?)),
+            Family::V4(f) => {
+                let l = v4::Layout::open(&header, f, &meta, len)?;
+                let e = match f.envelope {
+                    Some(_) => Some(Box::new(v4::Envelope::open(&header, f, &meta)?)),
+                    None => None,
+                };
+                Blocks::V4(Box::new(l), e)
+            }
         };
         Ok(CompressedTable {
             bytes,
@@ -123,7 +131,7 @@ impl<B: Bytes> CompressedTable<B> {
     /// holds all three tables of its layer; it serves the scores until
     /// told otherwise).
     pub fn check_table(&mut self, want: &Expected) -> Result<(), CompressError> {
-        if let Family::V3(_) = self.header.family {
+        if let Family::V3(_) | Family::V4(_) = self.header.family {
             self.serve(want.kind)?;
         }
         let h = &self.header;
@@ -198,7 +206,7 @@ impl<B: Bytes> CompressedTable<B> {
                 (s, s + a as u64 + b as u64)
             }
             Blocks::Zstd(f) => f.span(i).ok_or_else(out_of_range)?,
-            Blocks::V4(_) => return Err(out_of_range()),
+            Blocks::V4(..) => return Err(out_of_range()),
         };
         // Checked when parsed; checked again so that a file changed since
         // cannot index out of bounds.
@@ -249,8 +257,11 @@ impl<B: Bytes> CompressedTable<B> {
                 entries: self.header.entries,
             });
         }
-        if let Blocks::V4(l) = &self.family {
-            return l.get(&self.bytes, g);
+        if let Blocks::V4(l, e) = &self.family {
+            return match (e, self.header.kind) {
+                (Some(e), k @ (Kind::Lower | Kind::Upper)) => e.get(l, &self.bytes, g, k),
+                _ => l.get(&self.bytes, g),
+            };
         }
         let bs = self.header.block_size as u64;
         let (block, at) = (g / bs, (g % bs) as usize);
@@ -307,13 +318,19 @@ impl<B: Bytes> CompressedTable<B> {
                 entries: self.header.entries,
             });
         }
-        if let Blocks::V4(l) = &self.family {
+        if let Blocks::V4(l, e) = &self.family {
             // Parts of about a million entries, decoded in parallel.
             return out
                 .par_chunks_mut(1 << 20)
                 .enumerate()
                 .try_for_each(|(k, part)| {
-                    l.decode_range(&self.bytes, start + (k as u64) * (1 << 20), part)
+                    let at = start + (k as u64) * (1 << 20);
+                    match (e, self.header.kind) {
+                        (Some(e), kind @ (Kind::Lower | Kind::Upper)) => {
+                            e.decode_range(l, &self.bytes, at, part, kind)
+                        }
+                        _ => l.decode_range(&self.bytes, at, part),
+                    }
                 });
         }
         let bs = self.header.block_size as u64;
@@ -470,7 +487,7 @@ impl<B: Bytes> CompressedTable<B> {
                 let start = block * self.header.block_size as u64;
                 v3::decode_one(l, &mut dec.v3, self.header.kind, start, z, block, out)
             }
-            Blocks::V4(_) => Err(CompressError::OutOfRange {
+            Blocks::V4(..) => Err(CompressError::OutOfRange {
                 index: block,
                 entries: self.header.blocks(),
             }),

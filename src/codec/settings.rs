@@ -20,8 +20,8 @@ pub struct Settings {
     /// in the file (format 2); 0: none. A table too small to train one on
     /// is written without.
     pub dictionary: u32,
-    /// Format 3: code the scores alone (`scores.n.zst`), not the layer's
-    /// three tables together (`tables.n.zst`).
+    /// Formats 3 and 4: code the scores alone (`scores.n.zst`), not the
+    /// layer's three tables together (`tables.n.zst`).
     pub scores_only: bool,
 }
 
@@ -51,7 +51,8 @@ impl Settings {
         }
     }
 
-    /// The default settings of format 4 (the scores alone).
+    /// The default settings of format 4 (the scores alone; the full form
+    /// with `scores_only` false).
     pub const fn random_access() -> Settings {
         Settings {
             version: 4,
@@ -80,13 +81,6 @@ impl Settings {
                         "format 4 codes with context models, not zstd".into(),
                     ));
                 }
-                if !self.scores_only {
-                    return Err((
-                        "scores only",
-                        "format 4 holds the scores alone (the three tables together are format 3)"
-                            .into(),
-                    ));
-                }
                 v4::check_blocks(self.block_bytes, self.block_size)
             }
             3 => {
@@ -102,7 +96,7 @@ impl Settings {
                 if self.scores_only {
                     return Err((
                         "scores only",
-                        "the scores-only form is one of format 3".into(),
+                        "the scores-only form is one of formats 3 and 4".into(),
                     ));
                 }
                 crate::format::check_compression(self.level, self.block_size, self.dictionary)

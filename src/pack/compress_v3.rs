@@ -1,5 +1,5 @@
-//! Compressing a layer in format 3 (its three tables, or its scores
-//! alone, into one file) or format 4 (its scores alone), written through
+//! Compressing a layer in format 3 or 4 (its three tables, or its scores
+//! alone, into one file), written through
 //! [`store::AtomicFile`] and verified table by table before it is renamed
 //! into place and listed in the manifest.
 
@@ -15,7 +15,7 @@ use std::io;
 use std::path::Path;
 use std::time::Instant;
 
-/// [`compress_layers`]' work on layer `l` in format 3: one file for the
+/// [`compress_layers`]' work on layer `l` in format 3 or 4: one file for the
 /// layer's three tables (`tables.n.zst`), or for its scores alone
 /// (`scores.n.zst`) with [`Settings::scores_only`] or a layer without
 /// the envelope. The file is written through a temporary file, and each
@@ -32,7 +32,7 @@ pub(super) fn compress_layer_models(
 ) -> Result<()> {
     let t0 = Instant::now();
     let rules = manifest.rules();
-    let full = s.version == 3 && !s.scores_only && l.lower.is_some() && l.upper.is_some();
+    let full = s.version >= 3 && !s.scores_only && l.lower.is_some() && l.upper.is_some();
     let files: Vec<(Kind, FileEntry)> = l
         .files()
         .filter(|(k, _)| full || *k == Kind::Score)
@@ -142,7 +142,19 @@ pub(super) fn compress_layer_models(
             block_cap: s.block_size,
             ..Default::default()
         };
-        let file = crate::codec::v4::encode_scores(tables.scores, &rules, l.seeds, v4).at(&tmp)?;
+        let file = match tables.envelope {
+            Some((lower, upper)) => crate::codec::v4::encode_full(
+                tables.scores,
+                lower,
+                upper,
+                &rules,
+                l.seeds,
+                v4,
+                crate::codec::v4::envelope_block_bytes(s.block_bytes),
+            ),
+            None => crate::codec::v4::encode_scores(tables.scores, &rules, l.seeds, v4),
+        }
+        .at(&tmp)?;
         obs.advance(2 * blocks);
         io::Write::write_all(&mut w, &file).at(&tmp)?;
         file.len() as u64

@@ -152,9 +152,9 @@ pub struct CompressedEntry {
     /// The dictionary size asked for (0: none).
     #[serde(default)]
     pub dictionary: u32,
-    /// The format: 3 for context models (a full-form file `tables.n.zst`
-    /// is listed once for each of the layer's three tables), 4 for the
-    /// scores for random access; absent or 0 for zstd blocks (format
+    /// The format: 3 for context models, 4 for random access (a full-form
+    /// file `tables.n.zst` of either is listed once for each of the
+    /// layer's three tables); absent or 0 for zstd blocks (format
     /// versions 1 and 2).
     #[serde(default, skip_serializing_if = "is_zero_u32")]
     pub version: u32,
@@ -473,7 +473,7 @@ impl Manifest {
             check_name(&c.name)?;
             // A full-form file holds a layer's three tables: only such a
             // file is listed more than once.
-            let shared = c.version == 3 && c.name == crate::codec::layer_file_name(c.seeds);
+            let shared = c.version >= 3 && c.name == crate::codec::layer_file_name(c.seeds);
             if !names.insert(c.name.as_str()) && !shared {
                 return Err(ManifestFault::NameTwice(c.name.clone()));
             }

@@ -65,7 +65,7 @@ pub(in crate::codec) fn step(p: &mut Position) {
 /// How far back the neighbour "one seed moved from pit 2 to pit 0" is, if
 /// pit 2 has a seed.
 #[inline(always)]
-fn back(p: &Position) -> Option<usize> {
+pub(in crate::codec) fn back(p: &Position) -> Option<usize> {
     (p.0[2] > 0).then_some(p.0[0] as usize + p.0[1] as usize + 2)
 }
 

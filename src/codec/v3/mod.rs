@@ -34,10 +34,10 @@ mod header;
 mod layout;
 
 use super::ans;
+pub(in crate::codec) use contexts::{back, score_context, step};
 pub use contexts::{
     envelope_check, project, score_check, symbol, walk_envelope, walk_scores, Models, Shape,
 };
-pub(in crate::codec) use contexts::{score_context, step};
 pub use decode::{decode_blocks, Block};
 pub(in crate::codec) use decode::{decode_one, decode_two, Scratch};
 pub use encode::{

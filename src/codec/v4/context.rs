@@ -42,6 +42,12 @@ impl Walk {
         v3::score_context(shape, VARIANTS - 1, &self.p, out, i)
     }
 
+    /// The position of the next entry.
+    #[inline(always)]
+    pub fn position(&self) -> &Position {
+        &self.p
+    }
+
     /// Steps to the next entry.
     #[inline(always)]
     pub fn step(&mut self) {

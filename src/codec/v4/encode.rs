@@ -4,12 +4,13 @@
 use super::coder;
 use super::context::Walk;
 use super::header::{
-    check_blocks, check_classes, encode_header, meta_checksum, V4Fields, V4_ALIGN,
+    check_blocks, check_classes, encode_header, meta_checksum, EnvelopeFields, V4Fields, V4_ALIGN,
     V4_DEFAULT_BLOCK_BYTES, V4_DEFAULT_BLOCK_CAP, V4_DEFAULT_CLASSES, V4_HEADER_BYTES,
     V4_SPARSE_BITS,
 };
+use super::index;
 use super::model::{Counts, Model, WEIGHT};
-use crate::codec::v3::Shape;
+use crate::codec::v3::{Shape, FULL, SCORES_ONLY};
 use crate::codec::{Family, Header};
 use crate::format::Kind;
 use crate::index::layer_size;
@@ -19,7 +20,7 @@ use std::io;
 
 /// Entries coded in parallel as one run of blocks (a run ends with a
 /// block that may not be full).
-const RUN: u64 = 1 << 20;
+pub(super) const RUN: u64 = 1 << 20;
 
 /// How a format 4 file is cut and modelled.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -75,9 +76,9 @@ fn count_run(shape: Shape, start: u64, s: &[u8], counts: &mut Counts) {
 }
 
 /// One coded block: its entries and bytes.
-struct Coded {
-    entries: u16,
-    bytes: Vec<u8>,
+pub(super) struct Coded {
+    pub(super) entries: u16,
+    pub(super) bytes: Vec<u8>,
 }
 
 /// Codes the run of symbols `s` (raw values `raw`) from entry `start` into
@@ -150,6 +151,19 @@ pub fn encode_scores(
     layer: u32,
     lay: V4Settings,
 ) -> io::Result<Vec<u8>> {
+    encode_file(scores, None, rules, layer, lay)
+}
+
+/// The format 4 file of the raw scores `scores` and, in the full form,
+/// the envelope ([`super::envelope`]: the raw lower and upper tables and
+/// the bytes of its blocks).
+pub(super) fn encode_file(
+    scores: &[u8],
+    envelope: Option<(&[u8], &[u8], u32)>,
+    rules: &Rules,
+    layer: u32,
+    lay: V4Settings,
+) -> io::Result<Vec<u8>> {
     let invalid = |m: String| io::Error::new(io::ErrorKind::InvalidInput, m);
     lay.check().map_err(|(f, r)| invalid(format!("{f}: {r}")))?;
     if layer > MAX_SEEDS || layer == 47 {
@@ -201,6 +215,9 @@ pub fn encode_scores(
         .map(|&r| code_run(shape, &model, &enc, lay, r, &sym[span(r)], &scores[span(r)]))
         .collect();
     let blocks: Vec<&Coded> = coded.iter().flatten().collect();
+    let env = envelope
+        .map(|(lo, hi, bytes)| super::envelope::code(shape, &sym, lo, hi, lay, bytes))
+        .transpose()?;
     if blocks.len() as u64 > u32::MAX as u64 {
         return Err(invalid(format!(
             "{} blocks, format 4 holds at most {}",
@@ -208,34 +225,31 @@ pub fn encode_scores(
             u32::MAX
         )));
     }
-    // The sparse index: for every 2^S-th entry, its block and its place
-    // in it.
-    let step = 1u64 << V4_SPARSE_BITS;
-    let mut sparse = Vec::with_capacity(entries.div_ceil(step) as usize);
-    let mut first = 0u64;
-    for (b, c) in blocks.iter().enumerate() {
-        let end = first + c.entries as u64;
-        let mut next = (sparse.len() as u64) * step;
-        while next < end {
-            sparse.push(((b as u64) << 32) | (next - first));
-            next += step;
-        }
-        first = end;
-    }
+    // Sparse index and counts, the scores' then the envelope's.
     let mut meta = Vec::new();
-    for x in &sparse {
-        meta.extend_from_slice(&x.to_le_bytes());
-    }
-    for c in &blocks {
-        meta.extend_from_slice(&c.entries.to_le_bytes());
+    let parts = [
+        Some(blocks.clone()),
+        env.as_ref().map(|e| e.blocks.iter().collect()),
+    ];
+    for part in parts.iter().flatten() {
+        let c: Vec<u16> = part.iter().map(|c| c.entries).collect();
+        let sparse = index::build(c.iter().copied(), V4_SPARSE_BITS);
+        index::write(&sparse, c.into_iter(), &mut meta);
     }
     let model_at = meta.len();
     model.write(&mut meta);
+    if let Some(e) = &env {
+        e.model.write(&mut meta);
+    }
     let fields = V4Fields {
         block_bytes: lay.block_bytes,
         blocks: blocks.len() as u64,
         sparse_bits: V4_SPARSE_BITS,
         model_bytes: (meta.len() - model_at) as u32,
+        envelope: env.as_ref().map(|e| EnvelopeFields {
+            block_bytes: e.block_bytes,
+            blocks: e.blocks.len() as u64,
+        }),
     };
     let header = Header {
         rules: *rules,
@@ -244,8 +258,11 @@ pub fn encode_scores(
         entries,
         block_size: lay.block_cap,
         version: 4,
-        tables: 0b001,
-        raws: [xxhash_rust::xxh3::xxh3_64(scores), 0, 0],
+        tables: if env.is_some() { FULL } else { SCORES_ONLY },
+        raws: match envelope {
+            Some((lo, hi, _)) => [scores, lo, hi].map(xxhash_rust::xxh3::xxh3_64),
+            None => [xxhash_rust::xxh3::xxh3_64(scores), 0, 0],
+        },
         family: Family::V4(fields.clone()),
     };
     let head = encode_header(&header, &fields);
@@ -258,6 +275,9 @@ pub fn encode_scores(
     file.extend_from_slice(&meta);
     file.resize((file.len() as u64).next_multiple_of(V4_ALIGN) as usize, 0);
     for c in blocks {
+        file.extend_from_slice(&c.bytes);
+    }
+    for c in env.iter().flat_map(|e| &e.blocks) {
         file.extend_from_slice(&c.bytes);
     }
     Ok(file)

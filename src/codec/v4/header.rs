@@ -4,6 +4,7 @@
 use super::coder::STATE_BYTES;
 use super::model::{MAX_CLASSES, PROB_BITS};
 use crate::codec::header::{check_layer, encode_prefix, rule_set, u32_at, u64_at};
+use crate::codec::v3::{FULL, SCORES_ONLY};
 use crate::codec::{CompressError, Family, Header};
 use crate::format::Kind;
 
@@ -34,14 +35,33 @@ pub struct V4Fields {
     pub blocks: u64,
     /// log2 of the entries per entry of the sparse index.
     pub sparse_bits: u32,
-    /// Bytes of the model.
+    /// Bytes of the models (the scores' and, in the full form, the
+    /// envelope's).
     pub model_bytes: u32,
+    /// The full form's envelope blocks; `None` for the scores alone.
+    pub envelope: Option<EnvelopeFields>,
+}
+
+/// The header fields of the full form's envelope (`lower` and `upper`
+/// coded given the scores, [`super::envelope`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct EnvelopeFields {
+    /// Bytes per envelope block.
+    pub block_bytes: u32,
+    /// Envelope blocks.
+    pub blocks: u64,
 }
 
 impl V4Fields {
     /// Entries of the sparse index of a table of `entries`.
     pub fn sparse_entries(&self, entries: u64) -> u64 {
         entries.div_ceil(1 << self.sparse_bits)
+    }
+
+    /// Bytes of the blocks: the scores' and the envelope's.
+    pub fn blocks_bytes(&self) -> u64 {
+        self.blocks * self.block_bytes as u64
+            + self.envelope.map_or(0, |e| e.blocks * e.block_bytes as u64)
     }
 }
 
@@ -75,10 +95,12 @@ pub fn check_classes(classes: u32) -> Result<(), (&'static str, String)> {
     Ok(())
 }
 
-/// Where the model starts: after the header, the sparse index (8 bytes an
-/// entry) and the block counts (2 bytes a block).
+/// Where the models start: after the header, the sparse index (8 bytes an
+/// entry) and the block counts (2 bytes a block), and in the full form the
+/// envelope's sparse index and block counts.
 pub fn index_end(h: &Header, f: &V4Fields) -> u64 {
-    V4_HEADER_BYTES as u64 + 8 * f.sparse_entries(h.entries) + 2 * f.blocks
+    let sparse = 8 * f.sparse_entries(h.entries);
+    V4_HEADER_BYTES as u64 + sparse + 2 * f.blocks + f.envelope.map_or(0, |e| sparse + 2 * e.blocks)
 }
 
 /// Where the blocks start: after the model, at a multiple of
@@ -98,10 +120,13 @@ pub(in crate::codec) fn read_header(b: &[u8], len: u64) -> Result<Header, Compre
         });
     }
     let field = |field: &'static str, reason: String| CompressError::HeaderField { field, reason };
-    if b[12] != 0b001 {
+    let tables = b[12];
+    if tables != SCORES_ONLY && tables != FULL {
         return Err(field(
             "tables",
-            format!("{:#05b}, format 4 holds the scores alone (0b001)", b[12]),
+            format!(
+                "{tables:#05b}, format 4 holds the scores alone (0b001) or the three tables (0b111)"
+            ),
         ));
     }
     if b[13] as u32 != PROB_BITS {
@@ -110,7 +135,8 @@ pub(in crate::codec) fn read_header(b: &[u8], len: u64) -> Result<Header, Compre
             format!("{}, format 4 codes with {PROB_BITS}", b[13]),
         ));
     }
-    if b[14..16] != [0; 2] || b[64..80] != [0; 16] || b[81] != 0 || b[84..88] != [0; 4] {
+    let alone = tables == SCORES_ONLY;
+    if alone && (b[14..16] != [0; 2] || b[64..80] != [0; 16] || b[84..88] != [0; 4]) || b[81] != 0 {
         return Err(field("reserved", "reserved bytes are not zero".into()));
     }
     let rules = rule_set(b)?;
@@ -138,6 +164,26 @@ pub(in crate::codec) fn read_header(b: &[u8], len: u64) -> Result<Header, Compre
     if (block_bytes as usize) <= STATE_BYTES {
         return Err(field("block bytes", format!("{block_bytes}")));
     }
+    let envelope = if alone {
+        None
+    } else {
+        let e = EnvelopeFields {
+            block_bytes: u16::from_le_bytes([b[14], b[15]]) as u32,
+            blocks: u32_at(b, 84) as u64,
+        };
+        check_blocks(e.block_bytes, block_size)
+            .map_err(|(_, r)| field("envelope block bytes", r))?;
+        if e.blocks > entries || e.blocks * (block_size as u64) < entries {
+            return Err(field(
+                "envelope blocks",
+                format!(
+                    "{} blocks of at most {block_size} entries cannot hold {entries}",
+                    e.blocks
+                ),
+            ));
+        }
+        Some(e)
+    };
     Ok(Header {
         rules,
         kind: Kind::Score,
@@ -145,13 +191,14 @@ pub(in crate::codec) fn read_header(b: &[u8], len: u64) -> Result<Header, Compre
         entries,
         block_size,
         version: 4,
-        tables: 0b001,
-        raws: [u64_at(b, 56), 0, 0],
+        tables,
+        raws: [u64_at(b, 56), u64_at(b, 64), u64_at(b, 72)],
         family: Family::V4(V4Fields {
             block_bytes,
             blocks,
             sparse_bits,
             model_bytes: u32_at(b, 52),
+            envelope,
         }),
     })
 }
@@ -161,8 +208,18 @@ pub(in crate::codec) fn read_header(b: &[u8], len: u64) -> Result<Header, Compre
 pub(super) fn encode_header(h: &Header, f: &V4Fields) -> [u8; 88] {
     let mut b = [0u8; 88];
     encode_prefix(h, &mut b);
-    b[12] = 0b001;
+    b[12] = if f.envelope.is_some() {
+        FULL
+    } else {
+        SCORES_ONLY
+    };
     b[13] = PROB_BITS as u8;
+    if let Some(e) = f.envelope {
+        b[14..16].copy_from_slice(&(e.block_bytes as u16).to_le_bytes());
+        b[64..72].copy_from_slice(&h.raws[1].to_le_bytes());
+        b[72..80].copy_from_slice(&h.raws[2].to_le_bytes());
+        b[84..88].copy_from_slice(&(e.blocks as u32).to_le_bytes());
+    }
     b[48..52].copy_from_slice(&(f.blocks as u32).to_le_bytes());
     b[52..56].copy_from_slice(&f.model_bytes.to_le_bytes());
     b[56..64].copy_from_slice(&h.raws[0].to_le_bytes());

@@ -4,9 +4,10 @@
 //! checked.
 
 use super::coder::Decoder;
-use super::context::{value, Walk};
+use super::context::{contexts, value, Walk};
 use super::encode::block_check;
 use super::header::{data_start, index_end, meta_checksum, V4Fields, V4_HEADER_BYTES};
+use super::index;
 use super::model::{Model, SLOTS};
 use crate::codec::header::u64_at;
 use crate::codec::v3::Shape;
@@ -34,7 +35,7 @@ pub struct Layout {
     /// and its place in it.
     sparse: Vec<u64>,
     /// Entries per block.
-    counts: Vec<u16>,
+    pub(super) counts: Vec<u16>,
     /// Context -> class.
     class: Vec<u8>,
     /// Per class, per slot, the symbol.
@@ -82,7 +83,7 @@ impl Layout {
     /// the file ends with its last block.
     pub fn open(h: &Header, f: &V4Fields, b: &[u8], len: u64) -> Result<Layout, CompressError> {
         let start = data_start(h, f);
-        let total = start + f.blocks * f.block_bytes as u64;
+        let total = start + f.blocks_bytes();
         if len != total || (b.len() as u64) < start {
             return Err(if len < total {
                 CompressError::Truncated {
@@ -114,46 +115,24 @@ impl Layout {
             ));
         }
         let ns = f.sparse_entries(h.entries) as usize;
-        let sparse: Vec<u64> = (0..ns)
-            .map(|i| u64_at(b, V4_HEADER_BYTES + 8 * i))
-            .collect();
-        let c0 = V4_HEADER_BYTES + 8 * ns;
-        let counts: Vec<u16> = (0..f.blocks as usize)
-            .map(|i| u16::from_le_bytes([b[c0 + 2 * i], b[c0 + 2 * i + 1]]))
-            .collect();
-        let step = 1u64 << f.sparse_bits;
-        let (mut first, mut next) = (0u64, 0usize);
-        for (i, &c) in counts.iter().enumerate() {
-            if c == 0 || c as u32 > h.block_size {
-                return Err(CompressError::OffsetOutOfRange {
-                    block: i as u64,
-                    offset: c as u64,
-                    reason: format!("entries, not 1..={}", h.block_size),
-                });
-            }
-            let end = first + c as u64;
-            while next < ns && (next as u64) * step < end {
-                let want = ((i as u64) << 32) | ((next as u64) * step - first);
-                if sparse[next] != want {
-                    return Err(CompressError::OffsetOutOfRange {
-                        block: i as u64,
-                        offset: sparse[next],
-                        reason: format!("is sparse index entry {next}, expected {want}"),
-                    });
-                }
-                next += 1;
-            }
-            first = end;
-        }
-        if first != h.entries {
-            return Err(field(
-                "blocks",
-                format!("hold {first} entries, the layer {}", h.entries),
-            ));
-        }
+        let (sparse, counts) = index::read(
+            b,
+            V4_HEADER_BYTES,
+            ns,
+            f.blocks as usize,
+            h.block_size,
+            h.entries,
+            f.sparse_bits,
+            "blocks",
+        )?;
         let shape = Shape::new(h.layer);
-        let model = Model::read(&b[index_end(h, f) as usize..meta_end], shape)
-            .map_err(|reason| field("model", reason))?;
+        let models = &b[index_end(h, f) as usize..meta_end];
+        let model = match f.envelope {
+            None => Model::read(models, shape),
+            // The envelope's model follows (see `envelope_layout`).
+            Some(_) => Model::read_from(models, contexts(shape), shape.alphabet).map(|m| m.0),
+        }
+        .map_err(|reason| field("model", reason))?;
         let (syms, fc) = model.decode_tables();
         Ok(Layout {
             shape,
@@ -179,20 +158,13 @@ impl Layout {
     /// entry and the entry's place in it.
     #[inline]
     pub fn locate(&self, g: u64) -> (usize, u64, usize) {
-        let sp = self.sparse[(g >> self.sparse_bits) as usize];
-        let mut b = (sp >> 32) as usize;
-        let mut off = (sp & 0xffff_ffff) + (g & ((1 << self.sparse_bits) - 1));
-        while off >= self.counts[b] as u64 {
-            off -= self.counts[b] as u64;
-            b += 1;
-        }
-        (b, g - off, off as usize)
+        index::locate(&self.sparse, &self.counts, self.sparse_bits, g)
     }
 
     /// Decodes symbols `from..to` of a block from its bytes, going on from
     /// decoder `d` and walk `w`.
     #[inline]
-    fn decode_more(
+    pub(super) fn decode_more(
         &self,
         block: &[u8],
         d: &mut Decoder,
@@ -225,7 +197,7 @@ impl Layout {
 
     /// Calls `f` with the bytes of block `b`: borrowed from a table in
     /// memory, else read into `buf`.
-    fn with_block<B: Bytes, T>(
+    pub(super) fn with_block<B: Bytes, T>(
         &self,
         bytes: &B,
         b: usize,

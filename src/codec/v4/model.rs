@@ -38,9 +38,14 @@ pub struct Counts {
 impl Counts {
     /// Zero counts for the contexts of `shape`.
     pub fn new(shape: Shape) -> Counts {
+        Counts::sized(contexts(shape), shape.alphabet)
+    }
+
+    /// Zero counts for `contexts` contexts of `alphabet` symbols.
+    pub fn sized(contexts: u32, alphabet: u32) -> Counts {
         Counts {
-            alphabet: shape.alphabet as usize,
-            n: vec![0; contexts(shape) as usize * shape.alphabet as usize],
+            alphabet: alphabet as usize,
+            n: vec![0; contexts as usize * alphabet as usize],
         }
     }
 
@@ -217,7 +222,18 @@ impl Model {
     /// Reads a model of layer `shape.n` from exactly `b`; what is wrong
     /// otherwise.
     pub fn read(b: &[u8], shape: Shape) -> Result<Model, String> {
-        let nc = contexts(shape) as usize;
+        let (model, at) = Model::read_from(b, contexts(shape), shape.alphabet)?;
+        if at != b.len() {
+            return Err(format!("{} bytes after the model", b.len() - at));
+        }
+        Ok(model)
+    }
+
+    /// Reads a model of `contexts` contexts over `alphabet` symbols from
+    /// the start of `b`: the model and the bytes it took; what is wrong
+    /// otherwise.
+    pub fn read_from(b: &[u8], contexts: u32, alphabet: u32) -> Result<(Model, usize), String> {
+        let nc = contexts as usize;
         if b.len() < 2 + nc {
             return Err(format!("{} bytes, the class map needs {}", b.len(), 2 + nc));
         }
@@ -232,8 +248,8 @@ impl Model {
         let mut at = 2 + nc;
         let mut freqs = Vec::with_capacity(k);
         for j in 0..k {
-            let mut f = Vec::with_capacity(shape.alphabet as usize);
-            for _ in 0..shape.alphabet {
+            let mut f = Vec::with_capacity(alphabet as usize);
+            for _ in 0..alphabet {
                 let x = get_varint(b, &mut at).ok_or("the frequencies end early")?;
                 if x > SLOTS {
                     return Err(format!("class {j}: a frequency of {x}"));
@@ -246,10 +262,7 @@ impl Model {
             }
             freqs.push(f);
         }
-        if at != b.len() {
-            return Err(format!("{} bytes after the model", b.len() - at));
-        }
-        Ok(Model { class, freqs })
+        Ok((Model { class, freqs }, at))
     }
 
     /// The decoder's tables: per class, per slot, its symbol; and per

@@ -1,0 +1,307 @@
+//! The full form's envelope: `lower` and `upper` coded given the scores,
+//! in blocks of their own behind a sparse index of their own, so that a
+//! probe of the scores never reads them.
+//!
+//! Each entry is two symbols, `a = S - lower` then `b = upper - S` (each
+//! `0..=2n`), coded in the context of
+//!
+//! * `a`: the score `S`, the previous entry's `a` and `b`, and the `a` of
+//!   the position with one seed moved back from pit 2 to pit 0 (format
+//!   3's neighbour, when it lies in the block);
+//! * `b`: `S`, `a`, the previous entry's `b` and the neighbour's `b`;
+//!
+//! (neighbours' values clipped at 4, "none" before the block's start). The
+//! contexts of `a` and of `b` are one model's, clustered into classes as
+//! the scores' are ([`super::model`]); one coder runs through a block, `a`
+//! and `b` of each entry in turn.
+
+use super::coder::{self, STATE_BYTES};
+use super::context::Walk;
+use super::encode::{encode_file, Coded, V4Settings, RUN};
+use super::model::{Counts, Model, MAX_CLASSES, SLOTS, WEIGHT};
+use crate::codec::v3::{self, Shape};
+use crate::rules::{Position, Rules};
+use rayon::prelude::*;
+use std::io;
+
+/// Bytes per envelope block of a file whose score blocks take
+/// `block_bytes`: twice as many (a probe of `lower` or `upper` is rarer
+/// than one of the scores), at most 4096.
+pub fn envelope_block_bytes(block_bytes: u32) -> u32 {
+    (2 * block_bytes).min(*super::header::V4_BLOCK_BYTES.end())
+}
+/// Values of a neighbour's symbol in a context: 0..=4 (more as 4), 5 none.
+const NB: u32 = 6;
+
+/// Contexts of `a`.
+#[inline]
+fn a_contexts(shape: Shape) -> u32 {
+    shape.alphabet * NB * NB * NB
+}
+
+/// Contexts of `a` and `b`, one model's (those of `b` after those of `a`).
+#[inline]
+pub fn contexts(shape: Shape) -> u32 {
+    a_contexts(shape) + shape.alphabet * shape.alphabet * NB * NB
+}
+
+/// Classes of the envelope's model for `classes` of the scores'.
+pub fn classes(classes: u32) -> u32 {
+    (2 * classes).min(MAX_CLASSES)
+}
+
+/// The symbols of entry `i - k` of a block (`k` back), clipped, or none.
+#[inline(always)]
+fn back(v: &[u8], i: usize, k: usize) -> u32 {
+    if k <= i {
+        v[i - k].min(4) as u32
+    } else {
+        NB - 1
+    }
+}
+
+/// The contexts of `a` and `b` of entry `i` of a block (position `p`),
+/// from its score symbol `s`, its `a` (for `b`'s) and the `a` and `b`
+/// symbols before it.
+#[inline(always)]
+pub fn context_a(shape: Shape, p: &Position, s: u8, a: &[u8], b: &[u8], i: usize) -> u32 {
+    let _ = shape;
+    let nb = v3::back(p).unwrap_or(usize::MAX);
+    ((s as u32 * NB + back(a, i, 1)) * NB + back(b, i, 1)) * NB + back(a, i, nb)
+}
+
+/// See [`context_a`].
+#[inline(always)]
+pub fn context_b(shape: Shape, p: &Position, s: u8, ai: u8, b: &[u8], i: usize) -> u32 {
+    let nb = v3::back(p).unwrap_or(usize::MAX);
+    a_contexts(shape)
+        + ((s as u32 * shape.alphabet + ai as u32) * NB + back(b, i, 1)) * NB
+        + back(b, i, nb)
+}
+
+/// The check hash of an envelope block's raw lower and upper values.
+#[inline]
+pub fn check(lower: &[u8], upper: &[u8]) -> u64 {
+    v3::envelope_check(lower, upper)
+}
+
+/// The envelope's part of a file: its model, the blocks' bytes and the
+/// blocks.
+pub(super) struct Code {
+    pub(super) model: Model,
+    pub(super) block_bytes: u32,
+    pub(super) blocks: Vec<Coded>,
+}
+
+/// Counts the contexts of a run of entries from entry `start` (score
+/// symbols `s`, envelope symbols `a`, `b`): each under its own context
+/// (weight [`WEIGHT`]) and under those it has near a block's start.
+fn count_run(shape: Shape, start: u64, s: &[u8], a: &[u8], b: &[u8], counts: &mut Counts) {
+    let mut w = Walk::at(shape.n, start);
+    for i in 0..s.len() {
+        let p = w.position();
+        counts.add(context_a(shape, p, s[i], a, b, i), a[i], WEIGHT);
+        counts.add(context_b(shape, p, s[i], a[i], b, i), b[i], WEIGHT);
+        // As the `k`-th entry of a block.
+        for k in 0..=i.min(2) {
+            let (aa, bb) = (&a[i - k..], &b[i - k..]);
+            counts.add(context_a(shape, p, s[i], aa, bb, k), a[i], 1);
+            counts.add(context_b(shape, p, s[i], a[i], bb, k), b[i], 1);
+        }
+        w.step();
+    }
+}
+
+/// Codes a run of entries from entry `start` into blocks of `bb` bytes.
+#[allow(clippy::too_many_arguments)]
+fn code_run(
+    shape: Shape,
+    model: &Model,
+    enc: &[(u32, u32)],
+    cap: usize,
+    bb: usize,
+    start: u64,
+    s: &[u8],
+    a: &[u8],
+    b: &[u8],
+    lower: &[u8],
+    upper: &[u8],
+) -> Vec<Coded> {
+    let al = shape.alphabet as usize;
+    // Bits a block can spend on symbols, about: its bytes less the state's.
+    let budget = (bb - STATE_BYTES) as f64 * 8.0 + 12.0;
+    let mut out = Vec::new();
+    let mut fc: Vec<(u32, u32)> = Vec::with_capacity(2 * cap);
+    let mut buf = Vec::with_capacity(bb);
+    let mut e = 0usize;
+    while e < s.len() {
+        let avail = (s.len() - e).min(cap);
+        let mut w = Walk::at(shape.n, start + e as u64);
+        fc.clear();
+        let (mut bits, mut m) = (0.0, 0);
+        let (sb, ab, bbk) = (&s[e..], &a[e..], &b[e..]);
+        for i in 0..avail {
+            let p = w.position();
+            let ca = context_a(shape, p, sb[i], ab, bbk, i);
+            let cb = context_b(shape, p, sb[i], ab[i], bbk, i);
+            for (ctx, v) in [(ca, ab[i]), (cb, bbk[i])] {
+                let (lo, f) = enc[model.class[ctx as usize] as usize * al + v as usize];
+                debug_assert!(f > 0);
+                fc.push((lo, f));
+                bits += (SLOTS as f64 / f as f64).log2();
+            }
+            if bits <= budget {
+                m = i + 1;
+            }
+            if bits > budget + 64.0 {
+                break;
+            }
+            w.step();
+        }
+        let mut m = m.max(1);
+        let hash = |m: usize| check(&lower[e..e + m], &upper[e..e + m]);
+        let len = |m: usize| coder::encoded_len(&fc[..2 * m], hash(m));
+        while m > 1 && len(m) > bb {
+            m -= 1;
+        }
+        while 2 * m < fc.len() && len(m + 1) <= bb {
+            m += 1;
+        }
+        coder::encode(&fc[..2 * m], hash(m), &mut buf);
+        debug_assert!(buf.len() <= bb);
+        buf.resize(bb, 0);
+        out.push(Coded {
+            entries: m as u16,
+            bytes: buf.clone(),
+        });
+        e += m;
+    }
+    out
+}
+
+/// The envelope of a layer of shape `shape` (its score symbols `sym`),
+/// coded in blocks of `block_bytes` bytes of at most `lay.block_cap`
+/// entries. Tables of the wrong size, or an entry whose lower, score and
+/// upper are not in order within `-n..=n`, are
+/// [`io::ErrorKind::InvalidInput`].
+pub(super) fn code(
+    shape: Shape,
+    sym: &[u8],
+    lower: &[u8],
+    upper: &[u8],
+    lay: V4Settings,
+    block_bytes: u32,
+) -> io::Result<Code> {
+    let invalid = |m: String| io::Error::new(io::ErrorKind::InvalidInput, m);
+    super::header::check_blocks(block_bytes, lay.block_cap)
+        .map_err(|(f, r)| invalid(format!("envelope {f}: {r}")))?;
+    let entries = sym.len();
+    if lower.len() != entries || upper.len() != entries {
+        return Err(invalid(format!(
+            "layer {} has {entries} positions, lower {} and upper {}",
+            shape.n,
+            lower.len(),
+            upper.len()
+        )));
+    }
+    let n = shape.n as i32;
+    let (a, b): (Vec<u8>, Vec<u8>) = (0..entries)
+        .into_par_iter()
+        .map(|g| {
+            let (l, s, u) = (
+                lower[g] as i8 as i32,
+                sym[g] as i32 - n,
+                upper[g] as i8 as i32,
+            );
+            if -n <= l && l <= s && s <= u && u <= n {
+                Ok(((s - l) as u8, (u - s) as u8))
+            } else {
+                Err(invalid(format!(
+                    "entry {g} of layer {}: lower {l}, score {s}, upper {u} are not in order within -{n}..={n}",
+                    shape.n
+                )))
+            }
+        })
+        .collect::<io::Result<Vec<(u8, u8)>>>()?
+        .into_iter()
+        .unzip();
+    let runs: Vec<u64> = (0..entries as u64).step_by(RUN as usize).collect();
+    let span = |r: u64| r as usize..(r + RUN).min(entries as u64) as usize;
+    let nc = contexts(shape);
+    let counts = runs
+        .par_iter()
+        .fold(
+            || Counts::sized(nc, shape.alphabet),
+            |mut c, &r| {
+                let x = span(r);
+                count_run(shape, r, &sym[x.clone()], &a[x.clone()], &b[x], &mut c);
+                c
+            },
+        )
+        .reduce(
+            || Counts::sized(nc, shape.alphabet),
+            |mut x, y| {
+                x.merge(&y);
+                x
+            },
+        );
+    let model = Model::cluster(&counts, classes(lay.classes));
+    let enc = model.encode_table();
+    let (cap, bb) = (lay.block_cap as usize, block_bytes as usize);
+    let blocks: Vec<Coded> = runs
+        .par_iter()
+        .map(|&r| {
+            let x = span(r);
+            code_run(
+                shape,
+                &model,
+                &enc,
+                cap,
+                bb,
+                r,
+                &sym[x.clone()],
+                &a[x.clone()],
+                &b[x.clone()],
+                &lower[x.clone()],
+                &upper[x],
+            )
+        })
+        .collect::<Vec<_>>()
+        .into_iter()
+        .flatten()
+        .collect();
+    if blocks.len() as u64 > u32::MAX as u64 {
+        return Err(invalid(format!(
+            "{} envelope blocks, format 4 holds at most {}",
+            blocks.len(),
+            u32::MAX
+        )));
+    }
+    Ok(Code {
+        model,
+        block_bytes,
+        blocks,
+    })
+}
+
+/// The format 4 file of the full form: the raw `scores`, `lower` and
+/// `upper` of layer `layer` (built under `rules`), the scores cut as
+/// `lay` says and the envelope in blocks of `envelope_bytes` bytes. Bad
+/// tables or settings are [`io::ErrorKind::InvalidInput`].
+pub fn encode_full(
+    scores: &[u8],
+    lower: &[u8],
+    upper: &[u8],
+    rules: &Rules,
+    layer: u32,
+    lay: V4Settings,
+    envelope_bytes: u32,
+) -> io::Result<Vec<u8>> {
+    encode_file(
+        scores,
+        Some((lower, upper, envelope_bytes)),
+        rules,
+        layer,
+        lay,
+    )
+}

@@ -1,0 +1,410 @@
+//! Reading the full form's envelope ([`super::envelope`]): its sparse
+//! index, block counts and model, checked when the file is opened
+//! ([`Envelope::open`], after the scores' [`Layout::open`] checked the
+//! checksum they are under); a probe of `lower` or `upper` that decodes
+//! the envelope block only up to the entry, and the scores only from the
+//! envelope block's first entry up to it; whole blocks decoded and
+//! checked.
+
+use super::coder::Decoder;
+use super::context::{contexts as score_contexts, Walk};
+use super::envelope::{check, context_a, context_b, contexts};
+use super::header::{data_start, index_end, V4Fields, V4_HEADER_BYTES};
+use super::index;
+use super::layout::Layout;
+use super::model::{Model, SLOTS};
+use crate::codec::v3::Shape;
+use crate::codec::{Bytes, CompressError, Header};
+use crate::format::Kind;
+use std::cell::RefCell;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// Source of distinct ids of opened envelopes, for the per-thread cache.
+static NEXT_ID: AtomicU64 = AtomicU64::new(0);
+/// Envelope blocks a thread keeps partly decoded.
+const SLOTS_PER_THREAD: usize = 2;
+
+/// The envelope's index, counts and model.
+#[derive(Clone, Debug)]
+pub struct Envelope {
+    shape: Shape,
+    id: u64,
+    sparse_bits: u32,
+    block_bytes: usize,
+    /// Where the envelope's blocks start (after the scores').
+    start: u64,
+    sparse: Vec<u64>,
+    counts: Vec<u16>,
+    /// Context -> class.
+    class: Vec<u8>,
+    /// Per class, per slot, the symbol.
+    syms: Vec<u8>,
+    /// Per class, per symbol, frequency and start.
+    fc: Vec<u32>,
+}
+
+/// The scores decoded in order from some entry on, unchecked: what the
+/// envelope's probe reads the scores through.
+struct Cursor {
+    block: usize,
+    done: usize,
+    sym: Vec<u8>,
+    bytes: Vec<u8>,
+    d: Decoder,
+    w: Walk,
+}
+
+/// An envelope block a thread has decoded part of.
+struct Slot {
+    /// The envelope and the block (`u64::MAX`: none).
+    table: u64,
+    block: usize,
+    done: usize,
+    /// Score, `a` and `b` symbols so far.
+    s: Vec<u8>,
+    a: Vec<u8>,
+    b: Vec<u8>,
+    bytes: Vec<u8>,
+    d: Option<Decoder>,
+    w: Option<Walk>,
+    scores: Option<Cursor>,
+}
+
+struct Slots {
+    slots: Vec<Slot>,
+    next: usize,
+}
+
+thread_local! {
+    static SCRATCH: RefCell<Slots> = const { RefCell::new(Slots { slots: Vec::new(), next: 0 }) };
+}
+
+fn stream(block: usize, message: &str) -> CompressError {
+    CompressError::Stream {
+        block: block as u64,
+        message: format!("envelope block: {message}"),
+    }
+}
+
+/// Copies `len` bytes at `at` of `src` into `out`.
+fn read_into<B: Bytes>(
+    src: &B,
+    at: u64,
+    len: usize,
+    block: usize,
+    out: &mut Vec<u8>,
+) -> Result<(), CompressError> {
+    out.resize(len, 0);
+    src.read_at(at, out).map_err(|e| match e.kind() {
+        std::io::ErrorKind::UnexpectedEof => CompressError::OffsetOutOfRange {
+            block: block as u64,
+            offset: at,
+            reason: "no longer lies inside the file".into(),
+        },
+        k => CompressError::Read(k),
+    })
+}
+
+impl Cursor {
+    /// A cursor at entry `g` of the scores.
+    fn at<B: Bytes>(l: &Layout, src: &B, g: u64) -> Result<Cursor, CompressError> {
+        let (block, first, off) = l.locate(g);
+        let mut c = Cursor::start(l, src, block, first)?;
+        c.sym.resize(l.counts[block] as usize, 0);
+        l.decode_more(&c.bytes, &mut c.d, &mut c.w, &mut c.sym, 0, off);
+        c.done = off;
+        Ok(c)
+    }
+
+    /// A cursor at the start of score block `block` (its first entry
+    /// `first`).
+    fn start<B: Bytes>(
+        l: &Layout,
+        src: &B,
+        block: usize,
+        first: u64,
+    ) -> Result<Cursor, CompressError> {
+        let mut bytes = Vec::new();
+        l.with_block(src, block, &mut Vec::new(), |b| {
+            bytes.extend_from_slice(b);
+            Ok(())
+        })?;
+        let d = Decoder::new(&bytes).ok_or_else(|| CompressError::Stream {
+            block: block as u64,
+            message: "the block does not start with a coder state".into(),
+        })?;
+        Ok(Cursor {
+            block,
+            done: 0,
+            sym: vec![0; l.counts[block] as usize],
+            bytes,
+            d,
+            w: Walk::at(l.shape.n, first),
+        })
+    }
+
+    /// The next score symbol (`first`: the next entry).
+    fn next<B: Bytes>(&mut self, l: &Layout, src: &B, first: u64) -> Result<u8, CompressError> {
+        if self.done == self.sym.len() {
+            *self = Cursor::start(l, src, self.block + 1, first)?;
+        }
+        let i = self.done;
+        l.decode_more(
+            &self.bytes,
+            &mut self.d,
+            &mut self.w,
+            &mut self.sym,
+            i,
+            i + 1,
+        );
+        self.done += 1;
+        Ok(self.sym[i])
+    }
+}
+
+impl Envelope {
+    /// Reads and checks the envelope's index, counts and model of a full
+    /// form file whose scores' [`Layout`] opened (`b`, at least its first
+    /// `data_start` bytes).
+    pub fn open(h: &Header, f: &V4Fields, b: &[u8]) -> Result<Envelope, CompressError> {
+        let e = f.envelope.expect("the full form");
+        let shape = Shape::new(h.layer);
+        let ns = f.sparse_entries(h.entries) as usize;
+        let at = V4_HEADER_BYTES + 8 * ns + 2 * f.blocks as usize;
+        let (sparse, counts) = index::read(
+            b,
+            at,
+            ns,
+            e.blocks as usize,
+            h.block_size,
+            h.entries,
+            f.sparse_bits,
+            "envelope blocks",
+        )?;
+        let ie = index_end(h, f) as usize;
+        let models = &b[ie..ie + f.model_bytes as usize];
+        let bad = |reason: String| CompressError::HeaderField {
+            field: "envelope model",
+            reason,
+        };
+        let (_, used) =
+            Model::read_from(models, score_contexts(shape), shape.alphabet).map_err(|r| {
+                CompressError::HeaderField {
+                    field: "model",
+                    reason: r,
+                }
+            })?;
+        let (model, more) =
+            Model::read_from(&models[used..], contexts(shape), shape.alphabet).map_err(bad)?;
+        if used + more != models.len() {
+            return Err(bad(format!(
+                "{} bytes after the model",
+                models.len() - used - more
+            )));
+        }
+        let (syms, fc) = model.decode_tables();
+        Ok(Envelope {
+            shape,
+            id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
+            sparse_bits: f.sparse_bits,
+            block_bytes: e.block_bytes as usize,
+            start: data_start(h, f) + f.blocks * f.block_bytes as u64,
+            sparse,
+            counts,
+            class: model.class,
+            syms,
+            fc,
+        })
+    }
+
+    /// Envelope blocks.
+    pub fn blocks(&self) -> u64 {
+        self.counts.len() as u64
+    }
+
+    /// Decodes the envelope of entry `i` of a block: its `a` and `b` from
+    /// its score symbol `s[i]` and the symbols before it.
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
+    fn decode_entry(
+        &self,
+        bytes: &[u8],
+        d: &mut Decoder,
+        w: &Walk,
+        s: u8,
+        a: &mut [u8],
+        b: &mut [u8],
+        i: usize,
+    ) {
+        let tables = |ctx: u32| {
+            let c = *self.class.get(ctx as usize).unwrap_or(&0) as usize;
+            (
+                &self.syms[c * SLOTS as usize..(c + 1) * SLOTS as usize],
+                &self.fc[c * 256..(c + 1) * 256],
+            )
+        };
+        let p = w.position();
+        let (sy, fc) = tables(context_a(self.shape, p, s, a, b, i));
+        a[i] = d.next(sy, fc, bytes);
+        let (sy, fc) = tables(context_b(self.shape, p, s, a[i], b, i));
+        b[i] = d.next(sy, fc, bytes);
+    }
+
+    /// The raw lower and upper values of score symbol `s` and envelope
+    /// symbols `a`, `b`; `None` outside `-n..=n` (a damaged block).
+    #[inline]
+    fn values(&self, s: u8, a: u8, b: u8) -> Option<(i8, i8)> {
+        let n = self.shape.n as i32;
+        let sv = s as i32 - n;
+        let (lo, hi) = (sv - a as i32, sv + b as i32);
+        (lo >= -n && hi <= n).then_some((lo as i8, hi as i8))
+    }
+
+    /// The value of entry `g` of table `kind` (lower or upper), decoding
+    /// its envelope block up to it (and the scores from the block's first
+    /// entry), or on from where this thread's last probe of the block
+    /// stopped. The block is not checked: a damaged block gives a value
+    /// within `-n..=n`, or an error.
+    pub fn get<B: Bytes>(
+        &self,
+        l: &Layout,
+        src: &B,
+        g: u64,
+        kind: Kind,
+    ) -> Result<i8, CompressError> {
+        let (eb, first, off) = index::locate(&self.sparse, &self.counts, self.sparse_bits, g);
+        SCRATCH.with(|s| {
+            let mut s = s.borrow_mut();
+            let Slots { slots, next } = &mut *s;
+            let k = match slots
+                .iter()
+                .position(|s| s.table == self.id && s.block == eb)
+            {
+                Some(k) => k,
+                None => {
+                    if slots.len() < SLOTS_PER_THREAD {
+                        slots.push(Slot {
+                            table: u64::MAX,
+                            block: 0,
+                            done: 0,
+                            s: Vec::new(),
+                            a: Vec::new(),
+                            b: Vec::new(),
+                            bytes: Vec::new(),
+                            d: None,
+                            w: None,
+                            scores: None,
+                        });
+                    }
+                    let k = *next % slots.len();
+                    *next = (k + 1) % SLOTS_PER_THREAD;
+                    let slot = &mut slots[k];
+                    slot.table = u64::MAX;
+                    let at = self.start + (eb * self.block_bytes) as u64;
+                    read_into(src, at, self.block_bytes, eb, &mut slot.bytes)?;
+                    slot.d = Some(
+                        Decoder::new(&slot.bytes)
+                            .ok_or_else(|| stream(eb, "it does not start with a coder state"))?,
+                    );
+                    slot.w = Some(Walk::at(self.shape.n, first));
+                    slot.scores = Some(Cursor::at(l, src, first)?);
+                    let c = self.counts[eb] as usize;
+                    for v in [&mut slot.s, &mut slot.a, &mut slot.b] {
+                        v.clear();
+                        v.resize(c, 0);
+                    }
+                    slot.done = 0;
+                    slot.table = self.id;
+                    slot.block = eb;
+                    k
+                }
+            };
+            let slot = &mut slots[k];
+            if off >= slot.done {
+                let (mut d, mut w) = (slot.d.expect("in use"), slot.w.expect("in use"));
+                let cursor = slot.scores.as_mut().expect("in use");
+                for i in slot.done..=off {
+                    let si = match cursor.next(l, src, first + i as u64) {
+                        Ok(x) => x,
+                        Err(e) => {
+                            slot.table = u64::MAX;
+                            return Err(e);
+                        }
+                    };
+                    slot.s[i] = si;
+                    self.decode_entry(&slot.bytes, &mut d, &w, si, &mut slot.a, &mut slot.b, i);
+                    w.step();
+                }
+                slot.d = Some(d);
+                slot.w = Some(w);
+                slot.done = off + 1;
+            }
+            let (lo, hi) = self
+                .values(slot.s[off], slot.a[off], slot.b[off])
+                .ok_or_else(|| stream(eb, "a bound out of the layer's range"))?;
+            Ok(if kind == Kind::Lower { lo } else { hi })
+        })
+    }
+
+    /// Decodes entries `start .. start + out.len()` (in the table) of
+    /// table `kind` (lower or upper) into `out`: the scores of the
+    /// envelope blocks it touches, then those blocks, every block decoded
+    /// whole and checked.
+    pub fn decode_range<B: Bytes>(
+        &self,
+        l: &Layout,
+        src: &B,
+        start: u64,
+        out: &mut [u8],
+        kind: Kind,
+    ) -> Result<(), CompressError> {
+        if out.is_empty() {
+            return Ok(());
+        }
+        let end = start + out.len() as u64;
+        let locate = |g| index::locate(&self.sparse, &self.counts, self.sparse_bits, g);
+        let (mut eb, mut first, _) = locate(start);
+        let (last, last_first, _) = locate(end - 1);
+        let span = first;
+        let mut s = vec![0u8; (last_first + self.counts[last] as u64 - span) as usize];
+        l.decode_range(src, span, &mut s)?;
+        let n = self.shape.n as i32;
+        for x in s.iter_mut() {
+            *x = (*x as i8 as i32 + n) as u8;
+        }
+        let most = self.counts.iter().copied().max().unwrap_or(0) as usize;
+        let (mut a, mut b) = (vec![0u8; most], vec![0u8; most]);
+        let (mut lo, mut hi) = (vec![0u8; most], vec![0u8; most]);
+        let mut bytes = Vec::new();
+        while first < end {
+            let c = self.counts[eb] as usize;
+            let at = self.start + (eb * self.block_bytes) as u64;
+            read_into(src, at, self.block_bytes, eb, &mut bytes)?;
+            let mut d = Decoder::new(&bytes)
+                .ok_or_else(|| stream(eb, "it does not start with a coder state"))?;
+            let mut w = Walk::at(self.shape.n, first);
+            let sb = &s[(first - span) as usize..];
+            for i in 0..c {
+                self.decode_entry(&bytes, &mut d, &w, sb[i], &mut a, &mut b, i);
+                let (x, y) = self
+                    .values(sb[i], a[i], b[i])
+                    .ok_or_else(|| stream(eb, "a bound out of the layer's range"))?;
+                (lo[i], hi[i]) = (x as u8, y as u8);
+                w.step();
+            }
+            if !d.finish(check(&lo[..c], &hi[..c]), &bytes) {
+                return Err(stream(
+                    eb,
+                    "it does not end in the state its values call for",
+                ));
+            }
+            let vals = if kind == Kind::Lower { &lo } else { &hi };
+            let (from, to) = (first.max(start), (first + c as u64).min(end));
+            out[(from - start) as usize..(to - start) as usize]
+                .copy_from_slice(&vals[(from - first) as usize..(to - first) as usize]);
+            first += c as u64;
+            eb += 1;
+        }
+        Ok(())
+    }
+}
