@@ -239,7 +239,7 @@ pub(super) fn encode_file(
     let model_at = meta.len();
     model.write(&mut meta);
     if let Some(e) = &env {
-        e.model.write(&mut meta);
+        meta.extend_from_slice(&e.model);
     }
     let fields = V4Fields {
         block_bytes: lay.block_bytes,

@@ -5,15 +5,19 @@
 //! Each entry is two symbols, `a = S - lower` then `b = upper - S` (each
 //! `0..=2n`), coded in the context of
 //!
-//! * `a`: the score `S`, the previous entry's `a` and `b`, and the `a` of
-//!   the position with one seed moved back from pit 2 to pit 0 (format
-//!   3's neighbour, when it lies in the block);
-//! * `b`: `S`, `a`, the previous entry's `b` and the neighbour's `b`;
+//! * `a`: the score `S`, the previous entry's score, the previous
+//!   entry's `a`, the `a` of the position with one seed moved back from
+//!   pit 2 to pit 0 (format 3's neighbour, when it lies in the block) and
+//!   pit 0's seeds (0..=4, more as 4);
+//! * `b`: `S`, `a`, the previous entry's `b`, the neighbour's `b` and pit
+//!   0's seeds;
 //!
-//! (neighbours' values clipped at 4, "none" before the block's start). The
-//! contexts of `a` and of `b` are one model's, clustered into classes as
-//! the scores' are ([`super::model`]); one coder runs through a block, `a`
-//! and `b` of each entry in turn.
+//! (neighbours' `a` and `b` clipped at 4, "none" before the block's
+//! start). The contexts of `a` and of `b` are one model's, clustered into
+//! classes as the scores' are ([`super::model`]); the model is stored
+//! compressed with zstd (most contexts never occur: their class bytes are
+//! zeros). One coder runs through a block, `a` and `b` of each entry in
+//! turn. (Why these contexts: `docs/compression.md`, format 4.)
 
 use super::coder::{self, STATE_BYTES};
 use super::context::Walk;
@@ -33,16 +37,29 @@ pub fn envelope_block_bytes(block_bytes: u32) -> u32 {
 /// Values of a neighbour's symbol in a context: 0..=4 (more as 4), 5 none.
 const NB: u32 = 6;
 
+/// The zstd level of the envelope's model.
+const MODEL_LEVEL: i32 = 19;
+
+/// The most bytes the envelope's model of layer `shape.n` takes before
+/// it is compressed: class count, class map, frequencies of at most two
+/// bytes each.
+pub fn model_bound(shape: Shape) -> usize {
+    2 + contexts(shape) as usize + 2 * MAX_CLASSES as usize * shape.alphabet as usize
+}
+
+/// Values of pit 0's seeds in a context: 0..=4 (more as 4).
+const PIT0: u32 = 5;
+
 /// Contexts of `a`.
 #[inline]
 fn a_contexts(shape: Shape) -> u32 {
-    shape.alphabet * NB * NB * NB
+    shape.alphabet * NB * NB * (shape.alphabet + 1) * PIT0
 }
 
 /// Contexts of `a` and `b`, one model's (those of `b` after those of `a`).
 #[inline]
 pub fn contexts(shape: Shape) -> u32 {
-    a_contexts(shape) + shape.alphabet * shape.alphabet * NB * NB
+    a_contexts(shape) + shape.alphabet * shape.alphabet * NB * NB * PIT0
 }
 
 /// Classes of the envelope's model for `classes` of the scores'.
@@ -50,7 +67,7 @@ pub fn classes(classes: u32) -> u32 {
     (2 * classes).min(MAX_CLASSES)
 }
 
-/// The symbols of entry `i - k` of a block (`k` back), clipped, or none.
+/// The symbol of entry `i - k` of a block (`k` back), clipped, or none.
 #[inline(always)]
 fn back(v: &[u8], i: usize, k: usize) -> u32 {
     if k <= i {
@@ -60,23 +77,29 @@ fn back(v: &[u8], i: usize, k: usize) -> u32 {
     }
 }
 
-/// The contexts of `a` and `b` of entry `i` of a block (position `p`),
-/// from its score symbol `s`, its `a` (for `b`'s) and the `a` and `b`
-/// symbols before it.
+/// The context of `a` of entry `i` of a block (position `p`), from the
+/// block's score symbols `s` and the `a` symbols before it: its score,
+/// the previous score, the previous and the neighbour's `a`, pit 0.
 #[inline(always)]
-pub fn context_a(shape: Shape, p: &Position, s: u8, a: &[u8], b: &[u8], i: usize) -> u32 {
-    let _ = shape;
+pub fn context_a(shape: Shape, p: &Position, s: &[u8], a: &[u8], i: usize) -> u32 {
     let nb = v3::back(p).unwrap_or(usize::MAX);
-    ((s as u32 * NB + back(a, i, 1)) * NB + back(b, i, 1)) * NB + back(a, i, nb)
+    let s1 = if i > 0 {
+        s[i - 1] as u32
+    } else {
+        shape.alphabet
+    };
+    let c = (s[i] as u32 * NB + back(a, i, 1)) * NB + back(a, i, nb);
+    (c * (shape.alphabet + 1) + s1) * PIT0 + (p.0[0] as u32).min(PIT0 - 1)
 }
 
-/// See [`context_a`].
+/// The context of `b` of entry `i` of a block (position `p`), from its
+/// score symbol `s`, its `a` and the `b` symbols before it: the score,
+/// `a`, the previous and the neighbour's `b`, pit 0.
 #[inline(always)]
 pub fn context_b(shape: Shape, p: &Position, s: u8, ai: u8, b: &[u8], i: usize) -> u32 {
     let nb = v3::back(p).unwrap_or(usize::MAX);
-    a_contexts(shape)
-        + ((s as u32 * shape.alphabet + ai as u32) * NB + back(b, i, 1)) * NB
-        + back(b, i, nb)
+    let c = ((s as u32 * shape.alphabet + ai as u32) * NB + back(b, i, 1)) * NB + back(b, i, nb);
+    a_contexts(shape) + c * PIT0 + (p.0[0] as u32).min(PIT0 - 1)
 }
 
 /// The check hash of an envelope block's raw lower and upper values.
@@ -85,10 +108,10 @@ pub fn check(lower: &[u8], upper: &[u8]) -> u64 {
     v3::envelope_check(lower, upper)
 }
 
-/// The envelope's part of a file: its model, the blocks' bytes and the
-/// blocks.
+/// The envelope's part of a file: its model's bytes, the blocks' bytes
+/// and the blocks.
 pub(super) struct Code {
-    pub(super) model: Model,
+    pub(super) model: Vec<u8>,
     pub(super) block_bytes: u32,
     pub(super) blocks: Vec<Coded>,
 }
@@ -100,12 +123,12 @@ fn count_run(shape: Shape, start: u64, s: &[u8], a: &[u8], b: &[u8], counts: &mu
     let mut w = Walk::at(shape.n, start);
     for i in 0..s.len() {
         let p = w.position();
-        counts.add(context_a(shape, p, s[i], a, b, i), a[i], WEIGHT);
+        counts.add(context_a(shape, p, s, a, i), a[i], WEIGHT);
         counts.add(context_b(shape, p, s[i], a[i], b, i), b[i], WEIGHT);
         // As the `k`-th entry of a block.
         for k in 0..=i.min(2) {
-            let (aa, bb) = (&a[i - k..], &b[i - k..]);
-            counts.add(context_a(shape, p, s[i], aa, bb, k), a[i], 1);
+            let (ss, aa, bb) = (&s[i - k..], &a[i - k..], &b[i - k..]);
+            counts.add(context_a(shape, p, ss, aa, k), a[i], 1);
             counts.add(context_b(shape, p, s[i], a[i], bb, k), b[i], 1);
         }
         w.step();
@@ -142,7 +165,7 @@ fn code_run(
         let (sb, ab, bbk) = (&s[e..], &a[e..], &b[e..]);
         for i in 0..avail {
             let p = w.position();
-            let ca = context_a(shape, p, sb[i], ab, bbk, i);
+            let ca = context_a(shape, p, sb, ab, i);
             let cb = context_b(shape, p, sb[i], ab[i], bbk, i);
             for (ctx, v) in [(ca, ab[i]), (cb, bbk[i])] {
                 let (lo, f) = enc[model.class[ctx as usize] as usize * al + v as usize];
@@ -277,8 +300,12 @@ pub(super) fn code(
             u32::MAX
         )));
     }
+    let mut raw = Vec::new();
+    model.write(&mut raw);
+    let mut bytes = (raw.len() as u32).to_le_bytes().to_vec();
+    bytes.extend(zstd::bulk::compress(&raw, MODEL_LEVEL)?);
     Ok(Code {
-        model,
+        model: bytes,
         block_bytes,
         blocks,
     })

@@ -8,7 +8,7 @@
 
 use super::coder::Decoder;
 use super::context::{contexts as score_contexts, Walk};
-use super::envelope::{check, context_a, context_b, contexts};
+use super::envelope::{check, context_a, context_b, contexts, model_bound};
 use super::header::{data_start, index_end, V4Fields, V4_HEADER_BYTES};
 use super::index;
 use super::layout::Layout;
@@ -194,12 +194,21 @@ impl Envelope {
                     reason: r,
                 }
             })?;
-        let (model, more) =
-            Model::read_from(&models[used..], contexts(shape), shape.alphabet).map_err(bad)?;
-        if used + more != models.len() {
+        // Its bytes before compression (4), then a zstd frame of them.
+        let rest = &models[used..];
+        let raw_len = match rest.get(..4) {
+            Some(x) => u32::from_le_bytes([x[0], x[1], x[2], x[3]]) as usize,
+            None => return Err(bad("missing".into())),
+        };
+        if raw_len > model_bound(shape) {
+            return Err(bad(format!("{raw_len} bytes, more than a model takes")));
+        }
+        let raw = zstd::bulk::decompress(&rest[4..], raw_len).map_err(|e| bad(e.to_string()))?;
+        let (model, more) = Model::read_from(&raw, contexts(shape), shape.alphabet).map_err(bad)?;
+        if raw.len() != raw_len || more != raw_len {
             return Err(bad(format!(
-                "{} bytes after the model",
-                models.len() - used - more
+                "{} bytes, of which the model takes {more}",
+                raw.len()
             )));
         }
         let (syms, fc) = model.decode_tables();
@@ -223,7 +232,7 @@ impl Envelope {
     }
 
     /// Decodes the envelope of entry `i` of a block: its `a` and `b` from
-    /// its score symbol `s[i]` and the symbols before it.
+    /// the block's score symbols `s` (up to `i`) and the symbols before it.
     #[inline(always)]
     #[allow(clippy::too_many_arguments)]
     fn decode_entry(
@@ -231,7 +240,7 @@ impl Envelope {
         bytes: &[u8],
         d: &mut Decoder,
         w: &Walk,
-        s: u8,
+        s: &[u8],
         a: &mut [u8],
         b: &mut [u8],
         i: usize,
@@ -244,9 +253,9 @@ impl Envelope {
             )
         };
         let p = w.position();
-        let (sy, fc) = tables(context_a(self.shape, p, s, a, b, i));
+        let (sy, fc) = tables(context_a(self.shape, p, s, a, i));
         a[i] = d.next(sy, fc, bytes);
-        let (sy, fc) = tables(context_b(self.shape, p, s, a[i], b, i));
+        let (sy, fc) = tables(context_b(self.shape, p, s[i], a[i], b, i));
         b[i] = d.next(sy, fc, bytes);
     }
 
@@ -332,7 +341,15 @@ impl Envelope {
                         }
                     };
                     slot.s[i] = si;
-                    self.decode_entry(&slot.bytes, &mut d, &w, si, &mut slot.a, &mut slot.b, i);
+                    self.decode_entry(
+                        &slot.bytes,
+                        &mut d,
+                        &w,
+                        &slot.s,
+                        &mut slot.a,
+                        &mut slot.b,
+                        i,
+                    );
                     w.step();
                 }
                 slot.d = Some(d);
@@ -385,7 +402,7 @@ impl Envelope {
             let mut w = Walk::at(self.shape.n, first);
             let sb = &s[(first - span) as usize..];
             for i in 0..c {
-                self.decode_entry(&bytes, &mut d, &w, sb[i], &mut a, &mut b, i);
+                self.decode_entry(&bytes, &mut d, &w, sb, &mut a, &mut b, i);
                 let (x, y) = self
                     .values(sb[i], a[i], b[i])
                     .ok_or_else(|| stream(eb, "a bound out of the layer's range"))?;
