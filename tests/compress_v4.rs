@@ -251,6 +251,7 @@ fn cli_format_4_compresses_probes_verifies_and_decompresses() {
         d,
         "--format",
         "4",
+        "--scores-only",
         "--remove-raw",
         "--quiet",
     ]);
@@ -297,5 +298,53 @@ fn cli_format_4_compresses_probes_verifies_and_decompresses() {
         ],
     ] {
         common::usage_error(&bad);
+    }
+}
+
+#[test]
+fn cli_format_4_full_form_compresses_probes_verifies_checks_and_decompresses() {
+    let dir = common::full_copy("awari-v4-full-cli-");
+    let d = common::s(&dir);
+    let kinds = [Kind::Score, Kind::Lower, Kind::Upper];
+    let before: Vec<Vec<Vec<u8>>> = (0..=common::MAX)
+        .map(|n| kinds.iter().map(|k| table(k.stem(), n)).collect())
+        .collect();
+    let q = [
+        "query", "--db", d, "1", "1", "1", "1", "1", "2", "2", "0", "0", "0", "0", "0",
+    ];
+    let want = common::ok(&q);
+    common::ok(&[
+        "compress",
+        "--db",
+        d,
+        "--format",
+        "4",
+        "--remove-raw",
+        "--quiet",
+    ]);
+    for n in 0..=common::MAX {
+        for k in kinds {
+            assert!(!dir.join(k.file_name(n)).exists(), "{k:?}.{n} removed");
+        }
+        let file = std::fs::read(dir.join(format!("tables.{n}.zst"))).expect("the full form");
+        assert_eq!(
+            &file[8..13],
+            &[4, 0, 0, 0, 0b111],
+            "layer {n}: format 4, full form"
+        );
+    }
+    assert_eq!(
+        common::ok(&q),
+        want,
+        "a query on the full form equals the raw folder's"
+    );
+    common::ok(&["verify", "--db", d, "--checksums", "known"]);
+    common::ok(&["check", "--db", d, "--layers", "0..=8"]);
+    common::ok(&["decompress", "--db", d, "--quiet"]);
+    for n in 0..=common::MAX {
+        for (k, raw) in kinds.iter().zip(&before[n as usize]) {
+            let back = std::fs::read(dir.join(k.file_name(n))).expect("written back");
+            assert!(back == *raw, "{k:?}.{n} written back byte for byte");
+        }
     }
 }

@@ -4,8 +4,9 @@
 //! Three families of files:
 //!
 //! * **Format version 4** ([`v4`], `awari compress --format 4`): the
-//!   scores alone (`scores.n.zst`), cut into blocks of a fixed number of
-//!   bytes (64 by default) behind a sparse index, coded by context
+//!   three tables (`tables.n.zst`, the envelope in blocks of its own) or
+//!   the scores alone (`scores.n.zst`), cut into blocks of a fixed number
+//!   of bytes (64 by default) behind a sparse index, coded by context
 //!   classes and rANS, so that a probe decodes its block only up to the
 //!   entry it wants. The layout, the checks and how damage is found are in
 //!   the module docs of [`v4`].
@@ -103,7 +104,7 @@
 //! # Reading
 //!
 //! [`CompressedTable`] reads any version over anything that is
-//! `AsRef<[u8]>` or a file read with `pread`; a version 3 file of the full
+//! `AsRef<[u8]>` or a file read with `pread`; a version 3 or 4 file of the full
 //! form serves the table that [`CompressedTable::check_table`] or
 //! [`CompressedTable::serve`] asked for. The encoders write into a buffer
 //! or any `Write + Seek` ([`encode`] for versions 1 and 2,

@@ -127,7 +127,7 @@ impl<B: Bytes> CompressedTable<B> {
     }
 
     /// Checks that the file holds the table described by `want`, and
-    /// serves that table from now on (a version 3 file of the full form
+    /// serves that table from now on (a version 3 or 4 file of the full form
     /// holds all three tables of its layer; it serves the scores until
     /// told otherwise).
     pub fn check_table(&mut self, want: &Expected) -> Result<(), CompressError> {
@@ -166,8 +166,8 @@ impl<B: Bytes> CompressedTable<B> {
         Ok(())
     }
 
-    /// Serves table `kind` from now on, if the file holds it (a version 3
-    /// file of the full form holds all three tables of its layer and
+    /// Serves table `kind` from now on, if the file holds it (a file of the
+    /// full form, version 3 or 4, holds all three tables of its layer and
     /// serves the scores until told otherwise); else
     /// [`CompressError::Mismatch`].
     pub fn serve(&mut self, kind: Kind) -> Result<(), CompressError> {

@@ -3,6 +3,13 @@
 //! small number of bytes behind a sparse index, a decoder driven by
 //! tables, a probe that decodes only up to the entry it wants.
 //!
+//! Two forms: the scores alone (`scores.n.zst`), and the **full form**
+//! (`tables.n.zst`, tables held `0b111`), which adds the envelope
+//! (`lower` and `upper`) coded given the scores in blocks and a sparse
+//! index of its own (see `envelope`): a probe of the scores reads neither;
+//! a probe of `lower` or `upper` decodes its envelope block up to the
+//! entry and the scores from that block's first entry up to it.
+//!
 //! # What a score is coded given
 //!
 //! The contexts of format 3 (the previous score, the score of the
@@ -23,32 +30,39 @@
 //! |---|---|---|
 //! | 0 | 8 | magic `AWARIZST` |
 //! | 8 | 4 | format version `4` |
-//! | 12 | 1 | tables held: `0b001`, the scores alone |
+//! | 12 | 1 | tables held: `0b001` the scores alone, `0b111` the full form (scores, lower, upper) |
 //! | 13 | 1 | probability bits, 12 |
-//! | 14 | 2 | zero |
+//! | 14 | 2 | full form: bytes per envelope block B', 16..=4096; else zero |
 //! | 16 | 16 | rule set, ASCII, zero-padded |
 //! | 32 | 4 | layer (seeds) |
 //! | 36 | 4 | the most entries a block holds, 1..=4095 |
 //! | 40 | 8 | entries E, the layer's size |
 //! | 48 | 4 | blocks K |
-//! | 52 | 4 | bytes M of the model |
+//! | 52 | 4 | bytes M of the models |
 //! | 56 | 8 | `xxh3-64` of the raw `scores.n` |
-//! | 64 | 16 | zero |
+//! | 64 | 8 | full form: `xxh3-64` of the raw `lower.n`; else zero |
+//! | 72 | 8 | full form: `xxh3-64` of the raw `upper.n`; else zero |
 //! | 80 | 1 | log2 S of the entries per sparse index entry, 13 |
 //! | 81 | 1 | zero |
 //! | 82 | 2 | bytes per block B, 16..=4096 |
-//! | 84 | 4 | zero |
-//! | 88 | 8 | `xxh3-64` of bytes 0..88, the sparse index, the counts and the model |
+//! | 84 | 4 | full form: envelope blocks K'; else zero |
+//! | 88 | 8 | `xxh3-64` of bytes 0..88 and of everything from 96 to the end of the models |
 //! | 96 | 8 ceil(E / 2^S) | sparse index: for every 2^S-th entry, its block (high 32 bits) and its place in it |
 //! | ... | 2 K | entries of each block |
-//! | ... | M | the model: classes C (2 bytes), the class of every context (a byte each), each class's frequencies (LEB128, one per symbol) |
+//! | ... | 8 ceil(E / 2^S) | full form: the envelope's sparse index, likewise |
+//! | ... | 2 K' | full form: entries of each envelope block |
+//! | ... | M | the models: the scores' (classes C (2 bytes), the class of every context (a byte each), each class's frequencies (LEB128, one per symbol)); in the full form then the envelope's: its bytes before compression (4), then a zstd frame of it (the same fields over the envelope's contexts) |
 //! | ... | | zeros up to a multiple of 64 |
 //! | ... | K B | the blocks |
+//! | ... | K' B' | full form: the envelope blocks |
 //!
 //! A block holds as many entries as fit its B bytes (at most the header's
 //! cap): the coder's final state (3 bytes, big-endian), the bytes the
 //! decoder reads in order, zeros. A run of 2^20 entries starts a new
-//! block, so that runs are coded in parallel.
+//! block, so that runs are coded in parallel. An envelope block likewise,
+//! its symbols `a` and `b` of each entry in turn; its coder starts from a
+//! state holding 16 bits of the `xxh3-64` of the block's raw lower and
+//! upper values (format 3's envelope check).
 //!
 //! # Checks, and how damage is found
 //!
@@ -56,8 +70,10 @@
 //! last block, the checksum of header, index, counts and model, that the
 //! padding is zero, that every block holds 1..=cap entries and the counts
 //! add up to the layer, that the sparse index is the one the counts give,
-//! and the model (classes in range, frequencies summing to 4096). A
-//! damaged header, index or model is therefore an error on opening.
+//! and the model (classes in range, frequencies summing to 4096); in the
+//! full form the same of the envelope's fields, index, counts and model
+//! (which must decompress to no more than a model takes, and exactly).
+//! A damaged header, index or model is therefore an error on opening.
 //!
 //! A **probe** decodes its block only up to the entry and does not check
 //! the block: a damaged block gives a value within `-n..=n` (every symbol
@@ -70,14 +86,26 @@
 //! against the header's checksum of the raw scores, so `verify` and
 //! `check` find every damaged byte.
 //!
+//! In the full form a probe of `lower` or `upper` checks no block either
+//! (a bound that a damaged block puts outside `-n..=n` is an error).
+//! Decoding a whole range of `lower` or `upper` decodes and checks the
+//! score blocks under its envelope blocks, then each envelope block whole,
+//! which must end in the state its lower and upper values call for; and
+//! `verify` checks each table against its own checksum in the header. A
+//! damaged envelope block is never read by the scores; a damaged score
+//! block is found by all three tables.
+//!
 //! The module's parts, one job each: `context` (what a score is coded
 //! given, and the walk through a block that computes it), `model` (the
 //! contexts clustered into classes, each class a distribution, and the
 //! coder's tables), `coder` (rANS with a 24-bit state, a byte at a time),
 //! `header` (the header's fields and checksum), `layout` (index, counts
 //! and model read and checked when a file is opened; the probe; whole
-//! blocks decoded and checked) and `encode` (counts, model, blocks, the
-//! file).
+//! blocks decoded and checked), `encode` (counts, model, blocks, the
+//! file), `index` (the sparse index and block counts: built, read and
+//! checked, searched), `envelope` (the full form's envelope: its
+//! contexts, model and blocks) and `envelope_layout` (the envelope read:
+//! opened and checked, probed, decoded and checked).
 
 mod coder;
 mod context;
