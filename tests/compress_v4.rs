@@ -1,4 +1,5 @@
 //! Format 4: every table of layers 0..=12 round trips at several layouts
+//! (the full form also 13 and 14)
 //! (decoded whole and probed entry by entry), and damage of every kind is
 //! an error or, for a probe that does not check its block, a value within
 //! the layer's range: never a panic, never a wrong table that passes.
@@ -345,6 +346,72 @@ fn cli_format_4_full_form_compresses_probes_verifies_checks_and_decompresses() {
         for (k, raw) in kinds.iter().zip(&before[n as usize]) {
             let back = std::fs::read(dir.join(k.file_name(n))).expect("written back");
             assert!(back == *raw, "{k:?}.{n} written back byte for byte");
+        }
+    }
+}
+
+#[test]
+fn the_builder_reads_its_lower_layers_from_the_full_form() {
+    use awari_egdb::build;
+    use awari_egdb::codec::Settings;
+    use awari_egdb::pack::{self, CompressOptions, Quiet};
+    let dir = common::scratch("awari-v4-full-build-");
+    let mut opts = common::options(&dir, 6, true);
+    build::build(&opts, &awari_egdb::solve::Silent).expect("build 0..=6");
+    let copts = CompressOptions {
+        settings: Settings {
+            block_bytes: 32,
+            scores_only: false,
+            ..Settings::random_access()
+        },
+        layers: 0..=48,
+        remove_raw: true,
+    };
+    pack::compress_folder(&dir, &copts, &Quiet).expect("compress");
+    for n in 0..=6 {
+        assert!(dir.join(format!("tables.{n}.zst")).exists());
+        assert!(!dir.join(format!("lower.{n}")).exists());
+    }
+    // The compact solver streams the full-form lower layers.
+    opts.max_seeds = 7;
+    let r = build::build(&opts, &awari_egdb::solve::Silent).expect("build 7");
+    assert_eq!(r.built, vec![7]);
+    for k in [Kind::Score, Kind::Lower, Kind::Upper] {
+        let built = std::fs::read(dir.join(k.file_name(7))).expect("built");
+        assert!(
+            built == table(k.stem(), 7),
+            "{k:?}.7 as built from raw layers"
+        );
+    }
+}
+
+#[test]
+fn the_full_form_of_layers_13_and_14_round_trips_at_two_layouts() {
+    use common::compress::{raw_table, MAX};
+    for n in common::MAX + 1..=MAX {
+        let raws = [Kind::Score, Kind::Lower, Kind::Upper].map(|k| (k, raw_table(k, n)));
+        for (lay, env_bytes) in [(V4Settings::default(), 256), (layouts()[3], 4096)] {
+            let file = encode_full(
+                &raws[0].1, &raws[1].1, &raws[2].1, &AWARI, n, lay, env_bytes,
+            )
+            .expect("encode");
+            let mut t = open(&file).expect("opens");
+            let mut rng = rand::rngs::StdRng::seed_from_u64(n as u64);
+            for (kind, raw) in &raws {
+                t.serve(*kind).expect("held");
+                assert!(
+                    t.decompress_all().expect("decodes") == *raw,
+                    "layer {n} {kind:?}"
+                );
+                for _ in 0..3000 {
+                    let g = rng.gen_range(0..raw.len() as u64);
+                    assert_eq!(
+                        t.get(g).expect("get"),
+                        raw[g as usize] as i8,
+                        "layer {n} {kind:?} {g}"
+                    );
+                }
+            }
         }
     }
 }

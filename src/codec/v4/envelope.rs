@@ -29,11 +29,11 @@ use rayon::prelude::*;
 use std::io;
 
 /// Bytes per envelope block of a file whose score blocks take
-/// `block_bytes`: four times as many (a probe of `lower` or `upper` is
-/// rarer than one of the scores, and each block spends its coder's state
-/// and its count: docs/compression.md), at most 4096.
+/// `block_bytes`: twice as many (each block spends its coder's state and
+/// its count; four times as many fill too many blocks to the cap of
+/// entries, docs/compression.md), at most 4096.
 pub fn envelope_block_bytes(block_bytes: u32) -> u32 {
-    (4 * block_bytes).min(*super::header::V4_BLOCK_BYTES.end())
+    (2 * block_bytes).min(*super::header::V4_BLOCK_BYTES.end())
 }
 /// Values of a neighbour's symbol in a context: 0..=4 (more as 4), 5 none.
 const NB: u32 = 6;
