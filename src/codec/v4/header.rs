@@ -43,7 +43,7 @@ pub struct V4Fields {
 }
 
 /// The header fields of the full form's envelope (`lower` and `upper`
-/// coded given the scores, [`super::envelope`]).
+/// coded given the scores, in blocks of their own).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct EnvelopeFields {
     /// Bytes per envelope block.
