@@ -28,8 +28,8 @@ pub struct CompressArgs {
     /// --dictionary is given.
     #[arg(long, value_name = "V", value_parser = clap::value_parser!(u32).range(2..=4))]
     format: Option<u32>,
-    /// Format 4: bytes per block, 16..=4096 (default 64); a probe decodes
-    /// its block up to the entry.
+    /// Format 4: bytes per block, 16..=4096 (default 64 with --scores-only,
+    /// else 96); a probe decodes its block up to the entry.
     #[arg(long, value_name = "B")]
     block_bytes: Option<u32>,
     /// Formats 3 and 4: code the scores alone (`scores.n.zst`, the form an
@@ -121,8 +121,11 @@ fn settings(a: &CompressArgs) -> Result<Settings, Failure> {
             }
         }
         if format == 4 {
-            let mut s = Settings::random_access();
-            s.scores_only = a.scores_only;
+            let mut s = if a.scores_only {
+                Settings::random_access()
+            } else {
+                Settings::random_access_full()
+            };
             if let Some(b) = a.block_bytes {
                 s.block_bytes = b;
             }

@@ -64,6 +64,16 @@ impl Settings {
         }
     }
 
+    /// The default settings of format 4's full form (the three tables;
+    /// larger score blocks than the scores alone take).
+    pub const fn random_access_full() -> Settings {
+        Settings {
+            block_bytes: v4::V4_FULL_DEFAULT_BLOCK_BYTES,
+            scores_only: false,
+            ..Settings::random_access()
+        }
+    }
+
     /// Checks the settings ([`crate::format::check_compression`] for
     /// format 2); on failure, the field and why.
     pub fn check(&self) -> Result<(), (&'static str, String)> {

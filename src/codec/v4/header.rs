@@ -14,6 +14,9 @@ pub const V4_HEADER_BYTES: usize = 96;
 pub const V4_ALIGN: u64 = 64;
 /// Bytes per block unless told otherwise.
 pub const V4_DEFAULT_BLOCK_BYTES: u32 = 64;
+/// Bytes per score block of the full form unless told otherwise (the
+/// three tables within 5.5 bits a position: docs/compression.md).
+pub const V4_FULL_DEFAULT_BLOCK_BYTES: u32 = 96;
 /// The smallest and largest blocks, in bytes.
 pub const V4_BLOCK_BYTES: std::ops::RangeInclusive<u32> = 16..=4096;
 /// The most entries a block holds unless told otherwise (bounds the

@@ -124,7 +124,7 @@ pub(in crate::codec) use header::read_header;
 pub use header::{
     check_blocks, check_classes, data_start, index_end, EnvelopeFields, V4Fields, V4_ALIGN,
     V4_BLOCK_BYTES, V4_DEFAULT_BLOCK_BYTES, V4_DEFAULT_BLOCK_CAP, V4_DEFAULT_CLASSES,
-    V4_HEADER_BYTES, V4_MAX_BLOCK_CAP, V4_SPARSE_BITS,
+    V4_FULL_DEFAULT_BLOCK_BYTES, V4_HEADER_BYTES, V4_MAX_BLOCK_CAP, V4_SPARSE_BITS,
 };
 pub use layout::Layout;
 pub use model::MAX_CLASSES;
