@@ -6,7 +6,7 @@
 //! * **Format version 4** ([`v4`], `awari compress --format 4`): the
 //!   three tables (`tables.n.zst`, the envelope in blocks of its own) or
 //!   the scores alone (`scores.n.zst`), cut into blocks of a fixed number
-//!   of bytes (64 by default) behind a sparse index, coded by context
+//!   of bytes (64 by default, 96 in the full form) behind a sparse index, coded by context
 //!   classes and rANS, so that a probe decodes its block only up to the
 //!   entry it wants. The layout, the checks and how damage is found are in
 //!   the module docs of [`v4`].
