@@ -6,9 +6,9 @@
 //! * **Format version 4** ([`v4`], `awari compress --format 4`): the
 //!   three tables (`tables.n.zst`, the envelope in blocks of its own) or
 //!   the scores alone (`scores.n.zst`), cut into blocks of a fixed number
-//!   of bytes (64 by default, 96 in the full form) behind a sparse index, coded by context
-//!   classes and rANS, so that a probe decodes its block only up to the
-//!   entry it wants. The layout, the checks and how damage is found are in
+//!   of bytes (64 by default, 96 in the full form) behind a sparse index,
+//!   coded by context classes and rANS, so that a probe decodes its block
+//!   only up to the entry it wants. The layout, the checks and how damage is found are in
 //!   the module docs of [`v4`].
 //! * **Format version 3** (the default; [`v3`]): a layer's tables coded
 //!   by context models and rANS. The full form `tables.n.zst` holds the
