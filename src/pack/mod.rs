@@ -20,6 +20,7 @@
 mod compress;
 mod compress_v3;
 mod decompress;
+pub mod dont_care;
 
 pub use compress::compress_folder;
 pub(crate) use compress::{check_settings, compress_and_remove_raw, compress_layers};

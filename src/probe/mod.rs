@@ -47,10 +47,12 @@
 mod load;
 mod pv;
 mod query;
+mod resolve;
 mod tables;
 
 pub use pv::{Pv, PvEnd, PvStep};
 pub use query::{Envelope, MoveInfo};
+pub use resolve::{resolve, Entry};
 pub use tables::{lookup, LayerTables};
 
 use crate::error::{Error, Result};

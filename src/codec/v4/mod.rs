@@ -81,6 +81,7 @@
 
 mod coder;
 mod context;
+pub mod dont_care;
 mod encode;
 mod header;
 mod layout;
