@@ -276,9 +276,17 @@ impl Database {
     ///
     /// A compressed table is decompressed into memory (in parallel, and
     /// checked against its checksum) on the first call, and kept until the
-    /// `Database` is dropped: that costs the table's size in memory.
+    /// `Database` is dropped: that costs the table's size in memory. A
+    /// table that leaves "don't care" entries is resolved whole, with the
+    /// tables of the layers below (kept in memory too), and checked
+    /// against the header's checksum of the scores.
     pub fn table(&self, n: u32, kind: Kind) -> Result<Option<&[u8]>> {
-        self.table_of(n, kind)?.map(ProbeTable::whole).transpose()
+        self.table_of(n, kind)?
+            .map(|t| match t.is_dont_care() {
+                true => self.resolve_whole(n, t),
+                false => t.whole(),
+            })
+            .transpose()
     }
 
     /// Table `kind` of layer `n` (mapping the layer if needed); `None` for

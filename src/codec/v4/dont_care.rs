@@ -9,10 +9,20 @@
 //! value is likeliest in the entry's context (counted over the layer), so
 //! that it costs the fewest bits. Every other entry stores its score
 //! (which is then above its best exit, so `max` gives it back too).
+//!
+//! The file is a format 4 file of the values stored, with the header's
+//! "don't care" flag and two checksums: the raw scores' (what the
+//! manifest lists, and what the values resolve to) and the stored
+//! values' (what decoding the file gives, checked by whole-table
+//! decoding). The rule that picks the values is the encoder's alone: the
+//! probe does not need it.
 
 use super::context::Walk;
+use super::encode::{encode_values, V4Settings};
 use crate::codec::v3::Shape;
+use crate::rules::Rules;
 use rayon::prelude::*;
+use std::io;
 
 /// A best exit of "none" in the table of best exits handed to [`fill`].
 pub const NO_EXIT: i8 = i8::MIN;
@@ -149,4 +159,34 @@ pub fn fill(scores: &[u8], exits: &[i8], layer: u32, rule: FillRule) -> Option<V
             .map(|s| (s as i32 - n) as i8 as u8)
             .collect(),
     )
+}
+
+/// The rule [`encode_dont_care`] fills with.
+pub const FILL: FillRule = FillRule::Likeliest { rounds: 1 };
+
+/// The don't-care format 4 file of the raw scores `scores` of layer
+/// `layer` (built under `rules`), given each entry's best exit `exits`,
+/// and the values it stores. Tables that do not fit (see [`fill`]) or bad
+/// settings are [`io::ErrorKind::InvalidInput`].
+pub fn encode_dont_care(
+    scores: &[u8],
+    exits: &[i8],
+    rules: &Rules,
+    layer: u32,
+    lay: V4Settings,
+) -> io::Result<(Vec<u8>, Vec<u8>)> {
+    let stored = fill(scores, exits, layer, FILL).ok_or_else(|| {
+        io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!("layer {layer}: the best exits do not fit the scores"),
+        )
+    })?;
+    // Every value stored resolves to its score.
+    debug_assert!(stored
+        .par_iter()
+        .zip(scores.par_iter().zip(exits.par_iter()))
+        .all(|(&v, (&s, &e))| (v as i8).max(e) == s as i8));
+    let sum = xxhash_rust::xxh3::xxh3_64(scores);
+    let file = encode_values(&stored, Some(sum), rules, layer, lay)?;
+    Ok((file, stored))
 }

@@ -150,6 +150,19 @@ pub fn encode_scores(
     layer: u32,
     lay: V4Settings,
 ) -> io::Result<Vec<u8>> {
+    encode_values(scores, None, rules, layer, lay)
+}
+
+/// The format 4 file of the values `scores` of layer `layer`: the raw
+/// scores, or with `dont_care` (the `xxh3-64` of the raw scores) the
+/// values a don't-care file stores ([`super::dont_care`]).
+pub(super) fn encode_values(
+    scores: &[u8],
+    dont_care: Option<u64>,
+    rules: &Rules,
+    layer: u32,
+    lay: V4Settings,
+) -> io::Result<Vec<u8>> {
     let invalid = |m: String| io::Error::new(io::ErrorKind::InvalidInput, m);
     lay.check().map_err(|(f, r)| invalid(format!("{f}: {r}")))?;
     if layer > MAX_SEEDS || layer == 47 {
@@ -236,6 +249,7 @@ pub fn encode_scores(
         blocks: blocks.len() as u64,
         sparse_bits: V4_SPARSE_BITS,
         model_bytes: (meta.len() - model_at) as u32,
+        dont_care: dont_care.map(|_| xxhash_rust::xxh3::xxh3_64(scores)),
     };
     let header = Header {
         rules: *rules,
@@ -245,7 +259,11 @@ pub fn encode_scores(
         block_size: lay.block_cap,
         version: 4,
         tables: 0b001,
-        raws: [xxhash_rust::xxh3::xxh3_64(scores), 0, 0],
+        raws: [
+            dont_care.unwrap_or_else(|| xxhash_rust::xxh3::xxh3_64(scores)),
+            0,
+            0,
+        ],
         family: Family::V4(fields.clone()),
     };
     let head = encode_header(&header, &fields);

@@ -25,7 +25,8 @@
 //! | 8 | 4 | format version `4` |
 //! | 12 | 1 | tables held: `0b001`, the scores alone |
 //! | 13 | 1 | probability bits, 12 |
-//! | 14 | 2 | zero |
+//! | 14 | 1 | flags: bit 0, the file leaves "don't care" entries ([`dont_care`]); the other bits zero |
+//! | 15 | 1 | zero |
 //! | 16 | 16 | rule set, ASCII, zero-padded |
 //! | 32 | 4 | layer (seeds) |
 //! | 36 | 4 | the most entries a block holds, 1..=4095 |
@@ -33,7 +34,8 @@
 //! | 48 | 4 | blocks K |
 //! | 52 | 4 | bytes M of the model |
 //! | 56 | 8 | `xxh3-64` of the raw `scores.n` |
-//! | 64 | 16 | zero |
+//! | 64 | 8 | with the "don't care" flag, `xxh3-64` of the values stored; else zero |
+//! | 72 | 8 | zero |
 //! | 80 | 1 | log2 S of the entries per sparse index entry, 13 |
 //! | 81 | 1 | zero |
 //! | 82 | 2 | bytes per block B, 16..=4096 |
