@@ -8,27 +8,73 @@
 //! holding raw `scores.n` of layers 0..=b (only read);
 //! `AWARI_BENCH_LAYERS=18..=22` (the default) picks the layers a..=b,
 //! `AWARI_BENCH_FILLS=raw,previous,likeliest1,likeliest2` the forms.
+//!
+//! With `AWARI_BENCH_FOLDERS=A,B,...` (folders of ours, only read, e.g.
+//! one compressed with `awari compress --format 4` and one with
+//! `--dont-care` as well), it measures instead random `Database::score`
+//! on positions of layers a..=b of each folder (mapped, one thread,
+//! medians of five rounds that alternate the folders).
 
 use awari_egdb::codec::v4::dont_care::{fill, FillRule};
 use awari_egdb::codec::v4::{encode_scores, V4Settings};
 use awari_egdb::index::{layer_size, rank, unrank};
 use awari_egdb::pack::dont_care::best_exits;
-use awari_egdb::probe::{resolve, Entry};
+use awari_egdb::probe::{resolve, Database, Entry};
 use awari_egdb::rules::AWARI;
 use rand::{Rng, SeedableRng};
 use std::time::Instant;
 
 const PROBES: usize = 200_000;
 
+/// Random `Database::score` in each folder of `folders`, layers a..=b.
+fn probe_rates(folders: &str, a: u32, b: u32) {
+    let dbs: Vec<(String, Database)> = folders
+        .split(',')
+        .map(|d| {
+            // SAFETY: the bench only reads the folders; nothing writes them
+            // while it runs.
+            let db = unsafe { Database::open_mapped(d) }.expect("open folder");
+            (d.to_string(), db)
+        })
+        .collect();
+    println!("| layer | folder | random score(), mapped, 1 thread (M/s) |");
+    println!("|---:|---|---:|");
+    for n in a..=b {
+        let mut rng = rand::rngs::StdRng::seed_from_u64(n as u64);
+        let ps: Vec<_> = (0..PROBES)
+            .map(|_| unrank(n, rng.gen_range(0..layer_size(n))).expect("unrank"))
+            .collect();
+        let mut r = vec![Vec::new(); dbs.len()];
+        for _ in 0..5 {
+            for (k, (_, db)) in dbs.iter().enumerate() {
+                let t = Instant::now();
+                let mut sum = 0i64;
+                for p in &ps {
+                    sum += db.score(p).expect("score") as i64;
+                }
+                std::hint::black_box(sum);
+                r[k].push(PROBES as f64 / t.elapsed().as_secs_f64() / 1e6);
+            }
+        }
+        for ((d, _), mut v) in dbs.iter().zip(r) {
+            v.sort_by(|x, y| x.total_cmp(y));
+            println!("| {n} | {d} | {:.3} |", v[2]);
+        }
+    }
+}
+
 fn main() {
+    let layers = std::env::var("AWARI_BENCH_LAYERS").unwrap_or_else(|_| "18..=22".into());
+    let (a, b) = layers.split_once("..=").unwrap_or((&layers, &layers));
+    let (a, b): (u32, u32) = (a.parse().expect("layers"), b.parse().expect("layers"));
+    if let Ok(f) = std::env::var("AWARI_BENCH_FOLDERS") {
+        return probe_rates(&f, a, b);
+    }
     let Some(dir) = std::env::var_os("AWARI_BENCH_DB").filter(|d| !d.is_empty()) else {
         eprintln!("set AWARI_BENCH_DB to a folder holding raw scores.n; skipping");
         return;
     };
     let dir = std::path::PathBuf::from(dir);
-    let layers = std::env::var("AWARI_BENCH_LAYERS").unwrap_or_else(|_| "18..=22".into());
-    let (a, b) = layers.split_once("..=").unwrap_or((&layers, &layers));
-    let (a, b): (u32, u32) = (a.parse().expect("layers"), b.parse().expect("layers"));
     let fills: Vec<String> = std::env::var("AWARI_BENCH_FILLS")
         .unwrap_or_else(|_| "raw,previous,likeliest1,likeliest2".into())
         .split(',')
@@ -46,7 +92,9 @@ fn main() {
     // The stored values of the don't-care layers measured so far (the
     // smallest fill of each).
     let mut stored: Vec<Option<Vec<u8>>> = vec![None; b as usize + 1];
-    println!("| layer | positions | best exit = score | with an exit | form | bits/position | seconds |");
+    println!(
+        "| layer | positions | best exit = score | with an exit | form | bits/position | seconds |"
+    );
     println!("|---:|---:|---:|---:|---|---:|---:|");
     for n in a..=b {
         let size = layer_size(n);
@@ -81,7 +129,7 @@ fn main() {
                 file.len() as f64 * 8.0 / size as f64,
                 t.elapsed().as_secs_f64()
             );
-            if f != "raw" && smallest.as_ref().is_none_or(|s| file.len() < s.0) {
+            if f != "raw" && smallest.as_ref().map_or(true, |s| file.len() < s.0) {
                 smallest = Some((file.len(), values));
             }
         }

@@ -15,12 +15,19 @@ use awari_egdb::solve::Silent;
 use awari_egdb::store::{Access, StoredTable};
 use awari_egdb::{Error, ErrorKind};
 use rayon::prelude::*;
+use std::path::PathBuf;
+use std::sync::OnceLock;
 
 const MAX: u32 = 14;
 
 /// Layers 0..=MAX (scores only) built into a scratch folder, and a copy
 /// compressed to don't-care format 4 files, raw tables removed.
-fn folders() -> (std::path::PathBuf, std::path::PathBuf) {
+fn folders() -> (PathBuf, PathBuf) {
+    static DIRS: OnceLock<(PathBuf, PathBuf)> = OnceLock::new();
+    DIRS.get_or_init(make).clone()
+}
+
+fn make() -> (PathBuf, PathBuf) {
     let raw = common::scratch("awari-dont-care-raw-");
     let opts = common::options(&raw, MAX, false);
     build::build(&opts, &Silent).unwrap_or_else(|e| panic!("build: {e}"));
@@ -88,7 +95,10 @@ fn every_position_of_layers_0_to_14_probes_to_its_raw_score() {
         assert_eq!(db.table(n, Kind::Score).unwrap().unwrap(), &scores[..]);
     }
     // The files do leave entries free (else the test proves nothing).
-    assert!(left_free > 100_000, "{left_free} entries stored other values");
+    assert!(
+        left_free > 100_000,
+        "{left_free} entries stored other values"
+    );
 }
 
 #[test]

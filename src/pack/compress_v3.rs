@@ -68,8 +68,15 @@ pub(super) fn compress_layer_models(
     // not).
     let same = same
         && (s.version != 4
-            || open_listed(dir, &rules, listed[0].as_ref().expect("listed"), Kind::Score, &files[0].1, false)
-                .is_ok_and(|(t, _)| t.header().is_dont_care() == s.dont_care));
+            || open_listed(
+                dir,
+                &rules,
+                listed[0].as_ref().expect("listed"),
+                Kind::Score,
+                &files[0].1,
+                false,
+            )
+            .is_ok_and(|(t, _)| t.header().is_dont_care() == s.dont_care));
     let raw_present = files.iter().all(|(_, f)| dir.join(&f.name).exists());
     if same {
         obs.start(&name, blocks * files.len() as u64);

@@ -27,8 +27,7 @@ pub fn best_exits(n: u32, rules: &Rules, below: &(dyn Fn(u32, u64) -> i8 + Sync)
             let start = c as u64 * CHUNK;
             for (g, p) in LayerIter::range(n, start, start + o.len() as u64) {
                 let e = p.exits(rules);
-                let best: Result<_, ()> =
-                    e.best(n, |k, q| Ok(below(k, rank(q)) as i32));
+                let best: Result<_, ()> = e.best(n, |k, q| Ok(below(k, rank(q)) as i32));
                 if let Ok(Some(b)) = best {
                     o[(g - start) as usize] = b as i8;
                 }
@@ -76,5 +75,8 @@ pub(super) fn encode_layer(
 pub(super) fn resolved_scores(dir: &Path, n: u32) -> Result<Vec<u8>> {
     // SAFETY: as in `encode_layer`.
     let db = unsafe { Database::open_mapped(dir)? };
-    Ok(db.table(n, Kind::Score)?.map(<[u8]>::to_vec).unwrap_or_default())
+    Ok(db
+        .table(n, Kind::Score)?
+        .map(<[u8]>::to_vec)
+        .unwrap_or_default())
 }

@@ -47,7 +47,15 @@ pub fn resolve<E>(
         best = best.max(k);
     }
     // Each capture's bound `c - stored`, exact when the child's table is.
-    let mut open = [(0i32, 0u8, 0usize, Entry { value: 0, dont_care: false }); 6];
+    let mut open = [(
+        0i32,
+        0u8,
+        0usize,
+        Entry {
+            value: 0,
+            dont_care: false,
+        },
+    ); 6];
     let mut m = 0;
     for (i, &(c, ref q)) in exits.captures().iter().enumerate() {
         let e = read(n - c as u32, q)?;
@@ -60,7 +68,7 @@ pub fn resolve<E>(
         }
     }
     let open = &mut open[..m];
-    open.sort_unstable_by(|a, b| b.0.cmp(&a.0));
+    open.sort_unstable_by_key(|b| std::cmp::Reverse(b.0));
     for &(bound, c, i, e) in open.iter() {
         if best >= beta || bound <= best {
             break;

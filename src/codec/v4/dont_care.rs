@@ -78,36 +78,34 @@ fn count(shape: Shape, sym: &[u8]) -> Vec<u32> {
 fn choose(shape: Shape, rule: FillRule, counts: &[u32], truth: &[u8], cap: &[u8]) -> Vec<u8> {
     let a = shape.alphabet as usize;
     let mut out = vec![0u8; truth.len()];
-    out.par_chunks_mut(RUN)
-        .enumerate()
-        .for_each(|(r, o)| {
-            let at = r * RUN;
-            let mut w = Walk::at(shape.n, at as u64);
-            for i in 0..o.len() {
-                let k = cap[at + i];
-                o[i] = if k == u8::MAX {
-                    truth[at + i]
-                } else {
-                    match rule {
-                        FillRule::Previous if i > 0 => o[i - 1].min(k),
-                        FillRule::Previous => k,
-                        FillRule::Likeliest { .. } => {
-                            let ctx = w.context(shape, o, i) as usize;
-                            let row = &counts[ctx * a..ctx * a + k as usize + 1];
-                            // The likeliest, the largest of equals.
-                            let mut best = k as usize;
-                            for s in (0..row.len()).rev() {
-                                if row[s] > row[best] {
-                                    best = s;
-                                }
+    out.par_chunks_mut(RUN).enumerate().for_each(|(r, o)| {
+        let at = r * RUN;
+        let mut w = Walk::at(shape.n, at as u64);
+        for i in 0..o.len() {
+            let k = cap[at + i];
+            o[i] = if k == u8::MAX {
+                truth[at + i]
+            } else {
+                match rule {
+                    FillRule::Previous if i > 0 => o[i - 1].min(k),
+                    FillRule::Previous => k,
+                    FillRule::Likeliest { .. } => {
+                        let ctx = w.context(shape, o, i) as usize;
+                        let row = &counts[ctx * a..ctx * a + k as usize + 1];
+                        // The likeliest, the largest of equals.
+                        let mut best = k as usize;
+                        for s in (0..row.len()).rev() {
+                            if row[s] > row[best] {
+                                best = s;
                             }
-                            best as u8
                         }
+                        best as u8
                     }
-                };
-                w.step();
-            }
-        });
+                }
+            };
+            w.step();
+        }
+    });
     out
 }
 
