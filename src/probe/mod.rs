@@ -42,6 +42,9 @@
 //! * `load.rs`: mapping a layer's tables from a folder (the raw table,
 //!   else its compressed copy) and checking their checksums.
 //! * `query.rs`: probing positions: scores, [`Envelope`], [`MoveInfo`].
+//! * `resolve.rs`: the scores of a table that leaves "don't care" entries
+//!   ([`crate::codec::v4::dont_care`]): [`resolve`], the stored value
+//!   against the position's best exit, children searched with a bound.
 //! * `pv.rs`: the principal variation ([`Pv`], [`PvStep`], [`PvEnd`]).
 
 mod load;
