@@ -69,14 +69,17 @@
 //! the coder started from a state holding 16 bits of the `xxh3-64` of the
 //! block's values and must end there having read exactly the stream's
 //! bytes, with only zeros after them; and a whole table is checked
-//! against the header's checksum of the raw scores, so `verify` and
+//! against the header's checksum of the raw scores (of a don't-care
+//! file: of the values stored; the probe checks the scores they resolve
+//! to, see [`dont_care`]), so `verify` and
 //! `check` find every damaged byte.
 //!
 //! The module's parts, one job each: `context` (what a score is coded
 //! given, and the walk through a block that computes it), `model` (the
 //! contexts clustered into classes, each class a distribution, and the
 //! coder's tables), `coder` (rANS with a 24-bit state, a byte at a time),
-//! `header` (the header's fields and checksum), `layout` (index, counts
+//! `header` (the header's fields and checksum), `dont_care` (the values
+//! a file that leaves "don't care" entries stores), `layout` (index, counts
 //! and model read and checked when a file is opened; the probe; whole
 //! blocks decoded and checked) and `encode` (counts, model, blocks, the
 //! file).
