@@ -398,6 +398,13 @@ pub enum Error {
         /// The checksum of what is there.
         found: String,
     },
+    /// A format 4 file that leaves "don't care" entries, read as a
+    /// table: only a probe resolves its values to scores.
+    #[error(
+        "{}: the file leaves \"don't care\" entries, which only a probe resolves to scores (awari query)",
+        .0.display()
+    )]
+    DontCare(PathBuf),
     /// A compressed file is damaged or holds another table.
     #[error("{}: {source}", path.display())]
     Compressed {
@@ -512,7 +519,7 @@ impl Error {
             | ListOfOtherRules { path, .. }
             | Csv { path, .. } => Some(path),
             Missing(p) | NoSuchFolder(p) | NotAFolder(p) | NoTables(p) | NotOurs(p)
-            | ManifestFine(p) | Locked(p) => Some(p),
+            | ManifestFine(p) | Locked(p) | DontCare(p) => Some(p),
             MissingLayer { dir, .. }
             | RulesDiffer { dir, .. }
             | VuOnly { dir, .. }

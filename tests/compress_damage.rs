@@ -206,6 +206,7 @@ fn layer_8_sample(dictionary: u32) -> (Vec<u8>, Vec<u8>) {
     let settings = Settings {
         version: 2,
         scores_only: false,
+        dont_care: false,
         level: 3,
         block_size: 256,
         block_bytes: 0,

@@ -78,6 +78,7 @@ fn round_trip_with_a_dictionary_for_every_table_of_layers_0_to_14() {
     let settings = Settings {
         version: 2,
         scores_only: false,
+        dont_care: false,
         level: 3,
         block_size: 256,
         block_bytes: 0,
@@ -181,6 +182,7 @@ fn compressing_twice_verifies_and_keeps_the_files() {
         settings: Settings {
             version: 2,
             scores_only: false,
+            dont_care: false,
             level: 1,
             block_size: 300,
             block_bytes: 0,

@@ -36,6 +36,13 @@ pub struct CompressArgs {
     /// engine ships); the envelope's tables are left as they are.
     #[arg(long)]
     scores_only: bool,
+    /// Format 4: where a position's score equals its best exit (a capture
+    /// or a move that ends the game), store whatever value codes
+    /// cheapest; a probe then resolves the score through the exits'
+    /// children in the lower layers (the file stores about 0.8 bits a
+    /// position fewer, a probe reads about 1.7 entries).
+    #[arg(long)]
+    dont_care: bool,
     /// Format 2: zstd level (1..=22, default 19; negative levels are
     /// faster and compress less).
     #[arg(long, value_name = "L", allow_negative_numbers = true)]
@@ -104,6 +111,11 @@ fn parse_u32_size(flag: &str, s: &str, e_g: &str) -> Result<u32, Failure> {
 fn settings(a: &CompressArgs) -> Result<Settings, Failure> {
     let zstd_given = a.level.is_some() || a.dictionary.is_some();
     let format = a.format.unwrap_or(if zstd_given { 2 } else { 3 });
+    if a.dont_care && format != 4 {
+        return Err(Failure::usage(
+            "--dont-care is a form of --format 4".to_string(),
+        ));
+    }
     if a.block_bytes.is_some() && format != 4 {
         return Err(Failure::usage(
             "--block-bytes is a setting of --format 4".to_string(),
@@ -129,6 +141,7 @@ fn settings(a: &CompressArgs) -> Result<Settings, Failure> {
             if let Some(b) = a.block_bytes {
                 s.block_bytes = b;
             }
+            s.dont_care = a.dont_care;
             s
         } else {
             Settings::models(a.scores_only)

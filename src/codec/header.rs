@@ -160,6 +160,20 @@ impl Header {
     pub fn raw_checksum(&self) -> String {
         format!("{:016x}", self.raw_xxh3())
     }
+
+    /// Whether the file leaves "don't care" entries (format 4,
+    /// [`v4::dont_care`]): its values are not the scores, which only a
+    /// probe that resolves them through the lower layers gives.
+    pub fn is_dont_care(&self) -> bool {
+        self.v4().is_some_and(|f| f.dont_care.is_some())
+    }
+
+    /// The checksum of the values the file decodes to, as the manifest
+    /// writes it: the raw table's, or a don't-care file's stored values'.
+    pub fn stored_checksum(&self) -> String {
+        let x = self.v4().and_then(|f| f.dont_care);
+        format!("{:016x}", x.unwrap_or_else(|| self.raw_xxh3()))
+    }
 }
 
 /// What a compressed table must hold to stand for a given raw table.

@@ -411,9 +411,9 @@ impl<B: Bytes> CompressedTable<B> {
         let mut out = vec![0u8; self.header.entries as usize];
         self.decompress_range(0, &mut out)?;
         let found = crate::format::checksum(&out);
-        if found != self.header.raw_checksum() {
+        if found != self.header.stored_checksum() {
             return Err(CompressError::ChecksumMismatch {
-                expected: self.header.raw_checksum(),
+                expected: self.header.stored_checksum(),
                 found,
             });
         }
@@ -463,9 +463,9 @@ impl<B: Bytes> CompressedTable<B> {
             start += k as u64;
         }
         let found = format!("{:016x}", h.digest());
-        if found != self.header.raw_checksum() {
+        if found != self.header.stored_checksum() {
             return Err(CompressError::ChecksumMismatch {
-                expected: self.header.raw_checksum(),
+                expected: self.header.stored_checksum(),
                 found,
             });
         }

@@ -23,6 +23,10 @@ pub struct Settings {
     /// Formats 3 and 4: code the scores alone (`scores.n.zst`), not the
     /// layer's three tables together (`tables.n.zst`).
     pub scores_only: bool,
+    /// Format 4: leave "don't care" entries where the score equals the
+    /// best exit ([`v4::dont_care`]); the probe resolves them through the
+    /// lower layers.
+    pub dont_care: bool,
 }
 
 impl Settings {
@@ -36,6 +40,7 @@ impl Settings {
             block_bytes: 0,
             dictionary: 0,
             scores_only: false,
+            dont_care: false,
         }
     }
 
@@ -48,6 +53,7 @@ impl Settings {
             block_bytes: 0,
             dictionary: 0,
             scores_only,
+            dont_care: false,
         }
     }
 
@@ -61,6 +67,7 @@ impl Settings {
             block_bytes: v4::V4_DEFAULT_BLOCK_BYTES,
             dictionary: 0,
             scores_only: true,
+            dont_care: false,
         }
     }
 
@@ -77,6 +84,12 @@ impl Settings {
     /// Checks the settings ([`crate::format::check_compression`] for
     /// format 2); on failure, the field and why.
     pub fn check(&self) -> Result<(), (&'static str, String)> {
+        if self.version != 4 && self.dont_care {
+            return Err((
+                "don't care",
+                "entries left \"don't care\" are a form of format 4".into(),
+            ));
+        }
         if self.version != 4 && self.block_bytes != 0 {
             return Err((
                 "block bytes",

@@ -64,6 +64,19 @@ pub(super) fn compress_layer_models(
                 && c.block_bytes == s.block_bytes
         })
     });
+    // A format 4 file is the same only in the same form (don't care or
+    // not).
+    let same = same
+        && (s.version != 4
+            || open_listed(
+                dir,
+                &rules,
+                listed[0].as_ref().expect("listed"),
+                Kind::Score,
+                &files[0].1,
+                false,
+            )
+            .is_ok_and(|(t, _)| t.header().is_dont_care() == s.dont_care));
     let raw_present = files.iter().all(|(_, f)| dir.join(&f.name).exists());
     if same {
         obs.start(&name, blocks * files.len() as u64);
@@ -108,9 +121,12 @@ pub(super) fn compress_layer_models(
             held.push(Held::Mapped(open_raw(dir, l.seeds, *kind, f)?.0));
         } else if let Some(c) = c {
             let (old, path_old) = open_listed(dir, &rules, c, *kind, f, true)?;
-            let bytes = old
-                .decompress_all()
-                .map_err(|e| Error::compressed(path_old, e))?;
+            let bytes = if old.header().is_dont_care() {
+                super::dont_care::resolved_scores(dir, l.seeds)?
+            } else {
+                old.decompress_all()
+                    .map_err(|e| Error::compressed(path_old, e))?
+            };
             held.push(Held::Bytes(bytes));
         } else {
             return Err(Error::Missing(raw_path));
@@ -136,25 +152,34 @@ pub(super) fn compress_layer_models(
     obs.start(&name, blocks * (2 + files.len() as u64));
     let mut w = store::AtomicFile::create(&path)?;
     let tmp = w.temp_path().to_path_buf();
+    // The values a don't-care file stores (what decoding it gives).
+    let mut stored: Option<Vec<u8>> = None;
     let bytes = if s.version == 4 {
         let v4 = crate::codec::v4::V4Settings {
             block_bytes: s.block_bytes,
             block_cap: s.block_size,
             ..Default::default()
         };
-        let file = match tables.envelope {
-            Some((lower, upper)) => crate::codec::v4::encode_full(
-                tables.scores,
-                lower,
-                upper,
-                &rules,
-                l.seeds,
-                v4,
-                crate::codec::v4::envelope_block_bytes(s.block_bytes),
-            ),
-            None => crate::codec::v4::encode_scores(tables.scores, &rules, l.seeds, v4),
-        }
-        .at(&tmp)?;
+        let file = if s.dont_care {
+            let (file, values) =
+                super::dont_care::encode_layer(dir, &rules, l.seeds, tables.scores, v4, &tmp)?;
+            stored = Some(values);
+            file
+        } else {
+            match tables.envelope {
+                Some((lower, upper)) => crate::codec::v4::encode_full(
+                    tables.scores,
+                    lower,
+                    upper,
+                    &rules,
+                    l.seeds,
+                    v4,
+                    crate::codec::v4::envelope_block_bytes(s.block_bytes),
+                ),
+                None => crate::codec::v4::encode_scores(tables.scores, &rules, l.seeds, v4),
+            }
+            .at(&tmp)?
+        };
         obs.advance(2 * blocks);
         io::Write::write_all(&mut w, &file).at(&tmp)?;
         file.len() as u64
@@ -184,7 +209,8 @@ pub(super) fn compress_layer_models(
                 found,
             });
         }
-        t.verify_steps(Some(table(k)), &|b| obs.advance(b), &|at, len| {
+        let values = stored.as_deref().unwrap_or(table(k));
+        t.verify_steps(Some(values), &|b| obs.advance(b), &|at, len| {
             release(at, len);
             t.source().release();
         })

@@ -73,9 +73,18 @@ pub(crate) fn decompress_layer(
             }
             let (t, zst) = open_listed(dir, &rules, &c, kind, f, true)?;
             obs.start(&f.name, t.blocks());
+            // A file with don't-care entries: its scores resolved.
+            let resolved = match t.header().is_dont_care() {
+                true => Some(super::dont_care::resolved_scores(dir, l.seeds)?),
+                false => None,
+            };
             let mut failed = None;
             store::write_atomic_checked(&raw_path, f.bytes, &f.xxh3, |start, buf| {
                 if failed.is_some() {
+                    return;
+                }
+                if let Some(r) = &resolved {
+                    buf.copy_from_slice(&r[start as usize..start as usize + buf.len()]);
                     return;
                 }
                 match t.decompress_range(start, buf) {

@@ -15,11 +15,13 @@
 //! opening of a locked folder's tables that both directions share;
 //! `compress.rs` compressing (a table at a time, formats 1 and 2),
 //! `compress_v3.rs` compressing a layer into one file (format 3),
-//! `decompress.rs` writing raw tables back.
+//! `decompress.rs` writing raw tables back; `dont_care.rs` the best exits
+//! of a layer and its don't-care format 4 file.
 
 mod compress;
 mod compress_v3;
 mod decompress;
+pub mod dont_care;
 
 pub use compress::compress_folder;
 pub(crate) use compress::{check_settings, compress_and_remove_raw, compress_layers};

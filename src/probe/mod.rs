@@ -42,15 +42,20 @@
 //! * `load.rs`: mapping a layer's tables from a folder (the raw table,
 //!   else its compressed copy) and checking their checksums.
 //! * `query.rs`: probing positions: scores, [`Envelope`], [`MoveInfo`].
+//! * `resolve.rs`: the scores of a table that leaves "don't care" entries
+//!   ([`crate::codec::v4::dont_care`]): [`resolve`], the stored value
+//!   against the position's best exit, children searched with a bound.
 //! * `pv.rs`: the principal variation ([`Pv`], [`PvStep`], [`PvEnd`]).
 
 mod load;
 mod pv;
 mod query;
+mod resolve;
 mod tables;
 
 pub use pv::{Pv, PvEnd, PvStep};
 pub use query::{Envelope, MoveInfo};
+pub use resolve::{resolve, Entry};
 pub use tables::{lookup, LayerTables};
 
 use crate::error::{Error, Result};
@@ -274,9 +279,17 @@ impl Database {
     ///
     /// A compressed table is decompressed into memory (in parallel, and
     /// checked against its checksum) on the first call, and kept until the
-    /// `Database` is dropped: that costs the table's size in memory.
+    /// `Database` is dropped: that costs the table's size in memory. A
+    /// table that leaves "don't care" entries is resolved whole, with the
+    /// tables of the layers below (kept in memory too), and checked
+    /// against the header's checksum of the scores.
     pub fn table(&self, n: u32, kind: Kind) -> Result<Option<&[u8]>> {
-        self.table_of(n, kind)?.map(ProbeTable::whole).transpose()
+        self.table_of(n, kind)?
+            .map(|t| match t.is_dont_care() {
+                true => self.resolve_whole(n, t),
+                false => t.whole(),
+            })
+            .transpose()
     }
 
     /// Table `kind` of layer `n` (mapping the layer if needed); `None` for

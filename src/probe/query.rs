@@ -64,7 +64,7 @@ impl Database {
     /// `v`, read at index `g` of table `kind` of layer `n`, if a score of
     /// that layer can take it (`-n..=n`); else the table is damaged.
     #[inline]
-    fn checked(&self, n: u32, kind: Kind, g: u64, v: i8) -> Result<i8> {
+    pub(super) fn checked(&self, n: u32, kind: Kind, g: u64, v: i8) -> Result<i8> {
         if v.unsigned_abs() as u32 <= n {
             return Ok(v);
         }
@@ -88,8 +88,7 @@ impl Database {
     #[inline]
     pub fn score(&self, p: &Position) -> Result<i8> {
         let (n, g) = Self::locate(p)?;
-        let v = self.layer(n)?.score.get(g)?;
-        self.checked(n, Kind::Score, g, v)
+        self.score_entry(n, g, p)
     }
 
     /// The scores of many positions, written to `out` (one per position).
@@ -130,8 +129,7 @@ impl Database {
         }
         later.sort_unstable();
         for (n, g, i) in later {
-            let v = self.layer(n)?.score.get(g)?;
-            out[i] = self.checked(n, Kind::Score, g, v)?;
+            out[i] = self.score_entry(n, g, &ps[i])?;
         }
         Ok(())
     }
@@ -141,7 +139,11 @@ impl Database {
         if n > MAX_SEEDS || g >= layer_size(n) {
             crate::index::unrank(n, g)?;
         }
-        let v = self.layer(n)?.score.get(g)?;
+        let t = &self.layer(n)?.score;
+        if t.is_dont_care() {
+            return self.score_entry(n, g, &crate::index::unrank(n, g)?);
+        }
+        let v = t.get(g)?;
         self.checked(n, Kind::Score, g, v)
     }
 
@@ -184,9 +186,7 @@ impl Database {
                     // The opponent has no move: we take every seed left.
                     -(left as i32)
                 } else {
-                    let g = rank(&mv.child);
-                    let v = self.layer(left)?.score.get(g)?;
-                    self.checked(left, Kind::Score, g, v)? as i32
+                    self.score_entry(left, rank(&mv.child), &mv.child)? as i32
                 };
                 m.score = Some((mv.captured as i32 - child_score) as i8);
             }

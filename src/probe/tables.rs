@@ -62,6 +62,23 @@ impl ProbeTable {
         }
     }
 
+    /// Whether it is a format 4 file that leaves "don't care" entries
+    /// (the probe resolves them, [`super::resolve`]).
+    #[inline]
+    pub(super) fn is_dont_care(&self) -> bool {
+        matches!(self, ProbeTable::Stored { table, .. } if table.is_dont_care())
+    }
+
+    /// The value stored at Goedel index `g` (for a don't-care file, not
+    /// yet resolved).
+    #[inline]
+    pub(super) fn stored(&self, g: u64) -> Result<i8> {
+        match self {
+            ProbeTable::Raw(b) => Ok(lookup(&**b, g)),
+            ProbeTable::Stored { table, .. } => table.stored(g),
+        }
+    }
+
     /// Whether it is a compressed table.
     pub(super) fn is_compressed(&self) -> bool {
         matches!(self, ProbeTable::Stored { table, .. } if table.is_compressed())

@@ -151,8 +151,10 @@
 //! assert_eq!(p.sow(0), ([0, 2, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1], 0));
 //! ```
 
+mod exits;
 mod set;
 
+pub use exits::Exits;
 pub use set::{known_names, Feeding, Field, GrandSlam, NoSeeds, Rules, ABAPA, AWARI, PRESETS};
 
 use std::fmt;

@@ -487,6 +487,7 @@ impl Manifest {
                 block_bytes: c.block_bytes,
                 dictionary: c.dictionary,
                 scores_only: c.version == 4,
+                dont_care: false,
             };
             settings
                 .check()

@@ -215,7 +215,39 @@ impl StoredTable {
         match &self.body {
             Body::Raw(TableFile::Mapped(m)) => Ok(m[g as usize] as i8),
             Body::Raw(TableFile::Read(f)) => f.get(g),
+            Body::Compressed(t) if t.header().is_dont_care() => {
+                Err(Error::DontCare(self.path.clone()))
+            }
             Body::Compressed(t) => t.get(g).map_err(|e| Error::compressed(&self.path, e)),
+        }
+    }
+
+    /// Whether the file leaves "don't care" entries
+    /// ([`crate::codec::v4::dont_care`]): [`get`](Self::get) and the reads
+    /// of ranges refuse it ([`Error::DontCare`]); the probe reads its
+    /// values with [`stored`](Self::stored) and resolves them.
+    pub fn is_dont_care(&self) -> bool {
+        self.header().is_some_and(|h| h.is_dont_care())
+    }
+
+    /// The value stored at index `g`: the entry, or for a don't-care file
+    /// the value the probe resolves.
+    #[inline]
+    pub fn stored(&self, g: u64) -> Result<i8> {
+        match &self.body {
+            Body::Compressed(t) => t.get(g).map_err(|e| Error::compressed(&self.path, e)),
+            _ => self.get(g),
+        }
+    }
+
+    /// Every value stored, decompressed in parallel and checked against
+    /// the header's checksum of the values stored.
+    pub fn read_stored(&self) -> Result<Vec<u8>> {
+        match &self.body {
+            Body::Compressed(t) => t
+                .decompress_all()
+                .map_err(|e| Error::compressed(&self.path, e)),
+            Body::Raw(_) => self.read_all(),
         }
     }
 
@@ -238,6 +270,9 @@ impl StoredTable {
                         of: SizeOf::Layer,
                     }),
                 }
+            }
+            Body::Compressed(t) if t.header().is_dont_care() => {
+                Err(Error::DontCare(self.path.clone()))
             }
             Body::Compressed(t) => t
                 .decompress_range(start, out)
@@ -267,6 +302,9 @@ impl StoredTable {
     /// The whole table in memory (a compressed copy decompressed).
     pub fn read_all(&self) -> Result<Vec<u8>> {
         match &self.body {
+            Body::Compressed(t) if t.header().is_dont_care() => {
+                Err(Error::DontCare(self.path.clone()))
+            }
             Body::Compressed(t) => t
                 .decompress_all()
                 .map_err(|e| Error::compressed(&self.path, e)),

@@ -20,6 +20,7 @@ pub const KINDS: [Kind; 3] = [Kind::Score, Kind::Lower, Kind::Upper];
 pub const SETTINGS: Settings = Settings {
     version: 2,
     scores_only: false,
+    dont_care: false,
     level: 3,
     block_size: 1024,
     block_bytes: 0,

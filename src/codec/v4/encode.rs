@@ -151,15 +151,18 @@ pub fn encode_scores(
     layer: u32,
     lay: V4Settings,
 ) -> io::Result<Vec<u8>> {
-    encode_file(scores, None, rules, layer, lay)
+    encode_file(scores, None, None, rules, layer, lay)
 }
 
-/// The format 4 file of the raw scores `scores` and, in the full form,
-/// the envelope ([`super::envelope`]: the raw lower and upper tables and
-/// the bytes of its blocks).
+/// The format 4 file of the values `scores` of layer `layer`: the raw
+/// scores, or with `dont_care` (the `xxh3-64` of the raw scores) the
+/// values a don't-care file stores ([`super::dont_care`]); and, in the
+/// full form, the envelope ([`super::envelope`]: the raw lower and upper
+/// tables and the bytes of its blocks).
 pub(super) fn encode_file(
     scores: &[u8],
     envelope: Option<(&[u8], &[u8], u32)>,
+    dont_care: Option<u64>,
     rules: &Rules,
     layer: u32,
     lay: V4Settings,
@@ -250,6 +253,7 @@ pub(super) fn encode_file(
             block_bytes: e.block_bytes,
             blocks: e.blocks.len() as u64,
         }),
+        dont_care: dont_care.map(|_| xxhash_rust::xxh3::xxh3_64(scores)),
     };
     let header = Header {
         rules: *rules,
@@ -261,7 +265,11 @@ pub(super) fn encode_file(
         tables: if env.is_some() { FULL } else { SCORES_ONLY },
         raws: match envelope {
             Some((lo, hi, _)) => [scores, lo, hi].map(xxhash_rust::xxh3::xxh3_64),
-            None => [xxhash_rust::xxh3::xxh3_64(scores), 0, 0],
+            None => [
+                dont_care.unwrap_or_else(|| xxhash_rust::xxh3::xxh3_64(scores)),
+                0,
+                0,
+            ],
         },
         family: Family::V4(fields.clone()),
     };

@@ -328,6 +328,7 @@ pub fn encode_full(
     encode_file(
         scores,
         Some((lower, upper, envelope_bytes)),
+        None,
         rules,
         layer,
         lay,

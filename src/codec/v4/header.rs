@@ -29,6 +29,9 @@ pub const V4_DEFAULT_CLASSES: u32 = 128;
 /// log2 of the entries per entry of the sparse index.
 pub const V4_SPARSE_BITS: u32 = 13;
 
+/// The flag of byte 14: the file leaves "don't care" entries.
+const DONT_CARE: u8 = 1;
+
 /// The header fields of version 4.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct V4Fields {
@@ -43,6 +46,11 @@ pub struct V4Fields {
     pub model_bytes: u32,
     /// The full form's envelope blocks; `None` for the scores alone.
     pub envelope: Option<EnvelopeFields>,
+    /// For a file that leaves "don't care" entries
+    /// ([`super::dont_care`]), the `xxh3-64` of the values it stores (the
+    /// header's checksum of the raw scores is then that of the scores the
+    /// probe resolves them to).
+    pub dont_care: Option<u64>,
 }
 
 /// The header fields of the full form's envelope (`lower` and `upper`
@@ -139,7 +147,15 @@ pub(in crate::codec) fn read_header(b: &[u8], len: u64) -> Result<Header, Compre
         ));
     }
     let alone = tables == SCORES_ONLY;
-    if alone && (b[14..16] != [0; 2] || b[64..80] != [0; 16] || b[84..88] != [0; 4]) || b[81] != 0 {
+    let dont_care = b[81] & DONT_CARE != 0;
+    if b[81] & !DONT_CARE != 0
+        || (dont_care && !alone)
+        || alone
+            && (b[14..16] != [0; 2]
+                || (!dont_care && b[64..72] != [0; 8])
+                || b[72..80] != [0; 8]
+                || b[84..88] != [0; 4])
+    {
         return Err(field("reserved", "reserved bytes are not zero".into()));
     }
     let rules = rule_set(b)?;
@@ -202,6 +218,7 @@ pub(in crate::codec) fn read_header(b: &[u8], len: u64) -> Result<Header, Compre
             sparse_bits,
             model_bytes: u32_at(b, 52),
             envelope,
+            dont_care: dont_care.then(|| u64_at(b, 64)),
         }),
     })
 }
@@ -222,6 +239,10 @@ pub(super) fn encode_header(h: &Header, f: &V4Fields) -> [u8; 88] {
         b[64..72].copy_from_slice(&h.raws[1].to_le_bytes());
         b[72..80].copy_from_slice(&h.raws[2].to_le_bytes());
         b[84..88].copy_from_slice(&(e.blocks as u32).to_le_bytes());
+    }
+    if let Some(x) = f.dont_care {
+        b[81] = DONT_CARE;
+        b[64..72].copy_from_slice(&x.to_le_bytes());
     }
     b[48..52].copy_from_slice(&(f.blocks as u32).to_le_bytes());
     b[52..56].copy_from_slice(&f.model_bytes.to_le_bytes());

@@ -40,10 +40,10 @@
 //! | 48 | 4 | blocks K |
 //! | 52 | 4 | bytes M of the models |
 //! | 56 | 8 | `xxh3-64` of the raw `scores.n` |
-//! | 64 | 8 | full form: `xxh3-64` of the raw `lower.n`; else zero |
+//! | 64 | 8 | full form: `xxh3-64` of the raw `lower.n`; with the "don't care" flag, `xxh3-64` of the values stored; else zero |
 //! | 72 | 8 | full form: `xxh3-64` of the raw `upper.n`; else zero |
 //! | 80 | 1 | log2 S of the entries per sparse index entry, 13 |
-//! | 81 | 1 | zero |
+//! | 81 | 1 | flags: bit 0, the file leaves "don't care" entries ([`dont_care`]; scores alone only); the other bits zero |
 //! | 82 | 2 | bytes per block B, 16..=4096 |
 //! | 84 | 4 | full form: envelope blocks K'; else zero |
 //! | 88 | 8 | `xxh3-64` of bytes 0..88 and of everything from 96 to the end of the models |
@@ -83,7 +83,9 @@
 //! the coder started from a state holding 16 bits of the `xxh3-64` of the
 //! block's values and must end there having read exactly the stream's
 //! bytes, with only zeros after them; and a whole table is checked
-//! against the header's checksum of the raw scores, so `verify` and
+//! against the header's checksum of the raw scores (of a don't-care
+//! file: of the values stored; the probe checks the scores they resolve
+//! to, see [`dont_care`]), so `verify` and
 //! `check` find every damaged byte.
 //!
 //! In the full form a probe of `lower` or `upper` checks no block either
@@ -99,7 +101,8 @@
 //! given, and the walk through a block that computes it), `model` (the
 //! contexts clustered into classes, each class a distribution, and the
 //! coder's tables), `coder` (rANS with a 24-bit state, a byte at a time),
-//! `header` (the header's fields and checksum), `layout` (index, counts
+//! `header` (the header's fields and checksum), `dont_care` (the values
+//! a file that leaves "don't care" entries stores), `layout` (index, counts
 //! and model read and checked when a file is opened; the probe; whole
 //! blocks decoded and checked), `encode` (counts, model, blocks, the
 //! file), `index` (the sparse index and block counts: built, read and
@@ -109,6 +112,7 @@
 
 mod coder;
 mod context;
+pub mod dont_care;
 mod encode;
 mod envelope;
 mod envelope_layout;
