@@ -49,10 +49,10 @@ pub struct BellmanVerdict {
 /// children's `upper` and `upper` from their `lower`.
 ///
 /// Memory: layer `n`'s own tables, read whole (a move without capture
-/// stays in the layer, anywhere in it), and a few buffers per thread: the
-/// lower layers are read in index order, a batch of positions at a time,
-/// through the database's readers (`pread`, or the blocks of a compressed
-/// copy), never held ([`crate::build::plan::check_need`], which the caller
+/// stays in the layer, anywhere in it), and buffers per thread
+/// ([`CHECK_BATCH_BYTES`]): the lower layers are read in index order, a
+/// batch of positions at a time, through the database's readers
+/// (`pread`, or the blocks of a compressed copy), never held ([`crate::build::plan::check_need`], which the caller
 /// checks against its budget with [`crate::build::plan::fit_check`]).
 ///
 /// The positions are visited grouped by the mover's row (pits 0..5): the
@@ -105,12 +105,12 @@ pub fn bellman_check(db: &Database, n: u32, max_listed: usize) -> Result<Bellman
 }
 
 /// Positions of a batch (about; a batch holds whole mover rows).
-pub const BATCH: u64 = 1 << 17;
+const BATCH: u64 = 1 << 17;
 
 /// Bytes a thread of [`bellman_check`] needs for a batch: per position
 /// its index and recomputed values, per capture child a request, and
 /// the runs read (at most [`RUN`] bytes of each table).
-pub const BATCH_BYTES: u64 = BATCH * (16 + 6 * 16) + 3 * RUN as u64;
+pub const CHECK_BATCH_BYTES: u64 = BATCH * (16 + 6 * 16) + 3 * RUN as u64;
 
 /// Most bytes read from a lower table at once.
 const RUN: usize = 1 << 20;
