@@ -33,6 +33,13 @@
 //! block that holds its entry (kept in a small per-thread cache of recently
 //! used blocks).
 //!
+//! A pass over many layers holds none of them: [`Database::read_range`]
+//! copies a range of a table and [`Database::read_table`] a whole table
+//! for a caller that drops it (the Bellman check), where
+//! [`Database::table`] keeps what it reads. A folder without manifest
+//! lists every layer whose scores it holds, raw or only as `scores.n.zst`
+//! in any format (the scores-only form an engine ships).
+//!
 //! # Where things are
 //!
 //! * `mod.rs`: [`Database`], where its tables come from, opening a folder
