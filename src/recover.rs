@@ -319,8 +319,10 @@ fn assess(
                     None => (None, None),
                 };
                 let sum = |t: Option<&StoredTable>| t.map(StoredTable::checksum).transpose();
-                let (s, (lo, hi)) =
-                    rayon::join(|| sum(Some(&tables.score)), || rayon::join(|| sum(lo), || sum(hi)));
+                let (s, (lo, hi)) = rayon::join(
+                    || sum(Some(&tables.score)),
+                    || rayon::join(|| sum(lo), || sum(hi)),
+                );
                 sums.push([s?, lo?, hi?]);
                 found.push(n);
                 slots.resize_with(n as usize + 1, || None);
@@ -339,7 +341,14 @@ fn assess(
     // Every check must fit before the first starts.
     let threads = rayon::current_num_threads();
     for &n in &found {
-        plan::fit_check(n, slots[n as usize].as_ref().is_some_and(|l| l.envelope.is_some()), threads, budget)?;
+        plan::fit_check(
+            n,
+            slots[n as usize]
+                .as_ref()
+                .is_some_and(|l| l.envelope.is_some()),
+            threads,
+            budget,
+        )?;
     }
     let db = Database::from_stored(rules, slots)?;
     let kinds = [Kind::Score, Kind::Lower, Kind::Upper];

@@ -244,5 +244,9 @@ fn with_its_manifest_the_folder_answers_and_a_missing_envelope_is_damage() {
     a.extend(["1", "1", "1", "1", "1", "2", "2", "2", "1", "0", "0", "0"]);
     let out = awari(&a, None);
     assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
-    assert!(text(&out.stderr).contains("lower."), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("lower."),
+        "{}",
+        text(&out.stderr)
+    );
 }

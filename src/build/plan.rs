@@ -345,7 +345,10 @@ mod tests {
         assert_eq!(fit_check(20, true, 2, budget(need)).unwrap(), need);
         match fit_check(20, true, 2, budget(need - 1)) {
             Err(Error::Memory {
-                layer, needed, what, ..
+                layer,
+                needed,
+                what,
+                ..
             }) => {
                 assert_eq!((layer, needed), (20, need));
                 assert!(is_reader(what));

@@ -218,7 +218,10 @@ impl Database {
     /// ([`StoredTable`], e.g. read with `pread`): `layers[n]` holds layer
     /// `n`'s tables, if any, each of its layer's size (which the opener
     /// checked). Nothing is read until it is probed; nothing is kept.
-    pub fn from_stored(rules: &Rules, layers: Vec<Option<LayerTables<StoredTable>>>) -> Result<Database> {
+    pub fn from_stored(
+        rules: &Rules,
+        layers: Vec<Option<LayerTables<StoredTable>>>,
+    ) -> Result<Database> {
         let slots: Vec<OnceLock<Layer>> = (0..=MAX_SEEDS).map(|_| OnceLock::new()).collect();
         let stored = |table| ProbeTable::Stored {
             table,

@@ -209,7 +209,9 @@ impl Listed {
         if self.1 == 0 {
             return;
         }
-        let at = self.0.partition_point(|x| (x.index, x.table) < (m.index, m.table));
+        let at = self
+            .0
+            .partition_point(|x| (x.index, x.table) < (m.index, m.table));
         if at < self.1 {
             self.0.insert(at, m);
             self.0.truncate(self.1);
@@ -310,10 +312,7 @@ impl Ctx<'_> {
             let mut j = i + 1;
             while j < s.wants.len() {
                 let k = s.wants[j].0;
-                if k >> 40 != first >> 40
-                    || k - s.wants[j - 1].0 > GAP
-                    || k - first >= RUN as u64
-                {
+                if k >> 40 != first >> 40 || k - s.wants[j - 1].0 > GAP || k - first >= RUN as u64 {
                     break;
                 }
                 j += 1;
