@@ -233,9 +233,9 @@ fn with_its_manifest_the_folder_answers_and_a_missing_envelope_is_damage() {
     // the envelope's raw tables and scores.n.zst.
     let src = compressed(&["--scores-only"]);
     assert!(!src.join("scores.5").exists());
-    let db = Database::open(src).unwrap();
+    let db = Database::open(&src).unwrap();
     assert_eq!(db.layers(), (0..=MAX).collect::<Vec<_>>());
-    let out = ok(&["check", "--db", s(src), "--layers", "0..=9"]);
+    let out = ok(&["check", "--db", s(&src), "--layers", "0..=9"]);
     assert!(out.contains("score and envelope checked"), "{out}");
     // The manifest alone with the scores: it lists tables that are gone.
     let dir = shipped(&["--scores-only"]);

@@ -319,10 +319,9 @@ impl Ctx<'_> {
             }
             let start = first & ((1 << 40) - 1);
             let len = (s.wants[j - 1].0 - first) as usize + 1;
-            for t in 0..tables {
-                let run = &mut s.runs[t];
+            for (run, kind) in s.runs.iter_mut().zip(KINDS).take(tables) {
                 run.resize(len, 0);
-                if layer == 47 || !self.db.read_range(layer, KINDS[t], start, run)? {
+                if layer == 47 || !self.db.read_range(layer, kind, start, run)? {
                     run.fill(0);
                 }
             }
