@@ -164,6 +164,20 @@ fn check_checks_the_scores() {
     std::fs::write(&p, b).unwrap();
     let out = awari(&["check", "--db", s(&dir), "--layers", "9..=9"], None);
     assert_eq!(out.status.code(), Some(1), "{}", text(&out.stdout));
+    // Damage in a lower layer is found by the layer above, whose captures
+    // read it (in runs, in index order): layer 11 captures 2 into layer 9.
+    let dir = vu_copy("awari-scores-only-bad-lower-");
+    let p = dir.join("scores.9");
+    let b: Vec<u8> = std::fs::read(&p)
+        .unwrap()
+        .iter()
+        .map(|&v| (v as i8).wrapping_add(1) as u8)
+        .collect();
+    std::fs::write(&p, b).unwrap();
+    let out = awari(&["check", "--db", s(&dir), "--layers", "11..=11"], None);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stdout));
+    let out = ok(&["check", "--db", s(&dir), "--layers", "10..=10"]);
+    assert!(out.contains("0 mismatch"), "{out}");
 }
 
 #[test]
