@@ -233,6 +233,25 @@ pub enum Error {
     /// The manifest is readable: there is nothing to recover.
     #[error("{}: manifest.json is readable; nothing to recover", .0.display())]
     ManifestFine(PathBuf),
+    // ---- why recovery leaves a layer out (`crate::recover`) ----------
+    /// Only compressed copies of the layer's tables are there.
+    #[error("only compressed copies are there; recovery needs the raw tables")]
+    OnlyCompressed(u32),
+    /// The layer has envelope tables but not its scores (the table named).
+    #[error("{0} is missing")]
+    NoScoreTable(String),
+    /// One envelope table without the other: `.0` is there, `.1` not.
+    #[error("{0} without {1}")]
+    HalfEnvelope(String, String),
+    /// These tables differ from the known-good checksums.
+    #[error("{} differ(s) from the known-good checksums", .0.join(", "))]
+    NotKnownGood(Vec<String>),
+    /// A layer below (`.1`) is not recovered, so layer `.0` cannot be checked.
+    #[error("layer {1} below it is not recovered, so its values cannot be checked")]
+    BelowNotRecovered(u32, u32),
+    /// Stored values of layer `.0` contradict their children (`.1` of them).
+    #[error("{1} stored value(s) contradict their children (Bellman check)")]
+    Contradicted(u32, u64),
     /// A layer was built without the envelope, which the call needs.
     #[error("{}: layer {layer} was built without the envelope (lower.{layer}, upper.{layer})", dir.display())]
     NoEnvelope {
@@ -490,6 +509,9 @@ impl Error {
                 ..
             } if *k != io::ErrorKind::UnexpectedEof => ErrorKind::Io,
             Size { .. } | Missing(_) | Checksum { .. } | Compressed { .. } | BadValue { .. } => {
+                ErrorKind::Damaged
+            }
+            NoScoreTable(_) | HalfEnvelope(..) | NotKnownGood(_) | Contradicted(..) => {
                 ErrorKind::Damaged
             }
             Memory { .. } | Disk { .. } => ErrorKind::Memory,

@@ -29,17 +29,17 @@
 //! (A folder of ours built with `--no-envelope` that lost its manifest
 //! looks the same and is refused too: rebuild it.)
 
+use crate::build::plan::{self, Budget};
 use crate::error::{AtPath, Error, Result};
-use crate::format::{checksum, Kind};
+use crate::format::Kind;
 use crate::index::layer_size;
 use crate::probe::{Database, LayerTables};
 use crate::rules::{Rules, MAX_SEEDS, PRESETS};
 use crate::store::{
-    self, Access, CompressedEntry, FileEntry, FolderLock, LayerEntry, Manifest, Mapped,
-    PhaseSeconds, StoredTable, MANIFEST,
+    self, Access, CompressedEntry, FileEntry, FolderLock, LayerEntry, Manifest, PhaseSeconds,
+    StoredTable, MANIFEST,
 };
 use crate::verify::{bellman_check, KnownGood, KnownTable};
-use rayon::prelude::*;
 use serde::Serialize;
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -65,18 +65,26 @@ impl Trust {
 }
 
 /// One layer found in the folder.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Debug, Serialize)]
 pub struct LayerOutcome {
     /// Seeds of the layer.
     pub seeds: u32,
     /// How it was trusted, if it was.
     pub trust: Option<Trust>,
-    /// Why it was not, if it was not.
-    pub reason: Option<String>,
+    /// Why it was not, if it was not (written as its message in JSON).
+    #[serde(serialize_with = "message")]
+    pub reason: Option<Error>,
+}
+
+fn message<S: serde::Serializer>(e: &Option<Error>, s: S) -> std::result::Result<S::Ok, S::Error> {
+    match e {
+        Some(e) => s.serialize_str(&e.to_string()),
+        None => s.serialize_none(),
+    }
 }
 
 /// The result of [`recover`].
-#[derive(Clone, Debug, Default, Serialize)]
+#[derive(Debug, Default, Serialize)]
 pub struct RecoverReport {
     /// Every layer with tables in the folder, in order.
     pub layers: Vec<LayerOutcome>,
@@ -99,12 +107,13 @@ impl RecoverReport {
     }
 }
 
-/// The raw tables of layer `n` found on disk, mapped; what is wrong with
-/// them; or `None` if it has none.
-type Found = Option<std::result::Result<LayerTables<Mapped>, String>>;
+/// The raw tables of layer `n` found on disk, opened (read with
+/// `pread`: nothing is held); why they cannot be recovered (an error of
+/// the damage or input kind, not a failure of the recovery); or `None`
+/// if it has none.
+type Found = Option<std::result::Result<LayerTables<StoredTable>, Error>>;
 
 fn find_layer(dir: &Path, n: u32) -> Result<Found> {
-    let size = layer_size(n);
     // Where the folder keeps each table (no manifest to go by).
     let mut stored = Vec::new();
     for k in [Kind::Score, Kind::Lower, Kind::Upper] {
@@ -116,40 +125,31 @@ fn find_layer(dir: &Path, n: u32) -> Result<Found> {
         let zst = stored
             .iter()
             .any(|t| t.as_ref().is_some_and(|t| t.is_compressed()));
-        return Ok(zst.then(|| {
-            Err("only compressed copies are there; recovery needs the raw tables".into())
-        }));
+        return Ok(zst.then_some(Err(Error::OnlyCompressed(n))));
     }
     if !s {
-        return Ok(Some(Err(format!(
-            "{} is missing",
-            Kind::Score.file_name(n)
-        ))));
+        return Ok(Some(Err(Error::NoScoreTable(Kind::Score.file_name(n)))));
     }
     if lo != hi {
-        return Ok(Some(Err(format!(
-            "{} without {}",
-            if lo { "lower" } else { "upper" },
-            if lo { "upper" } else { "lower" }
+        let [has, lacks] = if lo {
+            [Kind::Lower, Kind::Upper]
+        } else {
+            [Kind::Upper, Kind::Lower]
+        };
+        return Ok(Some(Err(Error::HalfEnvelope(
+            has.file_name(n),
+            lacks.file_name(n),
         ))));
     }
-    // SAFETY: recovery holds the folder's lock, which every writer of the
-    // folder takes (see `store::map`).
-    let access = unsafe { Access::mapped() };
     let open = |i: usize, k: Kind| {
         let stored = stored[i].as_ref().expect("a raw table");
-        match StoredTable::open(stored, n, k, None, access).map(StoredTable::into_mapped) {
-            Err(Error::Size { found, .. }) => Ok(Err(format!(
-                "{} has {found} bytes, the layer has {size} positions",
-                k.file_name(n)
-            ))),
-            Err(e) => Err(e),
-            Ok(Ok(map)) => Ok(Ok(map)),
-            Ok(Err(_)) => unreachable!("a raw table opened mapped"),
+        match StoredTable::open(stored, n, k, None, Access::READ) {
+            Err(e @ Error::Size { .. }) => Ok(Err(e)),
+            r => r.map(Ok),
         }
     };
     let score = match open(0, Kind::Score)? {
-        Ok(m) => m,
+        Ok(t) => t,
         Err(e) => return Ok(Some(Err(e))),
     };
     let envelope = if lo {
@@ -168,10 +168,17 @@ fn find_layer(dir: &Path, n: u32) -> Result<Found> {
 /// the damaged manifest names, else the one under which the most layers
 /// are trusted (awari on a tie). `known` is a list of known-good checksums
 /// (of that rule set).
+///
+/// Memory: within `budget`, layer by layer. The tables are read with
+/// `pread`, streamed for their checksums and figures; a layer's Bellman
+/// check holds its own tables and reads the lower ones in index order, and
+/// one that does not fit ([`plan::fit_check`]) is refused with
+/// [`Error::Memory`] before anything is written.
 pub fn recover(
     dir: &Path,
     rules: Option<&Rules>,
     known: Option<&KnownGood>,
+    budget: Budget,
 ) -> Result<RecoverReport> {
     store::check_folder(dir)?;
     if let (Some(r), Some(k)) = (rules, known) {
@@ -209,7 +216,7 @@ pub fn recover(
     };
     let mut best: Option<(Rules, Vec<LayerOutcome>, Vec<LayerEntry>)> = None;
     for r in candidates {
-        let (layers, entries) = assess(dir, &r, known)?;
+        let (layers, entries) = assess(dir, &r, known, budget)?;
         if best.as_ref().map_or(true, |b| entries.len() > b.2.len()) {
             best = Some((r, layers, entries));
         }
@@ -293,17 +300,30 @@ fn assess(
     dir: &Path,
     rules: &Rules,
     known: Option<&KnownGood>,
+    budget: Budget,
 ) -> Result<(Vec<LayerOutcome>, Vec<LayerEntry>)> {
     let mut layers = Vec::new();
     // Every table found goes into one database: checksums, histograms and
     // the Bellman checks read it from there; a layer is checked only once
     // every layer below it is trusted.
     let mut found: Vec<u32> = Vec::new();
-    let mut slots: Vec<Option<LayerTables<Mapped>>> = Vec::new();
+    let mut slots: Vec<Option<LayerTables<StoredTable>>> = Vec::new();
+    let mut sums: Vec<[Option<String>; 3]> = Vec::new();
     for n in (0..=MAX_SEEDS).filter(|&n| n != 47) {
         match find_layer(dir, n)? {
             None => {}
             Some(Ok(tables)) => {
+                // Checksums streamed, the three tables in parallel.
+                let (lo, hi) = match &tables.envelope {
+                    Some((lo, hi)) => (Some(lo), Some(hi)),
+                    None => (None, None),
+                };
+                let sum = |t: Option<&StoredTable>| t.map(StoredTable::checksum).transpose();
+                let (s, (lo, hi)) = rayon::join(
+                    || sum(Some(&tables.score)),
+                    || rayon::join(|| sum(lo), || sum(hi)),
+                );
+                sums.push([s?, lo?, hi?]);
                 found.push(n);
                 slots.resize_with(n as usize + 1, || None);
                 slots[n as usize] = Some(tables);
@@ -318,20 +338,20 @@ fn assess(
     if found.is_empty() {
         return Err(Error::NoTables(dir.to_path_buf()));
     }
-    let db = Database::from_tables_of(rules, slots)?;
+    // Every check must fit before the first starts.
+    let threads = rayon::current_num_threads();
+    for &n in &found {
+        plan::fit_check(
+            n,
+            slots[n as usize]
+                .as_ref()
+                .is_some_and(|l| l.envelope.is_some()),
+            threads,
+            budget,
+        )?;
+    }
+    let db = Database::from_stored(rules, slots)?;
     let kinds = [Kind::Score, Kind::Lower, Kind::Upper];
-    let tables = |n: u32| -> Result<[Option<&[u8]>; 3]> {
-        Ok([
-            db.table(n, Kind::Score)?,
-            db.table(n, Kind::Lower)?,
-            db.table(n, Kind::Upper)?,
-        ])
-    };
-    // Checksums of every table found, computed in parallel.
-    let sums: Vec<[Option<String>; 3]> = found
-        .par_iter()
-        .map(|&n| Ok(tables(n)?.map(|t| t.map(checksum))))
-        .collect::<Result<_>>()?;
     let mut entries = Vec::new();
     let mut trusted = std::collections::BTreeSet::new();
     for (&n, sums) in found.iter().zip(&sums) {
@@ -355,39 +375,32 @@ fn assess(
             if differs.is_empty() {
                 trust = Some(Trust::KnownGood);
             } else {
-                reason = Some(format!(
-                    "{} differ(s) from the known-good checksums",
-                    differs.join(", ")
-                ));
+                reason = Some(Error::NotKnownGood(differs));
             }
         } else {
             let missing_below = (0..n).find(|&k| k != 47 && !trusted.contains(&k));
             if let Some(k) = missing_below {
-                reason = Some(format!(
-                    "layer {k} below it is not recovered, so its values cannot be checked"
-                ));
+                reason = Some(Error::BelowNotRecovered(n, k));
             } else {
                 let v = bellman_check(&db, n, 1)?;
                 if v.mismatches == 0 {
                     trust = Some(Trust::Bellman);
                 } else {
-                    reason = Some(format!(
-                        "{} stored value(s) contradict their children (Bellman check)",
-                        v.mismatches
-                    ));
+                    reason = Some(Error::Contradicted(n, v.mismatches));
                 }
             }
         }
         if let Some(t) = trust {
-            match entry(n, tables(n)?, sums, t) {
+            match entry(&db, n, sums, t) {
                 Ok(e) => {
                     trusted.insert(n);
                     entries.push(e);
                 }
-                Err(why) => {
+                Err(e @ Error::BadValue { .. }) => {
                     trust = None;
-                    reason = Some(why);
+                    reason = Some(e);
                 }
+                Err(e) => return Err(e),
             }
         }
         layers.push(LayerOutcome {
@@ -400,14 +413,10 @@ fn assess(
     Ok((layers, entries))
 }
 
-/// The manifest entry of a recovered layer, from its tables (score, lower,
-/// upper) and their checksums; an error if a score lies outside `-n..=n`.
-fn entry(
-    n: u32,
-    tables: [Option<&[u8]>; 3],
-    sums: &[Option<String>; 3],
-    trust: Trust,
-) -> std::result::Result<LayerEntry, String> {
+/// The manifest entry of a recovered layer of `db`, from its tables
+/// (streamed: [`crate::stats::count_layer`]) and their checksums; an
+/// [`Error::BadValue`] if a score lies outside `-n..=n`.
+fn entry(db: &Database, n: u32, sums: &[Option<String>; 3], trust: Trust) -> Result<LayerEntry> {
     let size = layer_size(n);
     let file = |k: Kind, sum: &Option<String>| {
         sum.as_ref().map(|s| FileEntry {
@@ -416,18 +425,7 @@ fn entry(
             xxh3: s.clone(),
         })
     };
-    let score = tables[0].expect("a score table");
-    let histogram = crate::stats::histogram(n, score, Path::new(&Kind::Score.file_name(n)))
-        .map_err(|e| e.to_string())?;
-    let pinned = match (tables[1], tables[2]) {
-        (Some(lo), Some(hi)) => Some(
-            lo.par_chunks(1 << 20)
-                .zip(hi.par_chunks(1 << 20))
-                .map(|(a, b)| a.iter().zip(b).filter(|(x, y)| x == y).count() as u64)
-                .sum(),
-        ),
-        _ => None,
-    };
+    let (histogram, pinned) = crate::stats::count_layer(db, n)?;
     Ok(LayerEntry {
         seeds: n,
         positions: size,

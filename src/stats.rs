@@ -4,8 +4,11 @@
 //!
 //! In our folders the histogram and pinned count come from the manifest
 //! (the builder records them; `awari recover` computes them from the
-//! tables); in a VU dataset folder the histogram is counted from
-//! `scores.N` (read whole) and the pinned count is unknown.
+//! tables); in a folder of scores only (a VU dataset folder, or the
+//! scores-only `scores.N.zst` files an engine ships) the histogram is
+//! counted from the scores, streamed a window at a time
+//! ([`count_layer`]), and the pinned count, which needs the envelope, is
+//! absent.
 
 use crate::error::{Error, Result};
 use crate::format::Kind;
@@ -72,10 +75,10 @@ impl LayerStats {
     }
 }
 
-/// Counts the scores of a table of layer `n` (positions per score, from
-/// `-n` to `n`); a value outside `-n..=n` is an [`Error::BadValue`] of
-/// the table at `path`.
-pub(crate) fn histogram(n: u32, table: &[u8], path: &std::path::Path) -> Result<Vec<u64>> {
+/// Counts the scores of entries `first..` of a table of layer `n`
+/// (positions per score, from `-n` to `n`); a value outside `-n..=n` is
+/// an [`Error::BadValue`] of the table at `path`.
+fn histogram(n: u32, table: &[u8], first: u64, path: &std::path::Path) -> Result<Vec<u64>> {
     const CHUNK: usize = 1 << 20;
     let w = 2 * n as usize + 1;
     table
@@ -91,7 +94,7 @@ pub(crate) fn histogram(n: u32, table: &[u8], path: &std::path::Path) -> Result<
                         return Err(Error::BadValue {
                             path: path.to_path_buf(),
                             layer: n,
-                            index: (k * CHUNK + i) as u64,
+                            index: first + (k * CHUNK + i) as u64,
                             value: v,
                         })
                     }
@@ -124,14 +127,54 @@ pub fn layer_stats(db: &Database, n: u32) -> Result<LayerStats> {
             return Ok(s);
         }
     }
+    let (h, pinned) = count_layer(db, n)?;
+    let mut s = LayerStats::from_histogram(n, h);
+    s.pinned = pinned;
+    Ok(s)
+}
+
+/// Bytes of each table [`count_layer`] reads at a time.
+pub const STREAM_WINDOW: u64 = 1 << 24;
+
+/// The score histogram of layer `n` of `db` (positions per score, from
+/// `-n` to `n`) and, with the envelope, its pinned count (`lower ==
+/// upper`), counted from the tables streamed [`STREAM_WINDOW`] entries at
+/// a time: nothing of them is kept. A score outside `-n..=n` is an
+/// [`Error::BadValue`].
+pub fn count_layer(db: &Database, n: u32) -> Result<(Vec<u64>, Option<u64>)> {
     let dir = db.dir().unwrap_or(std::path::Path::new("(memory)"));
-    let table = db.table(n, Kind::Score)?.ok_or(Error::MissingLayer {
-        layer: n,
-        dir: dir.into(),
-        vu: db.is_vu(),
-    })?;
-    // A VU scores.48 may hold one more byte (the initial position).
-    let table = &table[..table.len().min(layer_size(n) as usize)];
-    let h = histogram(n, table, &dir.join(Kind::Score.file_name(n)))?;
-    Ok(LayerStats::from_histogram(n, h))
+    let path = match db.dir() {
+        Some(d) => d.join(Kind::Score.file_name(n)),
+        None => Kind::Score.file_name(n).into(),
+    };
+    let size = layer_size(n);
+    let envelope = db.has_envelope(n)?;
+    let window = STREAM_WINDOW.min(size) as usize;
+    let mut bufs = vec![vec![0u8; window]; if envelope { 3 } else { 1 }];
+    let mut h = vec![0u64; 2 * n as usize + 1];
+    let mut pinned = envelope.then_some(0u64);
+    let mut at = 0;
+    while at < size {
+        let k = (size - at).min(window as u64) as usize;
+        for (b, kind) in bufs.iter_mut().zip([Kind::Score, Kind::Lower, Kind::Upper]) {
+            if !db.read_range(n, kind, at, &mut b[..k])? {
+                return Err(Error::MissingLayer {
+                    layer: n,
+                    dir: dir.into(),
+                    vu: db.is_vu(),
+                });
+            }
+        }
+        let part = histogram(n, &bufs[0][..k], at, &path)?;
+        h.iter_mut().zip(part).for_each(|(x, y)| *x += y);
+        if let (Some(p), [_, lo, hi]) = (pinned.as_mut(), &bufs[..]) {
+            *p += lo[..k]
+                .par_chunks(1 << 20)
+                .zip(hi[..k].par_chunks(1 << 20))
+                .map(|(a, b)| a.iter().zip(b).filter(|(x, y)| x == y).count() as u64)
+                .sum::<u64>();
+        }
+        at += k as u64;
+    }
+    Ok((h, pinned))
 }

@@ -113,7 +113,7 @@ fn a_damaged_table_is_left_out_of_the_recovered_manifest() {
     let (out, err) = awari_status(&["recover", "--db", s(&dir), "--checksums", KNOWN_GOOD], 1);
     assert!(out.contains("layer  9: left out: scores.9 differ"), "{out}");
     assert!(
-        out.contains("layer 11: left out: upper.11 has 10 bytes"),
+        out.contains("upper.11: 10 bytes, but the layer has"),
         "{out}"
     );
     assert!(out.contains("layer 10: recovered"), "{out}");

@@ -8,6 +8,12 @@
 //! whole range before a build starts ([`check_range`]), each layer's
 //! choice, and each rank's need in a build of several ranks.
 //!
+//! The readers plan here too: the Bellman check of a layer
+//! ([`check_need`], [`fit_check`]; `awari check` and `recover`) and a
+//! pass streaming a layer's tables ([`stream_need`], [`fit_stream`];
+//! `awari stats`, `recover`), each refused before it starts when it does
+//! not fit.
+//!
 //! [`solve::memory::cost`]: crate::solve::memory::cost
 //! [`solve::compact::cost`]: crate::solve::compact::cost
 
@@ -140,6 +146,71 @@ pub fn choose(
     }
 }
 
+/// What a reader's process needs besides what it reads: code, stacks,
+/// the tables' handles.
+pub const READER_BASELINE: u64 = 32 << 20;
+
+/// What the check's memory is, for the refusal's message.
+const CHECK_WHAT: &str = "Bellman check: the layer's own tables read whole (3 with the \
+     envelope, 1 without), buffers per thread for the lower layers read in index order, a \
+     fixed baseline";
+/// What a streaming reader's memory is, for the refusal's message.
+const STREAM_WHAT: &str = "a pass streaming the layer's tables: a window of each and a fixed \
+     baseline";
+
+/// Bytes the Bellman check of layer `n` needs with `threads` threads
+/// ([`crate::verify::bellman_check`]): its own tables read whole (three
+/// with the envelope, else the scores), the rows it walks, each thread's
+/// batch ([`crate::verify::CHECK_BATCH_BYTES`]) and
+/// [`READER_BASELINE`]. The lower layers are read a run at a time, not
+/// held.
+pub fn check_need(n: u32, envelope: bool, threads: usize) -> u64 {
+    let tables = if envelope { 3 } else { 1 };
+    // Each row of 6 pits of at most n seeds: 6 bytes, and its place.
+    let rows = (1..=6u64).fold(1, |c, i| c * (n as u64 + i) / i) * 14;
+    layer_size(n) * tables
+        + rows
+        + threads.max(1) as u64 * crate::verify::CHECK_BATCH_BYTES
+        + READER_BASELINE
+}
+
+/// Checks that the Bellman check of layer `n` fits in `budget`; its need
+/// ([`check_need`]), else [`Error::Memory`] naming the layer and the bytes.
+pub fn fit_check(n: u32, envelope: bool, threads: usize, budget: Budget) -> Result<u64> {
+    fit(n, check_need(n, envelope, threads), CHECK_WHAT, budget)
+}
+
+/// Bytes a pass streaming a layer's `tables` tables in windows of
+/// `window` bytes needs.
+pub fn stream_need(tables: u64, window: u64) -> u64 {
+    tables * window + READER_BASELINE
+}
+
+/// Checks that a pass streaming `tables` tables of layer `n` in windows of
+/// `window` bytes fits in `budget` ([`stream_need`]).
+pub fn fit_stream(n: u32, tables: u64, window: u64, budget: Budget) -> Result<u64> {
+    fit(n, stream_need(tables, window), STREAM_WHAT, budget)
+}
+
+/// Whether an [`Error::Memory`]'s `what` is a reader's (a check or a
+/// streaming pass) rather than a build's.
+pub fn is_reader(what: &str) -> bool {
+    what == CHECK_WHAT || what == STREAM_WHAT
+}
+
+fn fit(n: u32, needed: u64, what: &'static str, budget: Budget) -> Result<u64> {
+    if needed <= budget.bytes {
+        return Ok(needed);
+    }
+    Err(Error::Memory {
+        what,
+        layer: n,
+        needed,
+        available: budget.bytes,
+        from_limit: budget.from_limit,
+    })
+}
+
 /// Checks, before anything is written, that every layer of `todo` (the
 /// layers a build will make, in order) fits in memory as [`choose`] would
 /// plan it (lower layers not built yet taken as raw, which is the least
@@ -260,6 +331,31 @@ mod tests {
         };
         let c = choose(22, &o, 1, &packed, big).unwrap();
         assert_eq!(c.estimate, solve::compact::cost(22, 1).estimate + 1000);
+    }
+
+    #[test]
+    fn a_check_needs_its_own_tables_and_is_refused_below() {
+        let need = check_need(20, true, 2);
+        assert!(need > 3 * layer_size(20));
+        assert!(check_need(20, false, 2) < need);
+        let budget = |bytes| Budget {
+            bytes,
+            from_limit: true,
+        };
+        assert_eq!(fit_check(20, true, 2, budget(need)).unwrap(), need);
+        match fit_check(20, true, 2, budget(need - 1)) {
+            Err(Error::Memory {
+                layer,
+                needed,
+                what,
+                ..
+            }) => {
+                assert_eq!((layer, needed), (20, need));
+                assert!(is_reader(what));
+            }
+            other => panic!("{other:?}"),
+        }
+        assert!(fit_stream(20, 1, 1 << 20, budget(1 << 20)).is_err());
     }
 
     #[test]

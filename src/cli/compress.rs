@@ -199,6 +199,17 @@ fn built_in(dir: &std::path::Path, layers: &RangeInclusive<u32>) -> Result<(), F
 
 pub fn run_compress(a: CompressArgs) -> Result<(), Failure> {
     a.db.rules()?;
+    let dir = a.db.path();
+    if matches!(
+        awari_egdb::store::read_folder(&dir),
+        Ok(awari_egdb::store::Folder::Vu)
+    ) {
+        return Err(Failure::usage(format!(
+            "{}: a folder of scores only (no manifest.json, no lower.N/upper.N): compressing \
+             needs the folder of ours it came from, with its manifest and envelope",
+            dir.display()
+        )));
+    }
     let opts = CompressOptions {
         settings: settings(&a)?,
         layers: a.layers.unwrap_or(0..=48),

@@ -159,6 +159,19 @@ fn hint(e: &Error) -> Option<String> {
             "start every rank with the same binary, arguments and folder".into()
         }
         Error::Memory {
+            what,
+            layer,
+            from_limit,
+            needed,
+            ..
+        } if awari_egdb::build::plan::is_reader(what) => match from_limit {
+            true => format!(
+                "raise --memory-limit to at least {}, or leave layer {layer} out (--layers)",
+                human(*needed)
+            ),
+            false => format!("free memory, or leave layer {layer} out (--layers)"),
+        },
+        Error::Memory {
             layer,
             from_limit,
             needed,
@@ -209,6 +222,29 @@ pub struct DbArg {
     /// folder or a new one); a folder of another rule set is refused.
     #[arg(long, value_name = "NAME", value_parser = parse_rules)]
     rules: Option<Rules>,
+}
+
+/// `--memory-limit SIZE`, the memory a reader (`check`, `recover`,
+/// `stats`) may use, planned by the one memory planner (`build::plan`).
+#[derive(clap::Args, Clone, Debug)]
+pub struct MemoryArg {
+    /// Memory the command may use, e.g. 8GiB or 500MB (default: what the
+    /// machine has available). It works layer by layer; a layer that does
+    /// not fit is refused before it starts, with what it needs.
+    #[arg(long, value_name = "SIZE")]
+    memory_limit: Option<String>,
+}
+
+impl MemoryArg {
+    /// The budget: the limit, else the memory available now.
+    pub fn budget(&self) -> Result<awari_egdb::build::Budget, Failure> {
+        let limit = self
+            .memory_limit
+            .as_deref()
+            .map(|s| parse_size("--memory-limit", s, "8GiB, 500MB, 1073741824"))
+            .transpose()?;
+        Ok(awari_egdb::build::Budget::now(limit))
+    }
 }
 
 /// `--rules NAME`: a preset of the library.

@@ -21,6 +21,8 @@ pub struct RecoverArgs {
     /// Worker threads (default: all cores).
     #[arg(long, value_name = "T")]
     threads: Option<usize>,
+    #[command(flatten)]
+    memory: super::MemoryArg,
     /// Print one JSON object.
     #[arg(long)]
     json: bool,
@@ -42,8 +44,9 @@ pub fn run(a: RecoverArgs) -> Result<(), Failure> {
     // else the one the tables pass (a folder that lost its manifest does
     // not say).
     let rules = a.db.rules_asked();
+    let budget = a.memory.budget()?;
     let pool = super::pool(a.threads)?;
-    let r = pool.install(|| recover::recover(&dir, rules.as_ref(), known.as_ref()))?;
+    let r = pool.install(|| recover::recover(&dir, rules.as_ref(), known.as_ref(), budget))?;
     let rejected: Vec<u32> = r.rejected().map(|l| l.seeds).collect();
     let recovered: Vec<u32> = r.recovered().map(|l| l.seeds).collect();
     if a.json {

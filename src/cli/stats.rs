@@ -19,6 +19,8 @@ pub struct StatsArgs {
     /// Layers, e.g. 0..=24 (default: every layer in the folder).
     #[arg(long, value_name = "A..=B", value_parser = parse_layers)]
     layers: Option<RangeInclusive<u32>>,
+    #[command(flatten)]
+    memory: super::MemoryArg,
     /// Print one JSON object.
     #[arg(long)]
     json: bool,
@@ -35,8 +37,16 @@ fn pct(s: &LayerStats, c: u64) -> String {
 pub fn run(a: StatsArgs) -> Result<(), Failure> {
     a.db.rules()?;
     let dir = a.db.path();
+    let budget = a.memory.budget()?;
     let db = Database::open(&dir)?;
     let layers = super::verify::layers_in(&db, &dir, a.layers)?;
+    // Where the manifest has no figures, a layer's tables are streamed, a
+    // window of each at a time: every layer must fit first.
+    for &n in &layers {
+        let tables = if db.has_envelope(n)? { 3 } else { 1 };
+        let window = stats::STREAM_WINDOW.min(awari_egdb::index::layer_size(n));
+        awari_egdb::build::plan::fit_stream(n, tables, window, budget)?;
+    }
     let all: Vec<LayerStats> = layers
         .iter()
         .map(|&n| stats::layer_stats(&db, n))
@@ -74,6 +84,12 @@ pub fn run(a: StatsArgs) -> Result<(), Failure> {
             secs,
             rate,
             rss
+        );
+    }
+    if all.iter().any(|s| s.pinned.is_none()) {
+        println!(
+            "pinned: '-' where the folder has no envelope (lower.N, upper.N) to count it from; \
+             the shares come from the scores"
         );
     }
     if let Some(p) = &a.plot {

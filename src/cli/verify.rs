@@ -2,6 +2,7 @@
 //! (checksums plus the forward Bellman check).
 
 use super::Failure;
+use awari_egdb::build::plan;
 use awari_egdb::probe::Database;
 use awari_egdb::rules::Rules;
 use awari_egdb::verify::{self, FactOutcome};
@@ -84,6 +85,8 @@ pub struct CheckArgs {
     /// How many mismatches to list per layer.
     #[arg(long, value_name = "N", default_value_t = 10)]
     list: usize,
+    #[command(flatten)]
+    memory: super::MemoryArg,
     /// Print one JSON object.
     #[arg(long)]
     json: bool,
@@ -423,8 +426,16 @@ pub fn layers_in(
 pub fn run_check(a: CheckArgs) -> Result<(), Failure> {
     a.db.rules()?;
     let dir = a.db.path();
+    let budget = a.memory.budget()?;
     let db = Database::open(&dir)?;
     let layers = layers_in(&db, &dir, a.layers)?;
+    // Layer by layer: each layer's own tables are read whole, the lower
+    // layers read in index order and not held. Every layer's check must
+    // fit before the first starts (the one planner's figure).
+    let threads = rayon::current_num_threads();
+    for &n in &layers {
+        plan::fit_check(n, db.has_envelope(n)?, threads, budget)?;
+    }
     // The check of layer n reads every layer below it: verify the checksums
     // of all of them first (a VU folder has none to verify).
     let top = *layers.last().expect("not empty");

@@ -33,6 +33,13 @@
 //! block that holds its entry (kept in a small per-thread cache of recently
 //! used blocks).
 //!
+//! A pass over many layers holds none of them: [`Database::read_range`]
+//! copies a range of a table and [`Database::read_table`] a whole table
+//! for a caller that drops it (the Bellman check), where
+//! [`Database::table`] keeps what it reads. A folder without manifest
+//! lists every layer whose scores it holds, raw or only as `scores.n.zst`
+//! in any format (the scores-only form an engine ships).
+//!
 //! # Where things are
 //!
 //! * `mod.rs`: [`Database`], where its tables come from, opening a folder
@@ -62,7 +69,8 @@ use crate::error::{Error, Result};
 use crate::format::Kind;
 use crate::index::layer_size;
 use crate::rules::{Rules, MAX_SEEDS};
-use crate::store::{self, Folder, Manifest};
+use crate::store::{self, Folder, Manifest, StoredTable};
+use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 use tables::{Bytes, Layer, ProbeTable};
@@ -208,13 +216,45 @@ impl Database {
                 }),
             });
         }
-        Ok(Database {
+        Ok(Self::of_slots(rules, slots))
+    }
+
+    /// A database over tables already opened by the one opener
+    /// ([`StoredTable`], e.g. read with `pread`): `layers[n]` holds layer
+    /// `n`'s tables, if any, each of its layer's size (which the opener
+    /// checked). Nothing is read until it is probed; nothing is kept.
+    pub fn from_stored(
+        rules: &Rules,
+        layers: Vec<Option<LayerTables<StoredTable>>>,
+    ) -> Result<Database> {
+        let slots: Vec<OnceLock<Layer>> = (0..=MAX_SEEDS).map(|_| OnceLock::new()).collect();
+        let stored = |table| ProbeTable::Stored {
+            table,
+            whole: OnceLock::new(),
+        };
+        for (n, l) in layers.into_iter().enumerate() {
+            let Some(LayerTables { score, envelope }) = l else {
+                continue;
+            };
+            if n as u32 > MAX_SEEDS {
+                return Err(Error::NoSuchLayer(n as u32));
+            }
+            let _ = slots[n].set(Layer {
+                score: stored(score),
+                envelope: envelope.map(|(lo, hi)| (stored(lo), stored(hi))),
+            });
+        }
+        Ok(Self::of_slots(rules, slots))
+    }
+
+    fn of_slots(rules: &Rules, slots: Vec<OnceLock<Layer>>) -> Database {
+        Database {
             source: Source::Memory,
             rules: *rules,
             layers: slots,
             verify_on_load: false,
             mapped: false,
-        })
+        }
     }
 
     /// The folder, if the tables come from one.
@@ -243,12 +283,16 @@ impl Database {
         }
     }
 
-    /// The layers available: built (ours), present (VU) or loaded (memory).
+    /// The layers available: built (ours), present (a folder without
+    /// manifest) or loaded (memory). A folder without manifest lists every
+    /// layer whose scores it holds: `scores.n` (a VU dataset folder), or
+    /// only `scores.n.zst` in any format (the scores-only form an engine
+    /// ships).
     pub fn layers(&self) -> Vec<u32> {
         match &self.source {
             Source::Ours { manifest, .. } => manifest.layers.iter().map(|l| l.seeds).collect(),
             Source::Vu { dir } => (0..=MAX_SEEDS)
-                .filter(|&n| dir.join(Kind::Score.file_name(n)).exists())
+                .filter(|&n| matches!(store::locate(dir, None, n, Kind::Score), Ok(Some(_))))
                 .collect(),
             Source::Memory => (0..=MAX_SEEDS)
                 .filter(|&n| self.layers[n as usize].get().is_some())
@@ -290,6 +334,31 @@ impl Database {
                 false => t.whole(),
             })
             .transpose()
+    }
+
+    /// Entries `start .. start + out.len()` of table `kind` of layer `n`
+    /// into `out` (from memory, with `pread`, or decompressing the blocks
+    /// that hold them; nothing of the table is kept). `Ok(false)` for an
+    /// envelope table the layer does not have.
+    pub fn read_range(&self, n: u32, kind: Kind, start: u64, out: &mut [u8]) -> Result<bool> {
+        match self.table_of(n, kind)? {
+            Some(t) => t.read_range(start, out).map(|()| true),
+            None => Ok(false),
+        }
+    }
+
+    /// Table `kind` of layer `n` whole, for a caller that drops it when
+    /// done (unlike [`table`](Self::table), which keeps what it reads):
+    /// borrowed when the table is in memory or mapped, else read into a
+    /// new buffer. `None` for an envelope table the layer does not have.
+    pub fn read_table(&self, n: u32, kind: Kind) -> Result<Option<Cow<'_, [u8]>>> {
+        self.table_of(n, kind)?.map(ProbeTable::read).transpose()
+    }
+
+    /// Whether layer `n` has the envelope tables (`lower.n`, `upper.n`);
+    /// opens the layer.
+    pub fn has_envelope(&self, n: u32) -> Result<bool> {
+        Ok(self.table_of(n, Kind::Lower)?.is_some() && self.table_of(n, Kind::Upper)?.is_some())
     }
 
     /// Table `kind` of layer `n` (mapping the layer if needed); `None` for

@@ -3,8 +3,9 @@
 //! from it, the tables handed over in memory ([`LayerTables`]), and
 //! [`lookup`] in a table of the file format.
 
-use crate::error::Result;
+use crate::error::{Error, Result, SizeOf};
 use crate::store::StoredTable;
+use std::borrow::Cow;
 use std::sync::OnceLock;
 
 /// The tables of one layer handed to
@@ -79,6 +80,31 @@ impl ProbeTable {
         }
     }
 
+    /// Copies entries `start .. start + out.len()` into `out`: from
+    /// memory, with `pread`, or decompressing the blocks that hold them;
+    /// nothing of the table is kept.
+    pub(super) fn read_range(&self, start: u64, out: &mut [u8]) -> Result<()> {
+        match self {
+            ProbeTable::Stored { table, whole } => match whole.get() {
+                Some(w) => copy_range(w, start, out),
+                None => table.read_at(start, out),
+            },
+            ProbeTable::Raw(b) => copy_range((**b).as_ref(), start, out),
+        }
+    }
+
+    /// The bytes: borrowed when in memory or mapped (or already read
+    /// whole), else read into a buffer of the caller's, nothing kept.
+    pub(super) fn read(&self) -> Result<Cow<'_, [u8]>> {
+        match self {
+            ProbeTable::Raw(b) => Ok(Cow::Borrowed((**b).as_ref())),
+            ProbeTable::Stored { table, whole } => match whole.get() {
+                Some(w) => Ok(Cow::Borrowed(w)),
+                None => table.read_all().map(Cow::Owned),
+            },
+        }
+    }
+
     /// Whether it is a compressed table.
     pub(super) fn is_compressed(&self) -> bool {
         matches!(self, ProbeTable::Stored { table, .. } if table.is_compressed())
@@ -98,6 +124,23 @@ impl ProbeTable {
         // Another thread may have won the race; either copy is the same.
         let _ = whole.set(bytes);
         Ok(whole.get().expect("just set"))
+    }
+}
+
+/// `out` from `bytes` at `start`, or the size error of a range past the end.
+fn copy_range(bytes: &[u8], start: u64, out: &mut [u8]) -> Result<()> {
+    let s = start as usize;
+    match bytes.get(s..s + out.len()) {
+        Some(b) => {
+            out.copy_from_slice(b);
+            Ok(())
+        }
+        None => Err(Error::Size {
+            path: "(memory)".into(),
+            expected: start + out.len() as u64,
+            found: bytes.len() as u64,
+            of: SizeOf::Layer,
+        }),
     }
 }
 

@@ -3,9 +3,9 @@
 
 use crate::error::Result;
 use crate::format::Kind;
-use crate::index::{layer_size, rank, LayerIter};
+use crate::index::{layer_size, rank};
 use crate::probe::Database;
-use crate::rules::{Position, Rules};
+use crate::rules::Position;
 use rayon::prelude::*;
 use serde::Serialize;
 use std::sync::Mutex;
@@ -47,102 +47,310 @@ pub struct BellmanVerdict {
 /// (captures - score(child))` (`-n` without a move; a child whose mover has
 /// no seeds scores minus its seeds), and likewise `lower` from the
 /// children's `upper` and `upper` from their `lower`.
+///
+/// Memory: layer `n`'s own tables, read whole (a move without capture
+/// stays in the layer, anywhere in it), and buffers per thread
+/// ([`CHECK_BATCH_BYTES`]): the lower layers are read in index order, a
+/// batch of positions at a time, through the database's readers
+/// (`pread`, or the blocks of a compressed copy), never held ([`crate::build::plan::check_need`], which the caller
+/// checks against its budget with [`crate::build::plan::fit_check`]).
+///
+/// The positions are visited grouped by the mover's row (pits 0..5): the
+/// children of one row's positions by one move share the child's top row
+/// (the sown mover row), the most significant pits of the child's index,
+/// so they lie in one run of each lower layer. A batch gathers its
+/// capture children's `(layer, index)`, sorts them, reads the runs they
+/// fall in, and then compares.
 pub fn bellman_check(db: &Database, n: u32, max_listed: usize) -> Result<BellmanVerdict> {
     let size = layer_size(n);
-    // Every layer the check reads, mapped (and checksummed) up front.
-    let mut tables: Vec<[Option<&[u8]>; 3]> = Vec::new();
-    for k in 0..=n {
-        tables.push(if k == 47 {
-            [None; 3]
-        } else {
-            [
-                db.table(k, Kind::Score)?,
-                db.table(k, Kind::Lower)?,
-                db.table(k, Kind::Upper)?,
-            ]
-        });
-    }
-    let envelope = tables[n as usize][1].is_some() && tables[n as usize][2].is_some();
-    let get = |k: u32, t: usize, g: u64| -> i32 {
-        tables[k as usize][t].map_or(0, |b| b[g as usize] as i8 as i32)
+    let score = db
+        .read_table(n, Kind::Score)?
+        .ok_or(crate::Error::NoSuchLayer(n))?;
+    let envelope = db.has_envelope(n)?;
+    let (lower, upper) = if envelope {
+        (
+            db.read_table(n, Kind::Lower)?,
+            db.read_table(n, Kind::Upper)?,
+        )
+    } else {
+        (None, None)
     };
-    let listed = Mutex::new(Vec::new());
-    let chunk = 1u64 << 16;
-    let mismatches: u64 = (0..size.div_ceil(chunk))
-        .into_par_iter()
-        .map(|c| {
-            let mut bad = 0u64;
-            for (g, p) in LayerIter::range(n, c * chunk, (c + 1) * chunk) {
-                let want = forward(&p, db.rules(), envelope, &get);
-                for (t, name) in ["scores", "lower", "upper"].iter().enumerate() {
-                    if t > 0 && !envelope {
-                        continue;
-                    }
-                    let stored = get(n, t, g);
-                    if stored != want[t] {
-                        bad += 1;
-                        let mut l = listed.lock().expect("list lock");
-                        if l.len() < max_listed {
-                            l.push(BellmanMismatch {
-                                seeds: n,
-                                index: g,
-                                pits: p.0,
-                                table: name,
-                                stored: stored as i8,
-                                recomputed: want[t] as i8,
-                            });
-                        }
-                    }
-                }
-            }
-            bad
-        })
-        .sum();
-    let mut first = listed.into_inner().expect("list lock");
-    first.sort_by_key(|m| (m.index, m.table));
+    let own: [&[u8]; 3] = [
+        &score,
+        lower.as_deref().unwrap_or(&score),
+        upper.as_deref().unwrap_or(&score),
+    ];
+    let rows = Rows::new(n);
+    let batches = rows.batches(BATCH);
+    let listed = Mutex::new(Listed::new(max_listed));
+    let ctx = Ctx {
+        db,
+        n,
+        envelope,
+        own,
+        rows: &rows,
+        listed: &listed,
+    };
+    let mismatches: u64 = batches
+        .par_iter()
+        .map_init(Scratch::default, |scratch, b| ctx.batch(b.clone(), scratch))
+        .try_reduce(|| 0, |a, b| Ok(a + b))?;
     Ok(BellmanVerdict {
         seeds: n,
         positions: size,
         envelope,
         mismatches,
-        first_mismatches: first,
+        first_mismatches: listed.into_inner().expect("list lock").0,
     })
 }
 
-/// Score, lower and upper of `p` recomputed from its children, read with
-/// `get(layer, table, index)` (table 0 score, 1 lower, 2 upper).
-/// A position without a legal move ends the game, each side taking its
-/// own row ([`Position::final_score`]).
-fn forward(
-    p: &Position,
-    rules: &Rules,
-    envelope: bool,
-    get: &impl Fn(u32, usize, u64) -> i32,
-) -> [i32; 3] {
-    let n = p.seeds() as i32;
-    let mut best = [i32::MIN; 3];
-    let mut any = false;
-    for m in p.moves(rules).legal() {
-        any = true;
-        let c = m.captured as i32;
-        let left = n - c;
-        let child = if m.child.mover_seeds() == 0 {
-            [-left; 3]
-        } else {
-            let g = rank(&m.child);
-            let s = get(left as u32, 0, g);
-            if envelope {
-                [s, get(left as u32, 1, g), get(left as u32, 2, g)]
-            } else {
-                [s; 3]
+/// Positions of a batch (about; a batch holds whole mover rows).
+const BATCH: u64 = 1 << 17;
+
+/// Bytes a thread of [`bellman_check`] needs for a batch: per position
+/// its index and recomputed values, per capture child a request, and
+/// the runs read (at most [`RUN`] bytes of each table).
+pub const CHECK_BATCH_BYTES: u64 = BATCH * (16 + 6 * 16) + 3 * RUN as u64;
+
+/// Most bytes read from a lower table at once.
+const RUN: usize = 1 << 20;
+
+/// Largest gap between two wanted entries read in one run (a `pread` of
+/// a few KiB costs about what one of a byte does).
+const GAP: u64 = 4096;
+
+/// The rows (6 pits) of each seed count `0..=n`, in the order of the
+/// index (pit 5 of the row most significant).
+struct Rows {
+    by_sum: Vec<Vec<[u8; 6]>>,
+    /// Every mover row of layer `n` in that order, as (sum, place).
+    order: Vec<(u8, u32)>,
+    n: u32,
+}
+
+impl Rows {
+    fn new(n: u32) -> Rows {
+        let mut by_sum: Vec<Vec<[u8; 6]>> = vec![Vec::new(); n as usize + 1];
+        let mut order = Vec::new();
+        let mut r = [0u8; 6];
+        fn walk(
+            pit: usize,
+            left: u32,
+            r: &mut [u8; 6],
+            by_sum: &mut [Vec<[u8; 6]>],
+            order: &mut Vec<(u8, u32)>,
+            n: u32,
+        ) {
+            if pit == usize::MAX {
+                let s = n - left;
+                order.push((s as u8, by_sum[s as usize].len() as u32));
+                by_sum[s as usize].push(*r);
+                return;
             }
-        };
-        best[0] = best[0].max(c - child[0]);
-        best[1] = best[1].max(c - child[2]);
-        best[2] = best[2].max(c - child[1]);
+            for v in 0..=left {
+                r[pit] = v as u8;
+                walk(pit.wrapping_sub(1), left - v, r, by_sum, order, n);
+            }
+            r[pit] = 0;
+        }
+        walk(5, n, &mut r, &mut by_sum, &mut order, n);
+        Rows { by_sum, order, n }
     }
-    if !any {
-        return [p.final_score(); 3];
+
+    /// Positions of layer `n` whose mover row holds `s` seeds: opponent
+    /// rows of `n - s` seeds with an empty pit.
+    fn positions(&self, s: u32) -> u64 {
+        self.by_sum[(self.n - s) as usize]
+            .iter()
+            .filter(|o| o.contains(&0))
+            .count() as u64
     }
-    best
+
+    /// The mover rows cut into batches of about `batch` positions.
+    fn batches(&self, batch: u64) -> Vec<std::ops::Range<usize>> {
+        let per_sum: Vec<u64> = (0..=self.n).map(|s| self.positions(s)).collect();
+        let mut out = Vec::new();
+        let (mut from, mut count) = (0, 0);
+        for (i, &(s, _)) in self.order.iter().enumerate() {
+            count += per_sum[s as usize];
+            if count >= batch {
+                out.push(from..i + 1);
+                from = i + 1;
+                count = 0;
+            }
+        }
+        if from < self.order.len() {
+            out.push(from..self.order.len());
+        }
+        out
+    }
+}
+
+/// A thread's buffers, kept from batch to batch.
+#[derive(Default)]
+struct Scratch {
+    /// Per position: its index and the values recomputed so far.
+    parents: Vec<(u64, [i8; 3])>,
+    /// Per capture child: `layer << 40 | index`, the position's slot and
+    /// the seeds captured.
+    wants: Vec<(u64, u32, u8)>,
+    runs: [Vec<u8>; 3],
+}
+
+/// The first mismatches, by index and table.
+struct Listed(Vec<BellmanMismatch>, usize);
+
+impl Listed {
+    fn new(max: usize) -> Listed {
+        Listed(Vec::new(), max)
+    }
+
+    fn add(&mut self, m: BellmanMismatch) {
+        if self.1 == 0 {
+            return;
+        }
+        let at = self
+            .0
+            .partition_point(|x| (x.index, x.table) < (m.index, m.table));
+        if at < self.1 {
+            self.0.insert(at, m);
+            self.0.truncate(self.1);
+        }
+    }
+}
+
+/// What every batch of one layer's check shares.
+struct Ctx<'a> {
+    db: &'a Database,
+    n: u32,
+    envelope: bool,
+    /// The layer's own tables (score, lower, upper; the score thrice
+    /// without the envelope).
+    own: [&'a [u8]; 3],
+    rows: &'a Rows,
+    listed: &'a Mutex<Listed>,
+}
+
+/// The table names, in the order of the values.
+const NAMES: [&str; 3] = ["scores", "lower", "upper"];
+
+impl Ctx<'_> {
+    /// Checks the positions of the mover rows `batch`; their mismatches.
+    fn batch(&self, batch: std::ops::Range<usize>, s: &mut Scratch) -> Result<u64> {
+        let n = self.n;
+        let rules = self.db.rules();
+        s.parents.clear();
+        s.wants.clear();
+        for &(sum, at) in &self.rows.order[batch] {
+            let mover = self.rows.by_sum[sum as usize][at as usize];
+            for opp in &self.rows.by_sum[(n - sum as u32) as usize] {
+                if !opp.contains(&0) {
+                    continue;
+                }
+                let mut pits = [0u8; 12];
+                pits[..6].copy_from_slice(&mover);
+                pits[6..].copy_from_slice(opp);
+                let p = Position(pits);
+                let slot = s.parents.len() as u32;
+                let mut best = [i32::MIN; 3];
+                let mut any = false;
+                for m in p.moves(rules).legal() {
+                    any = true;
+                    let c = m.captured as i32;
+                    let left = n - m.captured as u32;
+                    let child = if m.child.mover_seeds() == 0 {
+                        [-(left as i32); 3]
+                    } else if m.captured == 0 {
+                        let g = rank(&m.child) as usize;
+                        self.own.map(|t| t[g] as i8 as i32)
+                    } else {
+                        let key = (left as u64) << 40 | rank(&m.child);
+                        s.wants.push((key, slot, m.captured));
+                        continue;
+                    };
+                    take(&mut best, c, child);
+                }
+                let best = if any {
+                    best.map(|b| b.max(-128) as i8)
+                } else {
+                    [p.final_score() as i8; 3]
+                };
+                s.parents.push((rank(&p), best));
+            }
+        }
+        self.capture_children(s)?;
+        let mut bad = 0;
+        for &(g, want) in &s.parents {
+            for t in 0..if self.envelope { 3 } else { 1 } {
+                let stored = self.own[t][g as usize] as i8;
+                if stored != want[t] {
+                    bad += 1;
+                    self.listed.lock().expect("list lock").add(BellmanMismatch {
+                        seeds: n,
+                        index: g,
+                        pits: crate::index::unrank_unchecked(n, g).0,
+                        table: NAMES[t],
+                        stored,
+                        recomputed: want[t],
+                    });
+                }
+            }
+        }
+        Ok(bad)
+    }
+
+    /// Reads the values of the batch's capture children, in index order,
+    /// a run of each lower table at a time, and takes them into their
+    /// positions' values.
+    fn capture_children(&self, s: &mut Scratch) -> Result<()> {
+        s.wants.sort_unstable_by_key(|w| w.0);
+        let tables = if self.envelope { 3 } else { 1 };
+        let mut i = 0;
+        while i < s.wants.len() {
+            let first = s.wants[i].0;
+            let layer = (first >> 40) as u32;
+            let mut j = i + 1;
+            while j < s.wants.len() {
+                let k = s.wants[j].0;
+                if k >> 40 != first >> 40 || k - s.wants[j - 1].0 > GAP || k - first >= RUN as u64 {
+                    break;
+                }
+                j += 1;
+            }
+            let start = first & ((1 << 40) - 1);
+            let len = (s.wants[j - 1].0 - first) as usize + 1;
+            for (run, kind) in s.runs.iter_mut().zip(KINDS).take(tables) {
+                run.resize(len, 0);
+                if layer == 47 || !self.db.read_range(layer, kind, start, run)? {
+                    run.fill(0);
+                }
+            }
+            for &(k, slot, c) in &s.wants[i..j] {
+                let at = (k - first) as usize;
+                let v = s.runs[0][at] as i8 as i32;
+                let child = if self.envelope {
+                    [v, s.runs[1][at] as i8 as i32, s.runs[2][at] as i8 as i32]
+                } else {
+                    [v; 3]
+                };
+                let p = &mut s.parents[slot as usize];
+                let mut best = p.1.map(|b| b as i32);
+                take(&mut best, c as i32, child);
+                p.1 = best.map(|b| b as i8);
+            }
+            i = j;
+        }
+        Ok(())
+    }
+}
+
+/// The tables in the order of the values.
+const KINDS: [Kind; 3] = [Kind::Score, Kind::Lower, Kind::Upper];
+
+/// Takes a move capturing `c` to a child of values `child` into `best`.
+#[inline]
+fn take(best: &mut [i32; 3], c: i32, child: [i32; 3]) {
+    best[0] = best[0].max(c - child[0]);
+    best[1] = best[1].max(c - child[2]);
+    best[2] = best[2].max(c - child[1]);
 }

@@ -43,7 +43,7 @@ mod csv;
 mod facts;
 mod oracle;
 
-pub use bellman::{bellman_check, BellmanMismatch, BellmanVerdict};
+pub use bellman::{bellman_check, BellmanMismatch, BellmanVerdict, CHECK_BATCH_BYTES};
 pub use checksums::{
     builtin_known_good, compare_checksums, parse_known_good, read_known_good, ChecksumReport,
     KnownGood, KnownTable, TableCheck, TableOutcome,
