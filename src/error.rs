@@ -15,6 +15,7 @@
 //! out inside [`Error::Compressed`], with the file's path.
 
 use crate::codec::error::CompressError;
+use crate::format::Checksum;
 use crate::store::ManifestFault;
 use std::fmt;
 use std::io;
@@ -394,9 +395,9 @@ pub enum Error {
         /// What was checked, against what.
         what: &'static str,
         /// The checksum it must have.
-        expected: String,
+        expected: Checksum,
         /// The checksum of what is there.
-        found: String,
+        found: Checksum,
     },
     /// A compressed file is damaged or holds another table.
     #[error("{}: {source}", path.display())]

@@ -30,7 +30,7 @@
 //! looks the same and is refused too: rebuild it.)
 
 use crate::error::{AtPath, Error, Result};
-use crate::format::{checksum, Kind};
+use crate::format::{Checksum, Kind};
 use crate::index::layer_size;
 use crate::probe::{Database, LayerTables};
 use crate::rules::{Rules, MAX_SEEDS, PRESETS};
@@ -328,9 +328,9 @@ fn assess(
         ])
     };
     // Checksums of every table found, computed in parallel.
-    let sums: Vec<[Option<String>; 3]> = found
+    let sums: Vec<[Option<Checksum>; 3]> = found
         .par_iter()
-        .map(|&n| Ok(tables(n)?.map(|t| t.map(checksum))))
+        .map(|&n| Ok(tables(n)?.map(|t| t.map(Checksum::of))))
         .collect::<Result<_>>()?;
     let mut entries = Vec::new();
     let mut trusted = std::collections::BTreeSet::new();
@@ -344,7 +344,7 @@ fn assess(
         let mut reason = None;
         if !listed.is_empty() {
             let mut differs = Vec::new();
-            for (k, sum) in kinds.iter().zip(sums) {
+            for (k, sum) in kinds.iter().zip(sums.iter()) {
                 let Some(sum) = sum else { continue };
                 match listed.iter().find(|l| l.kind == *k) {
                     Some(l) if &l.xxh3 == sum => {}
@@ -405,15 +405,15 @@ fn assess(
 fn entry(
     n: u32,
     tables: [Option<&[u8]>; 3],
-    sums: &[Option<String>; 3],
+    sums: &[Option<Checksum>; 3],
     trust: Trust,
 ) -> std::result::Result<LayerEntry, String> {
     let size = layer_size(n);
-    let file = |k: Kind, sum: &Option<String>| {
+    let file = |k: Kind, sum: &Option<Checksum>| {
         sum.as_ref().map(|s| FileEntry {
             name: k.file_name(n),
             bytes: size,
-            xxh3: s.clone(),
+            xxh3: *s,
         })
     };
     let score = tables[0].expect("a score table");

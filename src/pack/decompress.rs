@@ -74,7 +74,7 @@ pub(crate) fn decompress_layer(
             let (t, zst) = open_listed(dir, &rules, &c, kind, f, true)?;
             obs.start(&f.name, t.blocks());
             let mut failed = None;
-            store::write_atomic_checked(&raw_path, f.bytes, &f.xxh3, |start, buf| {
+            store::write_atomic_checked(&raw_path, f.bytes, f.xxh3, |start, buf| {
                 if failed.is_some() {
                     return;
                 }
