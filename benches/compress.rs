@@ -599,7 +599,7 @@ fn v3_folder(src: &Path, n: u32, z: &[u8], block_size: u32) -> PathBuf {
             raw: f.name.clone(),
             name: name.clone(),
             bytes: z.len() as u64,
-            xxh3: xxh3.clone(),
+            xxh3,
             block_size,
             level: 0,
             dictionary: 0,
