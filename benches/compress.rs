@@ -23,7 +23,7 @@
 //! Cargo.toml entry: `[[bench]] name = "compress" harness = false`.
 
 use awari_egdb::codec::{self, v3, CompressedTable, Settings};
-use awari_egdb::format::{checksum, Kind};
+use awari_egdb::format::{Checksum, Kind};
 use awari_egdb::index::{layer_size, unrank, LayerIter};
 use awari_egdb::probe::Database;
 use awari_egdb::rules::Position;
@@ -191,7 +191,7 @@ fn compressed_folder(src: &Path, n: u32, g: Grid) -> PathBuf {
         raw: e.scores.name.clone(),
         name,
         bytes: z.len() as u64,
-        xxh3: checksum(&z),
+        xxh3: Checksum::of(&z),
         block_size: g.1,
         level: g.0,
         dictionary: g.2,
@@ -589,7 +589,7 @@ fn v3_folder(src: &Path, n: u32, z: &[u8], block_size: u32) -> PathBuf {
     let e = m.layers[0].clone();
     let name = codec::layer_file_name(n);
     std::fs::write(dir.join(&name), z).unwrap();
-    let xxh3 = checksum(z);
+    let xxh3 = Checksum::of(z);
     for f in [Some(&e.scores), e.lower.as_ref(), e.upper.as_ref()]
         .into_iter()
         .flatten()
@@ -599,7 +599,7 @@ fn v3_folder(src: &Path, n: u32, z: &[u8], block_size: u32) -> PathBuf {
             raw: f.name.clone(),
             name: name.clone(),
             bytes: z.len() as u64,
-            xxh3: xxh3.clone(),
+            xxh3,
             block_size,
             level: 0,
             dictionary: 0,

@@ -15,6 +15,7 @@
 //! out inside [`Error::Compressed`], with the file's path.
 
 use crate::codec::error::CompressError;
+use crate::format::Checksum;
 use crate::store::ManifestFault;
 use std::fmt;
 use std::io;
@@ -413,9 +414,9 @@ pub enum Error {
         /// What was checked, against what.
         what: &'static str,
         /// The checksum it must have.
-        expected: String,
+        expected: Checksum,
         /// The checksum of what is there.
-        found: String,
+        found: Checksum,
     },
     /// A format 4 file that leaves "don't care" entries, read as a
     /// table: only a probe resolves its values to scores.

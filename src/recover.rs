@@ -31,7 +31,7 @@
 
 use crate::build::plan::{self, Budget};
 use crate::error::{AtPath, Error, Result};
-use crate::format::Kind;
+use crate::format::{Checksum, Kind};
 use crate::index::layer_size;
 use crate::probe::{Database, LayerTables};
 use crate::rules::{Rules, MAX_SEEDS, PRESETS};
@@ -308,7 +308,7 @@ fn assess(
     // every layer below it is trusted.
     let mut found: Vec<u32> = Vec::new();
     let mut slots: Vec<Option<LayerTables<StoredTable>>> = Vec::new();
-    let mut sums: Vec<[Option<String>; 3]> = Vec::new();
+    let mut sums: Vec<[Option<Checksum>; 3]> = Vec::new();
     for n in (0..=MAX_SEEDS).filter(|&n| n != 47) {
         match find_layer(dir, n)? {
             None => {}
@@ -364,7 +364,7 @@ fn assess(
         let mut reason = None;
         if !listed.is_empty() {
             let mut differs = Vec::new();
-            for (k, sum) in kinds.iter().zip(sums) {
+            for (k, sum) in kinds.iter().zip(sums.iter()) {
                 let Some(sum) = sum else { continue };
                 match listed.iter().find(|l| l.kind == *k) {
                     Some(l) if &l.xxh3 == sum => {}
@@ -416,13 +416,13 @@ fn assess(
 /// The manifest entry of a recovered layer of `db`, from its tables
 /// (streamed: [`crate::stats::count_layer`]) and their checksums; an
 /// [`Error::BadValue`] if a score lies outside `-n..=n`.
-fn entry(db: &Database, n: u32, sums: &[Option<String>; 3], trust: Trust) -> Result<LayerEntry> {
+fn entry(db: &Database, n: u32, sums: &[Option<Checksum>; 3], trust: Trust) -> Result<LayerEntry> {
     let size = layer_size(n);
-    let file = |k: Kind, sum: &Option<String>| {
+    let file = |k: Kind, sum: &Option<Checksum>| {
         sum.as_ref().map(|s| FileEntry {
             name: k.file_name(n),
             bytes: size,
-            xxh3: s.clone(),
+            xxh3: *s,
         })
     };
     let (histogram, pinned) = crate::stats::count_layer(db, n)?;

@@ -543,7 +543,7 @@ fn format_3_round_trips_every_table_of_layers_0_to_14_at_any_block_size() {
                     t.serve(kind).unwrap();
                     assert_eq!(
                         t.header().raw_checksum(),
-                        awari_egdb::format::checksum(&raw)
+                        awari_egdb::format::Checksum::of(&raw)
                     );
                     assert!(
                         t.decompress_all().unwrap() == raw,

@@ -217,7 +217,7 @@ fn damage_is_an_error_or_a_value_in_range_never_a_panic() {
         rules: awari_egdb::rules::ABAPA,
         kind: Kind::Score,
         layer: n,
-        raw_xxh3: format!("{:016x}", xxhash_rust::xxh3::xxh3_64(&raw)),
+        raw_xxh3: awari_egdb::format::Checksum(xxhash_rust::xxh3::xxh3_64(&raw)),
     };
     assert!(matches!(
         t.check_table(&want),

@@ -136,7 +136,7 @@ fn each_header_field_of_the_full_form_is_checked_for_itself() {
     // Another checksum of raw lower: the file opens; the table it holds
     // is not the manifest's, and decoded whole it is not what the header
     // says.
-    let xx = |raw: &[u8]| format!("{:016x}", xxhash_rust::xxh3::xxh3_64(raw));
+    let xx = |raw: &[u8]| awari_egdb::format::Checksum(xxhash_rust::xxh3::xxh3_64(raw));
     for (at, kind, raw) in [(64, Kind::Lower, &raws[1]), (72, Kind::Upper, &raws[2])] {
         let f = with(at, &[1, 2, 3, 4, 5, 6, 7, 8]);
         let mut t = open(&f).expect("a checksum of a raw table is not checked on opening");

@@ -66,7 +66,7 @@ fn every_position_of_layers_0_to_14_probes_to_its_raw_score() {
         assert!(t.header().is_dont_care(), "layer {n}");
         assert_eq!(
             t.header().raw_checksum(),
-            awari_egdb::format::checksum(&scores),
+            awari_egdb::format::Checksum::of(&scores),
             "layer {n}: the header holds the raw scores' checksum"
         );
         let stored = t.decompress_all().unwrap();

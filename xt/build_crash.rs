@@ -266,7 +266,12 @@ fn assert_listed_complete(dir: &Path) -> Vec<u32> {
             match fs::read(&path) {
                 Ok(bytes) => {
                     assert_eq!(bytes.len() as u64, f.bytes, "{}: size", path.display());
-                    assert_eq!(xxh3(&bytes), f.xxh3, "{}: checksum", path.display());
+                    assert_eq!(
+                        xxh3(&bytes),
+                        f.xxh3.to_string(),
+                        "{}: checksum",
+                        path.display()
+                    );
                 }
                 Err(_) => assert!(
                     m.compressed(&f.name).is_some(),
@@ -281,7 +286,12 @@ fn assert_listed_complete(dir: &Path) -> Vec<u32> {
         let bytes = fs::read(&path)
             .unwrap_or_else(|e| panic!("{}: listed in the manifest: {e}", path.display()));
         assert_eq!(bytes.len() as u64, c.bytes, "{}: size", path.display());
-        assert_eq!(xxh3(&bytes), c.xxh3, "{}: checksum", path.display());
+        assert_eq!(
+            xxh3(&bytes),
+            c.xxh3.to_string(),
+            "{}: checksum",
+            path.display()
+        );
     }
     m.layers.iter().map(|e| e.seeds).collect()
 }

@@ -150,7 +150,12 @@ fn built_manifest_matches_in_memory_solver() {
     for e in &d.manifest.layers {
         for (kind, f) in e.files() {
             let k = KINDS.iter().position(|&x| x == kind).unwrap();
-            assert_eq!(f.xxh3, xxh3(&d.tables[k][e.seeds as usize]), "{}", f.name);
+            assert_eq!(
+                f.xxh3.to_string(),
+                xxh3(&d.tables[k][e.seeds as usize]),
+                "{}",
+                f.name
+            );
         }
     }
 }

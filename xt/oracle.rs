@@ -6,7 +6,7 @@
 
 use crate::common::{awari, s, scratch, text, KNOWN_GOOD};
 use awari_egdb::build;
-use awari_egdb::format::checksum;
+use awari_egdb::format::Checksum;
 use awari_egdb::solve::Silent;
 use awari_egdb::store::Manifest;
 use std::fs;
@@ -50,8 +50,8 @@ fn every_table_built_from_scratch_equals_the_known_good_checksums() {
         let bytes = table(db(), &k.kind.file_name(k.layer));
         assert_eq!(bytes.len() as u64, k.bytes, "{:?}", k);
         assert_eq!(
-            checksum(&bytes),
-            k.xxh3,
+            xxhash_rust::xxh3::xxh3_64(&bytes),
+            k.xxh3.0,
             "{} of layer {}",
             k.kind.stem(),
             k.layer
@@ -103,7 +103,7 @@ fn verify_checksums_finds_a_planted_byte_even_when_the_manifest_agrees_with_it()
     fs::write(dir.join("lower.13"), &t).unwrap();
     let mut m = Manifest::load(&dir).unwrap().unwrap();
     let l = m.layers.iter_mut().find(|l| l.seeds == 13).unwrap();
-    l.lower.as_mut().unwrap().xxh3 = checksum(&t);
+    l.lower.as_mut().unwrap().xxh3 = Checksum::of(&t);
     m.store(&dir).unwrap();
     let o = awari(
         &["verify", "--db", s(&dir), "--checksums", KNOWN_GOOD],
@@ -293,7 +293,7 @@ fn check_finds_a_planted_error_and_a_checksum_failure() {
         .find(|l| l.seeds == 9)
         .unwrap()
         .scores
-        .xxh3 = checksum(&t);
+        .xxh3 = Checksum::of(&t);
     m.store(&dir).unwrap();
     let o = awari(&["check", "--db", s(&dir), "--layers", "9..=10"], None);
     assert_eq!(o.status.code(), Some(1), "{}{}", out(&o), err(&o));

@@ -3,6 +3,7 @@
 //! crate (`crate::error` converts from it, never the other way).
 
 use super::FORMAT_VERSION;
+use crate::format::Checksum;
 
 /// Why a compressed table cannot be read.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -85,9 +86,9 @@ pub enum CompressError {
     #[error("the table decompresses to checksum {found}, expected {expected}")]
     ChecksumMismatch {
         /// The checksum it must have.
-        expected: String,
+        expected: Checksum,
         /// The checksum it has.
-        found: String,
+        found: Checksum,
     },
     /// The table decompresses to other bytes than the raw table it was
     /// made from.

@@ -7,7 +7,7 @@ use super::v3::{self, V3Fields, V3_HEADER_BYTES};
 use super::v4::{self, V4Fields, V4_HEADER_BYTES};
 use super::zstd_blocks::{self, ZstdFields, ZSTD_HEADER_BYTES};
 use super::CompressError;
-use crate::format::Kind;
+use crate::format::{Checksum, Kind};
 use crate::index::layer_size;
 use crate::rules::{Rules, MAX_SEEDS, PRESETS};
 
@@ -131,9 +131,9 @@ impl Header {
 
     /// The checksum of raw table `kind` as the manifest writes it, if the
     /// file holds it.
-    pub fn raw_checksum_of(&self, kind: Kind) -> Option<String> {
+    pub fn raw_checksum_of(&self, kind: Kind) -> Option<Checksum> {
         self.holds(kind)
-            .then(|| format!("{:016x}", self.raws[kind_code(kind) as usize]))
+            .then(|| Checksum(self.raws[kind_code(kind) as usize]))
     }
 
     /// The fields of version 4, if it is.
@@ -157,8 +157,8 @@ impl Header {
     }
 
     /// The checksum of the uncompressed table as the manifest writes it.
-    pub fn raw_checksum(&self) -> String {
-        format!("{:016x}", self.raw_xxh3())
+    pub fn raw_checksum(&self) -> Checksum {
+        Checksum(self.raw_xxh3())
     }
 
     /// Whether the file leaves "don't care" entries (format 4,
@@ -170,9 +170,9 @@ impl Header {
 
     /// The checksum of the values the file decodes to, as the manifest
     /// writes it: the raw table's, or a don't-care file's stored values'.
-    pub fn stored_checksum(&self) -> String {
+    pub fn stored_checksum(&self) -> Checksum {
         let x = self.v4().and_then(|f| f.dont_care);
-        format!("{:016x}", x.unwrap_or_else(|| self.raw_xxh3()))
+        Checksum(x.unwrap_or_else(|| self.raw_xxh3()))
     }
 }
 
@@ -186,7 +186,7 @@ pub struct Expected {
     /// The layer.
     pub layer: u32,
     /// The checksum of the raw table, as the manifest writes it.
-    pub raw_xxh3: String,
+    pub raw_xxh3: Checksum,
 }
 
 /// The number of table `kind` in a header (and its bit in

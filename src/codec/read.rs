@@ -159,8 +159,8 @@ impl<B: Bytes> CompressedTable<B> {
         if h.raw_checksum() != want.raw_xxh3 {
             return Err(CompressError::Mismatch {
                 field: "checksum of the uncompressed table",
-                expected: want.raw_xxh3.clone(),
-                found: h.raw_checksum(),
+                expected: want.raw_xxh3.to_string(),
+                found: h.raw_checksum().to_string(),
             });
         }
         Ok(())
@@ -410,7 +410,7 @@ impl<B: Bytes> CompressedTable<B> {
     pub fn decompress_all(&self) -> Result<Vec<u8>, CompressError> {
         let mut out = vec![0u8; self.header.entries as usize];
         self.decompress_range(0, &mut out)?;
-        let found = crate::format::checksum(&out);
+        let found = crate::format::Checksum::of(&out);
         if found != self.header.stored_checksum() {
             return Err(CompressError::ChecksumMismatch {
                 expected: self.header.stored_checksum(),
@@ -462,7 +462,7 @@ impl<B: Bytes> CompressedTable<B> {
             progress((k as u64).div_ceil(bs));
             start += k as u64;
         }
-        let found = format!("{:016x}", h.digest());
+        let found = crate::format::Checksum(h.digest());
         if found != self.header.stored_checksum() {
             return Err(CompressError::ChecksumMismatch {
                 expected: self.header.stored_checksum(),

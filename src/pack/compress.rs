@@ -9,7 +9,7 @@ use super::{
 };
 use crate::codec::{encode_steps, file_name, Settings};
 use crate::error::{AtPath, Error, Result};
-use crate::format::Kind;
+use crate::format::{Checksum, Kind};
 use crate::rules::Rules;
 use crate::store::{self, CompressedEntry, FileEntry, LayerEntry, Manifest, Mapped};
 use std::fs;
@@ -103,7 +103,7 @@ pub(crate) fn compress_layers(
             obs.start(&name, 2 * blocks);
             let bytes = if raw_present {
                 let (map, raw_path) = open_raw(dir, l.seeds, kind, f)?;
-                let raw = Source::Mapped(&map, &raw_path, &f.xxh3);
+                let raw = Source::Mapped(&map, &raw_path, f.xxh3);
                 write_compressed(&path, raw, &rules, kind, l.seeds, s, obs)?
             } else if let Some(c) = manifest.compressed(&f.name) {
                 let (old, path_old) = open_listed(dir, &rules, c, kind, f, true)?;
@@ -180,7 +180,7 @@ pub(crate) fn compress_and_remove_raw(
     let path = dir.join(&name);
     let bytes = {
         let (map, raw_path) = open_raw(dir, layer, kind, f)?;
-        let raw = Source::Mapped(&map, &raw_path, &f.xxh3);
+        let raw = Source::Mapped(&map, &raw_path, f.xxh3);
         write_compressed(&path, raw, rules, kind, layer, s, &Quiet)?
     };
     let entry = CompressedEntry {
@@ -208,7 +208,7 @@ enum Source<'a> {
     /// each pass releases the windows it is done with, so compressing a
     /// table larger than memory does not make the process's resident set
     /// grow to its size.
-    Mapped(&'a Mapped, &'a Path, &'a str),
+    Mapped(&'a Mapped, &'a Path, Checksum),
     /// Bytes in memory.
     Bytes(&'a [u8]),
 }
@@ -267,7 +267,7 @@ fn write_compressed(
             return Err(Error::Checksum {
                 path: raw_path.to_path_buf(),
                 what: "the manifest's checksum of the table",
-                expected: expected.to_string(),
+                expected,
                 found,
             });
         }

@@ -205,7 +205,7 @@ pub(super) fn compress_layer_models(
             return Err(Error::Checksum {
                 path: dir.join(&f.name),
                 what: "the manifest's checksum of the table",
-                expected: f.xxh3.clone(),
+                expected: f.xxh3,
                 found,
             });
         }
@@ -226,7 +226,7 @@ pub(super) fn compress_layer_models(
             raw: f.name.clone(),
             name: name.clone(),
             bytes,
-            xxh3: xxh3.clone(),
+            xxh3,
             block_size: s.block_size,
             level: 0,
             dictionary: 0,

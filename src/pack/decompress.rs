@@ -88,7 +88,7 @@ pub(crate) fn decompress_layer(
                 false => None,
             };
             let mut failed = None;
-            store::write_atomic_checked(&raw_path, f.bytes, &f.xxh3, |start, buf| {
+            store::write_atomic_checked(&raw_path, f.bytes, f.xxh3, |start, buf| {
                 if failed.is_some() {
                     return;
                 }
@@ -160,7 +160,7 @@ fn decompress_scores_only(
         let size = crate::index::layer_size(n);
         obs.start(&raw, t.compressed().map_or(0, |c| c.blocks()));
         let mut failed = None;
-        store::write_atomic_checked(&dir.join(&raw), size, &want, |start, buf| {
+        store::write_atomic_checked(&dir.join(&raw), size, want, |start, buf| {
             if failed.is_none() {
                 if let Err(e) = t.read_at(start, buf) {
                     failed = Some(e);

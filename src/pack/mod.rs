@@ -167,7 +167,7 @@ fn open_listed(
     };
     if check_file {
         let what = "the manifest's checksum of the compressed file";
-        if let Some(damage) = store::check_file(&stored, c.seeds, &c.xxh3, what)? {
+        if let Some(damage) = store::check_file(&stored, c.seeds, c.xxh3, what)? {
             return Err(damage);
         }
     }

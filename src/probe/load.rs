@@ -107,13 +107,10 @@ fn open_table(
             Stored::Compressed {
                 listed: Some((c, _)),
                 ..
-            } => (
-                c.xxh3.clone(),
-                "the manifest's checksum of the compressed file",
-            ),
+            } => (c.xxh3, "the manifest's checksum of the compressed file"),
             _ => (f.xxh3, "the manifest's checksum of the table"),
         };
-        if let Some(damage) = store::check_file(&stored, n, &want, what)? {
+        if let Some(damage) = store::check_file(&stored, n, want, what)? {
             return Err(damage);
         }
     }

@@ -153,7 +153,7 @@ impl Database {
                 }
             }
         });
-        let found = crate::format::checksum(&v);
+        let found = crate::format::Checksum::of(&v);
         let h = table.header().expect("a compressed table");
         if found != h.raw_checksum() {
             return Err(Error::Checksum {

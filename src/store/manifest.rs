@@ -10,7 +10,7 @@
 //! atomically ([`super::write`]).
 
 use crate::error::{Error, Result};
-use crate::format::{Kind, CHECKSUM};
+use crate::format::{Checksum, Kind, CHECKSUM};
 use crate::rules::{Rules, AWARI, PRESETS};
 use serde::{Deserialize, Serialize};
 use std::fs;
@@ -125,8 +125,8 @@ pub struct FileEntry {
     pub name: String,
     /// Size in bytes (one per position).
     pub bytes: u64,
-    /// `xxh3-64` of the contents, 16 hex digits.
-    pub xxh3: String,
+    /// `xxh3-64` of the contents.
+    pub xxh3: Checksum,
 }
 
 /// A compressed copy of one table, written by `awari compress` (the format
@@ -143,8 +143,8 @@ pub struct CompressedEntry {
     pub name: String,
     /// Size in bytes of the compressed file.
     pub bytes: u64,
-    /// `xxh3-64` of the compressed file, 16 hex digits.
-    pub xxh3: String,
+    /// `xxh3-64` of the compressed file.
+    pub xxh3: Checksum,
     /// Entries per block.
     pub block_size: u32,
     /// The zstd level it was compressed with.
@@ -582,7 +582,7 @@ mod tests {
             raw: "scores.3".into(),
             name: "scores.3.zst".into(),
             bytes: 100,
-            xxh3: "0".repeat(16),
+            xxh3: Checksum(0),
             block_size: 4096,
             level: 3,
             dictionary: 0,

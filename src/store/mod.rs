@@ -49,7 +49,7 @@ pub use write::{
 
 use crate::codec::{self, Bytes, CompressedTable, Expected};
 use crate::error::{AtPath, Error, Result, SizeOf};
-use crate::format::Kind;
+use crate::format::{Checksum, Kind};
 use crate::index::layer_size;
 use crate::rules::{Rules, MAX_SEEDS};
 use std::fs;
@@ -258,7 +258,7 @@ fn open_compressed<B: Bytes>(
     let damaged = |source| Error::compressed(path, source);
     let mut t = CompressedTable::parse(bytes).map_err(damaged)?;
     let raw_xxh3 = match listed {
-        Some((_, raw)) => raw.xxh3.clone(),
+        Some((_, raw)) => raw.xxh3,
         None => t
             .header()
             .raw_checksum_of(kind)
@@ -319,8 +319,8 @@ pub fn check_layer(
             Stored::Compressed {
                 listed: Some((c, _)),
                 ..
-            } => (&c.xxh3, "the manifest's checksum of the compressed file"),
-            _ => (&f.xxh3, "the manifest's checksum of the table"),
+            } => (c.xxh3, "the manifest's checksum of the compressed file"),
+            _ => (f.xxh3, "the manifest's checksum of the table"),
         };
         if let Some(damage) = check_file(&stored, e.seeds, want, what)? {
             return Ok(Some(damage));
@@ -334,7 +334,7 @@ pub fn check_layer(
 pub fn check_file(
     stored: &Stored,
     n: u32,
-    want: &str,
+    want: Checksum,
     what: &'static str,
 ) -> Result<Option<Error>> {
     let path = stored.path();
@@ -352,7 +352,7 @@ pub fn check_file(
     Ok((sum != want).then(|| Error::Checksum {
         path: path.to_path_buf(),
         what,
-        expected: want.to_string(),
+        expected: want,
         found: sum,
     }))
 }

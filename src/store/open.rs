@@ -10,7 +10,7 @@ use super::map::{FileTable, Mapped};
 use super::{expected_size, locate, open_compressed, Manifest, Stored};
 use crate::codec::{CompressedTable, Header};
 use crate::error::{Error, Result, SizeOf};
-use crate::format::{hex, Kind};
+use crate::format::{Checksum, Kind};
 use crate::rules::Rules;
 use std::path::{Path, PathBuf};
 
@@ -318,13 +318,13 @@ impl StoredTable {
 
     /// The `xxh3-64` of the raw table's bytes, as the manifest writes it
     /// (a compressed copy is decompressed as it is read).
-    pub fn checksum(&self) -> Result<String> {
+    pub fn checksum(&self) -> Result<Checksum> {
         let mut h = xxhash_rust::xxh3::Xxh3::new();
         self.read_steps(crate::codec::STEP, |_, b| {
             h.update(b);
             Ok(())
         })?;
-        Ok(hex(h.digest()))
+        Ok(Checksum(h.digest()))
     }
 
     /// Entries in the table (a raw table's bytes).

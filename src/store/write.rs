@@ -8,13 +8,13 @@
 
 use crate::comm::{Comm, Part};
 use crate::error::{AtPath, Error, Result};
-use crate::format::hex;
+use crate::format::Checksum;
 use std::fs::{self, File};
 use std::io::{BufWriter, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
 /// The checksum of a file, read sequentially.
-pub fn checksum_file(path: &Path) -> Result<String> {
+pub fn checksum_file(path: &Path) -> Result<Checksum> {
     let mut f = File::open(path).at(path)?;
     let mut h = xxhash_rust::xxh3::Xxh3::new();
     let mut buf = vec![0u8; 1 << 22];
@@ -25,7 +25,7 @@ pub fn checksum_file(path: &Path) -> Result<String> {
         }
         h.update(&buf[..k]);
     }
-    Ok(hex(h.digest()))
+    Ok(Checksum(h.digest()))
 }
 
 /// The temporary name a file is written under before it is renamed.
@@ -55,7 +55,7 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
 pub fn write_atomic_checked(
     path: &Path,
     len: u64,
-    expected: &str,
+    expected: Checksum,
     mut fill: impl FnMut(u64, &mut [u8]),
 ) -> Result<()> {
     write_atomic_inner(path, len, Some(expected), |start, buf| {
@@ -68,9 +68,9 @@ pub fn write_atomic_checked(
 fn write_atomic_inner(
     path: &Path,
     len: u64,
-    expected: Option<&str>,
+    expected: Option<Checksum>,
     mut fill: impl FnMut(u64, &mut [u8]) -> Result<()>,
-) -> Result<String> {
+) -> Result<Checksum> {
     let tmp = temp_path(path);
     let result = (|| {
         let mut f = File::create(&tmp).at(&tmp)?;
@@ -84,13 +84,13 @@ fn write_atomic_inner(
             f.write_all(&buf[..k]).at(&tmp)?;
             start += k as u64;
         }
-        let sum = hex(h.digest());
+        let sum = Checksum(h.digest());
         if let Some(expected) = expected {
             if sum != expected {
                 return Err(Error::Checksum {
                     path: path.to_path_buf(),
                     what: "the bytes written, against the manifest's checksum; the file was not written",
-                    expected: expected.to_string(),
+                    expected,
                     found: sum,
                 });
             }
@@ -128,7 +128,7 @@ pub fn write_parts(
     part: Part,
     comm: &dyn Comm,
     mut fill: impl FnMut(u64, &mut [u8]) -> Result<()>,
-) -> Result<String> {
+) -> Result<Checksum> {
     if comm.size() == 1 {
         return write_atomic_inner(path, len, None, fill);
     }
@@ -155,12 +155,11 @@ pub fn write_parts(
     comm.barrier()?;
     let mut sum = [0u64];
     if root {
-        let hex = checksum_file(&tmp)?;
-        sum[0] = u64::from_str_radix(&hex, 16).expect("a checksum in hex");
+        sum[0] = checksum_file(&tmp)?.0;
         rename_into_place(&tmp, path)?;
     }
     comm.broadcast(&mut sum)?;
-    Ok(hex(sum[0]))
+    Ok(Checksum(sum[0]))
 }
 
 /// Renames the synced temporary file `tmp` to `path` and syncs the folder,

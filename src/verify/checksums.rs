@@ -4,7 +4,7 @@
 
 use super::csv;
 use crate::error::{AtPath, Error, Result};
-use crate::format::Kind;
+use crate::format::{Checksum, Kind};
 use crate::index::layer_size;
 use crate::rules::{Rules, MAX_SEEDS};
 use crate::store::{self, Access, Manifest, StoredTable};
@@ -23,8 +23,8 @@ pub struct KnownTable {
     pub kind: Kind,
     /// Its size in bytes.
     pub bytes: u64,
-    /// Its `xxh3-64`, 16 lower-case hex digits.
-    pub xxh3: String,
+    /// Its `xxh3-64`.
+    pub xxh3: Checksum,
 }
 
 fn kind_name<S: serde::Serializer>(k: &Kind, s: S) -> Result<S::Ok, S::Error> {
@@ -124,13 +124,12 @@ pub fn parse_known_good(text: &str, path: &Path) -> Result<KnownGood> {
                 ),
             ));
         }
-        let xxh3 = f[3].to_ascii_lowercase();
-        if xxh3.len() != 16 || !xxh3.bytes().all(|b| b.is_ascii_hexdigit()) {
-            return Err(bad(
+        let xxh3: Checksum = f[3].parse().map_err(|_| {
+            bad(
                 lineno,
                 format!("'{}' is not an xxh3-64 (16 hex digits)", f[3]),
-            ));
-        }
+            )
+        })?;
         if !seen.insert((layer, kind.stem())) {
             return Err(bad(
                 lineno,
@@ -337,6 +336,8 @@ fn checksum_of(dir: &Path, k: &KnownTable) -> Result<TableOutcome> {
     } else if found == k.xxh3 {
         TableOutcome::Equal
     } else {
-        TableOutcome::Differs { found }
+        TableOutcome::Differs {
+            found: found.to_string(),
+        }
     })
 }

@@ -225,6 +225,6 @@ fn compare_layer(
     v.checksums_ok = files
         .iter()
         .zip(&hashers)
-        .all(|(f, h)| format!("{:016x}", h.digest()) == f.xxh3);
+        .all(|(f, h)| crate::format::Checksum(h.digest()) == f.xxh3);
     Ok(())
 }
