@@ -85,7 +85,9 @@ fn the_full_form_round_trips_every_table_of_layers_0_to_12_at_several_layouts() 
                 t.serve(*kind).expect("held");
                 assert_eq!(
                     t.header().raw_checksum_of(*kind),
-                    Some(format!("{:016x}", xxhash_rust::xxh3::xxh3_64(raw)))
+                    Some(awari_egdb::format::Checksum(xxhash_rust::xxh3::xxh3_64(
+                        raw
+                    )))
                 );
                 let all = t
                     .decompress_all()
