@@ -42,12 +42,19 @@
 //! * [`codec`]: the compressed table formats, blocks with random access:
 //!   the shared header and reader, one module per family (formats 1-2,
 //!   zstd blocks: [`codec::zstd_blocks`]; format 3, context models and
-//!   rANS: [`codec::v3`]) and its own error, [`codec::CompressError`];
+//!   rANS: [`codec::v3`]; format 4, small blocks of a fixed number of
+//!   bytes for probes, scores alone or the full form, optionally "don't
+//!   care" entries: [`codec::v4`]) and its own error,
+//!   [`codec::CompressError`];
 //!   [`pack`]: compressing and decompressing a folder.
 //! * [`probe`]: [`probe::Database`], exact scores, moves and best play
-//!   from a folder of ours or a VU dataset folder.
+//!   from a folder of ours (raw, compressed, or scores alone) or a VU
+//!   dataset folder; it resolves the "don't care" entries of format 4
+//!   engine files through their captures.
 //! * [`verify`]: the checks: against an oracle folder, move facts,
-//!   known-good checksums, and the Bellman consistency check.
+//!   known-good checksums, and the Bellman consistency check (layer by
+//!   layer within a memory budget, the lower layers read in sorted batches,
+//!   not held).
 //! * [`recover`]: a lost manifest rebuilt from the tables; [`stats`]:
 //!   per-layer figures.
 //! * [`search`]: the player's search above the built layers (iterative
@@ -56,7 +63,8 @@
 //!   and its labels, the rules of the end and the result, the game record,
 //!   and the computer player.
 //! * [`error`]: the one error type, [`Error`], and its [`ErrorKind`].
-//! * [`format`](mod@format): names and checksums shared by the files; [`mem`]: memory
+//! * [`format`](mod@format): names and the checksum
+//!   ([`format::Checksum`]) shared by the files; [`mem`]: memory
 //!   figures and buffers; [`fault`]: named fault points for crash tests.
 //!
 //! The library prints nothing and never exits; the `awari` binary (the

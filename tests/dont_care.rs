@@ -1,7 +1,8 @@
 //! Format 4 files with "don't care" entries: every position of layers
 //! 0..=14 probes to its raw score through a folder whose every layer is
 //! such a file, whole tables resolve to the raw tables, and the file is
-//! refused where a table is read whole without resolving it.
+//! refused where a table is read whole without resolving it; `check` and
+//! `stats` read it through its resolved scores.
 
 mod common;
 
@@ -116,4 +117,13 @@ fn a_dont_care_file_is_refused_where_a_table_is_read_whole() {
     assert!(matches!(t.get(0), Err(Error::DontCare(_))));
     // The stored values are still checked whole (their own checksum).
     t.read_stored().unwrap();
+}
+
+#[test]
+fn check_and_stats_read_a_dont_care_folder_through_its_resolved_scores() {
+    let (_, dc) = folders();
+    let dir = dc.to_str().unwrap();
+    let (out, _) = common::awari_status(&["check", "--db", dir, "--layers", "10..=12"], 0);
+    assert!(out.contains("12"), "{out}");
+    common::awari_status(&["stats", "--db", dir, "--layers", "12"], 0);
 }

@@ -342,6 +342,9 @@ impl Database {
     /// envelope table the layer does not have.
     pub fn read_range(&self, n: u32, kind: Kind, start: u64, out: &mut [u8]) -> Result<bool> {
         match self.table_of(n, kind)? {
+            Some(t) if t.is_dont_care() => {
+                tables::copy_range(self.resolve_whole(n, t)?, start, out).map(|()| true)
+            }
             Some(t) => t.read_range(start, out).map(|()| true),
             None => Ok(false),
         }
@@ -352,7 +355,11 @@ impl Database {
     /// borrowed when the table is in memory or mapped, else read into a
     /// new buffer. `None` for an envelope table the layer does not have.
     pub fn read_table(&self, n: u32, kind: Kind) -> Result<Option<Cow<'_, [u8]>>> {
-        self.table_of(n, kind)?.map(ProbeTable::read).transpose()
+        match self.table_of(n, kind)? {
+            // A "don't care" file is resolved whole (and kept).
+            Some(t) if t.is_dont_care() => Ok(Some(Cow::Borrowed(self.resolve_whole(n, t)?))),
+            t => t.map(ProbeTable::read).transpose(),
+        }
     }
 
     /// Whether layer `n` has the envelope tables (`lower.n`, `upper.n`);

@@ -128,7 +128,7 @@ impl ProbeTable {
 }
 
 /// `out` from `bytes` at `start`, or the size error of a range past the end.
-fn copy_range(bytes: &[u8], start: u64, out: &mut [u8]) -> Result<()> {
+pub(super) fn copy_range(bytes: &[u8], start: u64, out: &mut [u8]) -> Result<()> {
     let s = start as usize;
     match bytes.get(s..s + out.len()) {
         Some(b) => {
