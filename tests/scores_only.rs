@@ -43,7 +43,7 @@ fn shipped(args: &'static [&'static str]) -> PathBuf {
 fn forms() -> Vec<(&'static str, PathBuf)> {
     vec![
         ("format 3", shipped(&["--scores-only"])),
-        ("format 4", shipped(&["--format", "4"])),
+        ("format 4", shipped(&["--format", "4", "--scores-only"])),
         ("format 2", shipped(&["--format", "2"])),
         ("vu", vu_copy("awari-scores-only-vu-")),
     ]

@@ -135,6 +135,18 @@ fn decompress_scores_only(
     opts: &DecompressOptions,
     obs: &dyn PackObserver,
 ) -> Result<PackReport> {
+    // A VU dataset folder (raw scores only) is not written to at all, not
+    // even the lock.
+    let mut any = false;
+    for n in 0..=crate::rules::MAX_SEEDS {
+        any |= matches!(
+            store::locate(dir, None, n, Kind::Score)?,
+            Some(Stored::Compressed { .. })
+        );
+    }
+    if !any {
+        return Err(Error::NotOurs(dir.to_path_buf()));
+    }
     let _lock = store::FolderLock::acquire(dir)?;
     let mut report = PackReport::default();
     let top = (*opts.layers.end()).min(crate::rules::MAX_SEEDS);
