@@ -81,6 +81,7 @@
 
 mod coder;
 mod context;
+mod decode;
 mod encode;
 mod header;
 mod layout;
