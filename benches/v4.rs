@@ -1,6 +1,6 @@
 //! Format 4 against raw tables and format 3, side by side in one run:
 //! bits per position, random `get` (in memory, as a mapped table is, and
-//! by `pread`), a sorted batch, and whole-table decoding on one thread.
+//! by `pread`), a sorted batch (`get_many`), and whole-table decoding on one thread.
 //!
 //! `AWARI_BENCH_DB=DIR cargo bench --bench v4` with DIR a folder holding
 //! raw `scores.n` (only read); `AWARI_BENCH_LAYERS=20..=24` (the default)
@@ -112,7 +112,11 @@ fn layer(dir: &Path, n: u32, blocks: &[u32], tmp: &Path) {
             r[j + 1][1].push(rate(&idx[..PROBES / 4], |g| {
                 f.get(g).expect("pread get") as i64
             }));
-            r[j + 1][2].push(rate(&sorted, |g| t.get(g).expect("batch") as i64));
+            let mut out = vec![0i8; sorted.len()];
+            let s = Instant::now();
+            t.get_many(&sorted, &mut out).expect("batch");
+            std::hint::black_box(&out);
+            r[j + 1][2].push(sorted.len() as f64 / s.elapsed().as_secs_f64() / 1e6);
             let s = Instant::now();
             let all = one.install(|| t.decompress_all()).expect("decode");
             r[j + 1][3].push(len as f64 / s.elapsed().as_secs_f64() / 1e6);

@@ -181,6 +181,61 @@ impl Layout {
         (b, g - off, off as usize)
     }
 
+    /// The values of entries `gs` (each in the table) into `out` (as
+    /// long): the probes of a block in a row decoded together, up to
+    /// [`LANES`] blocks at once, each only up to the last entry wanted.
+    /// Fastest on sorted entries. The blocks are not checked, as for
+    /// [`Layout::get`].
+    pub fn get_many<B: Bytes>(
+        &self,
+        bytes: &B,
+        gs: &[u64],
+        out: &mut [i8],
+    ) -> Result<(), CompressError> {
+        let bb = self.block_bytes;
+        let most = self.counts.iter().copied().max().unwrap_or(0) as usize;
+        let mut pad = vec![0u8; LANES * (bb + PAD)];
+        let mut sym = vec![0u8; LANES * most];
+        let mut done = 0;
+        while done < gs.len() {
+            // Up to LANES runs of probes, each of one block: its block,
+            // first entry, where it ends in `gs` and the most it decodes.
+            let mut runs = [(0usize, 0u64, 0usize, 0usize); LANES];
+            let mut n = 0;
+            let mut at = done;
+            while n < LANES && at < gs.len() {
+                let (b, first, off) = self.locate(gs[at]);
+                let mut upto = off + 1;
+                at += 1;
+                while at < gs.len() && gs[at] >= first && gs[at] - first < self.counts[b] as u64 {
+                    upto = upto.max((gs[at] - first) as usize + 1);
+                    at += 1;
+                }
+                self.read_block(bytes, b, &mut pad[n * (bb + PAD)..][..bb])?;
+                runs[n] = (b, first, at, upto);
+                n += 1;
+            }
+            let mut lanes = Vec::with_capacity(LANES);
+            for (j, p) in pad.chunks(bb + PAD).take(n).enumerate() {
+                lanes.push(self.start_lane(runs[j].0, p, runs[j].1)?);
+            }
+            let padded: Vec<&[u8]> = pad.chunks(bb + PAD).take(n).collect();
+            let mut syms: Vec<&mut [u8]> = sym
+                .chunks_mut(most)
+                .zip(&runs[..n])
+                .map(|(s, r)| &mut s[..r.3])
+                .collect();
+            self.dec.blocks(&mut lanes, &padded, &mut syms);
+            for (j, r) in runs[..n].iter().enumerate() {
+                for k in done..r.2 {
+                    out[k] = value(self.shape, syms[j][(gs[k] - r.1) as usize]) as i8;
+                }
+                done = r.2;
+            }
+        }
+        Ok(())
+    }
+
     /// Copies block `b` into `into` (of the block's bytes), from a table
     /// in memory or by reading it.
     fn read_block<B: Bytes>(
