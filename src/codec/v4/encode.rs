@@ -4,7 +4,7 @@
 use super::coder::{self, Tables};
 use super::context::Walk;
 use super::header::{
-    check_blocks, check_classes, encode_header, meta_checksum, V4Fields, V4_ALIGN,
+    check_blocks, check_classes, count_bits, encode_header, meta_checksum, V4Fields, V4_ALIGN,
     V4_DEFAULT_BLOCK_BYTES, V4_DEFAULT_BLOCK_CAP, V4_DEFAULT_CLASSES, V4_HEADER_BYTES,
     V4_SPARSE_BITS,
 };
@@ -71,6 +71,24 @@ fn count_run(shape: Shape, start: u64, s: &[u8], counts: &mut Counts) {
             counts.add(w.context(shape, &s[i - 2..], 2), s[i], 1);
         }
         w.step();
+    }
+}
+
+/// Appends entry counts (each at least 1) to `out`, less one, in `bits`
+/// bits each, least significant bit first.
+fn pack_counts(counts: impl Iterator<Item = u16>, bits: u32, out: &mut Vec<u8>) {
+    let (mut acc, mut have) = (0u64, 0u32);
+    for c in counts {
+        acc |= ((c - 1) as u64) << have;
+        have += bits;
+        while have >= 8 {
+            out.push(acc as u8);
+            acc >>= 8;
+            have -= 8;
+        }
+    }
+    if have > 0 {
+        out.push(acc as u8);
     }
 }
 
@@ -226,9 +244,11 @@ pub fn encode_scores(
     for x in &sparse {
         meta.extend_from_slice(&x.to_le_bytes());
     }
-    for c in &blocks {
-        meta.extend_from_slice(&c.entries.to_le_bytes());
-    }
+    pack_counts(
+        blocks.iter().map(|c| c.entries),
+        count_bits(lay.block_cap),
+        &mut meta,
+    );
     let model_at = meta.len();
     model.write(&mut meta);
     let fields = V4Fields {

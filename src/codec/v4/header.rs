@@ -75,10 +75,21 @@ pub fn check_classes(classes: u32) -> Result<(), (&'static str, String)> {
     Ok(())
 }
 
+/// Bits of a block's entry count less one, for blocks of at most `cap`
+/// entries: `ceil(log2(cap))` (0 when every block holds one entry).
+pub fn count_bits(cap: u32) -> u32 {
+    32 - cap.saturating_sub(1).leading_zeros()
+}
+
+/// Bytes of `blocks` packed entry counts of at most `cap` entries.
+pub fn counts_bytes(blocks: u64, cap: u32) -> u64 {
+    (blocks * count_bits(cap) as u64).div_ceil(8)
+}
+
 /// Where the model starts: after the header, the sparse index (8 bytes an
-/// entry) and the block counts (2 bytes a block).
+/// entry) and the block counts ([`count_bits`] a block).
 pub fn index_end(h: &Header, f: &V4Fields) -> u64 {
-    V4_HEADER_BYTES as u64 + 8 * f.sparse_entries(h.entries) + 2 * f.blocks
+    V4_HEADER_BYTES as u64 + 8 * f.sparse_entries(h.entries) + counts_bytes(f.blocks, h.block_size)
 }
 
 /// Where the blocks start: after the model, at a multiple of

@@ -7,7 +7,9 @@ use super::coder::PAD;
 use super::context::value;
 use super::decode::{Decoding, Lane, LANES};
 use super::encode::block_check;
-use super::header::{data_start, index_end, meta_checksum, V4Fields, V4_HEADER_BYTES};
+use super::header::{
+    count_bits, counts_bytes, data_start, index_end, meta_checksum, V4Fields, V4_HEADER_BYTES,
+};
 use super::model::Model;
 use crate::codec::header::u64_at;
 use crate::codec::v3::Shape;
@@ -68,6 +70,25 @@ thread_local! {
     static SCRATCH: RefCell<Slots> = const { RefCell::new(Slots { slots: Vec::new(), next: 0 }) };
 }
 
+/// Reads `blocks` entry counts of `bits` bits each (less one, least
+/// significant bit first); `None` if the bits after the last are not zero.
+fn unpack_counts(packed: &[u8], blocks: usize, bits: u32) -> Option<Vec<u16>> {
+    let mut out = Vec::with_capacity(blocks);
+    let (mut acc, mut have, mut at) = (0u64, 0u32, 0usize);
+    let mask = (1u64 << bits) - 1;
+    for _ in 0..blocks {
+        while have < bits {
+            acc |= (packed[at] as u64) << have;
+            at += 1;
+            have += 8;
+        }
+        out.push((acc & mask) as u16 + 1);
+        acc >>= bits;
+        have -= bits;
+    }
+    (acc == 0 && at == packed.len()).then_some(out)
+}
+
 impl Layout {
     /// Reads and checks what a version 4 file holds before its blocks
     /// (`b`, at least its first `data_start` bytes, of a file of `len`
@@ -113,9 +134,14 @@ impl Layout {
             .map(|i| u64_at(b, V4_HEADER_BYTES + 8 * i))
             .collect();
         let c0 = V4_HEADER_BYTES + 8 * ns;
-        let counts: Vec<u16> = (0..f.blocks as usize)
-            .map(|i| u16::from_le_bytes([b[c0 + 2 * i], b[c0 + 2 * i + 1]]))
-            .collect();
+        let packed = &b[c0..c0 + counts_bytes(f.blocks, h.block_size) as usize];
+        let counts = unpack_counts(packed, f.blocks as usize, count_bits(h.block_size))
+            .ok_or_else(|| {
+                field(
+                    "block counts",
+                    "the bits after the last are not zero".into(),
+                )
+            })?;
         let step = 1u64 << f.sparse_bits;
         let (mut first, mut next) = (0u64, 0usize);
         for (i, &c) in counts.iter().enumerate() {

@@ -12,8 +12,14 @@
 //! a context's symbols take coded by a class). Each class is one
 //! distribution in multiples of 1/4096; the file stores the class of
 //! every context (a byte each) and each class's frequencies. The coder is
-//! rANS with a 24-bit state read a byte at a time; decoding a symbol is
-//! one lookup of the slot's symbol and one of its frequency and start.
+//! rANS with a 24-bit state read a byte at a time, without a branch;
+//! each class's 4096 slots are laid out in 64 buckets (more for layers
+//! of more than 31 seeds) of at most two symbols each (the alias method,
+//! made from the frequencies alone, see `coder`), so that decoding a
+//! symbol is one lookup of 16 bytes in a table of 1 KiB a class. The
+//! decoder orders the contexts so that all but the previous score is
+//! known before the previous score is decoded, and decodes whole blocks
+//! and batches of probes four blocks at a time in interleaved lanes.
 //!
 //! # Layout
 //!
@@ -40,7 +46,7 @@
 //! | 84 | 4 | zero |
 //! | 88 | 8 | `xxh3-64` of bytes 0..88, the sparse index, the counts and the model |
 //! | 96 | 8 ceil(E / 2^S) | sparse index: for every 2^S-th entry, its block (high 32 bits) and its place in it |
-//! | ... | 2 K | entries of each block |
+//! | ... | ceil(K c / 8) | entries of each block less one, `c = ceil(log2 cap)` bits each (10 for the default cap of 1024), least significant bit first, zero bits after the last |
 //! | ... | M | the model: classes C (2 bytes), the class of every context (a byte each), each class's frequencies (LEB128, one per symbol) |
 //! | ... | | zeros up to a multiple of 64 |
 //! | ... | K B | the blocks |
