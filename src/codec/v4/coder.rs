@@ -199,8 +199,10 @@ impl Decoder {
         let shift = PROB_BITS - bucket_bits;
         let e = &buckets[(slot >> shift) as usize & (buckets.len() - 1)];
         let r = slot & ((1 << shift) - 1);
-        let d = e[0] >> 20;
-        let (w, bias) = if r < d { (e[0], e[1]) } else { (e[2], e[3]) };
+        // The half of the bucket, by index rather than by branch: which
+        // half a slot falls in is what the data says, unpredictable.
+        let h = 2 * (r >= e[0] >> 20) as usize;
+        let (w, bias) = (e[h], e[h + 1]);
         let f = ((w >> 8) & 0xfff) + 1;
         let x = f * (self.x >> PROB_BITS) + slot.wrapping_add(bias);
         // x >= 16: at most two bytes.

@@ -82,7 +82,8 @@ impl Walk {
         let p = &self.p.0;
         let k = p[0] as usize + p[1] as usize + 2;
         let known = p[2] > 0 && k <= i;
-        let sv = out[if known { i - k } else { 0 }];
+        // Without a branch: entry 0 when the neighbour is unknown.
+        let sv = out[i.wrapping_sub(k) & (known as usize).wrapping_neg()];
         let sv = if known { sv } else { none } as u32;
         (sv * 5 + (p[0]).min(4) as u32) * values3
     }
