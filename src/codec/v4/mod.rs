@@ -77,13 +77,15 @@
 //! `check` find every damaged byte.
 //!
 //! The module's parts, one job each: `context` (what a score is coded
-//! given, and the walk through a block that computes it), `model` (the
-//! contexts clustered into classes, each class a distribution, and the
-//! coder's tables), `coder` (rANS with a 24-bit state, a byte at a time),
-//! `header` (the header's fields and checksum), `layout` (index, counts
-//! and model read and checked when a file is opened; the probe; whole
-//! blocks decoded and checked) and `encode` (counts, model, blocks, the
-//! file).
+//! given, the walk through a block that computes it, and the decoder's
+//! order of the contexts), `model` (the contexts clustered into classes,
+//! each class a distribution), `coder` (rANS with a 24-bit state, a byte
+//! at a time, and its tables: each class's buckets), `decode` (a block
+//! decoded symbol by symbol, or several at once in lanes), `header` (the
+//! header's fields and checksum), `layout` (index, counts and model read
+//! and checked when a file is opened; the probe and batches of probes;
+//! whole blocks decoded and checked) and `encode` (counts, model, blocks,
+//! the file).
 
 mod coder;
 mod context;
