@@ -62,6 +62,7 @@ fn every_table_of_layers_0_to_12_round_trips_at_several_layouts() {
                 assert_eq!(out, raw[a as usize..b as usize], "layer {n} {a}..{b}");
             }
             assert!(matches!(t.get(len), Err(CompressError::OutOfRange { .. })));
+            get_many_agrees(&t, &raw, n);
         }
     }
 }
@@ -122,6 +123,7 @@ fn the_full_form_round_trips_every_table_of_layers_0_to_12_at_several_layouts() 
                     );
                 }
                 assert!(matches!(t.get(len), Err(CompressError::OutOfRange { .. })));
+                get_many_agrees(&t, raw, n);
             }
         }
     }
@@ -153,6 +155,32 @@ fn a_table_of_values_out_of_range_or_the_wrong_size_is_refused() {
     assert!(encode_scores(&scores(5), &AWARI, 5, bad).is_err());
 }
 
+/// Batches of probes, sorted, repeated and in any order, every entry once
+/// in order, and an index past the end.
+fn get_many_agrees(t: &CompressedTable<&[u8]>, raw: &[u8], n: u32) {
+    let len = raw.len() as u64;
+    let mut rng = rand::rngs::StdRng::seed_from_u64(len + n as u64);
+    let mut any: Vec<u64> = (0..rng.gen_range(1..300))
+        .map(|_| rng.gen_range(0..len))
+        .collect();
+    let mut sorted = any.clone();
+    sorted.sort_unstable();
+    any.extend_from_slice(&sorted[..sorted.len() / 2]);
+    let every: Vec<u64> = (0..len).collect();
+    for gs in [any, sorted, every, Vec::new()] {
+        let mut out = vec![0i8; gs.len()];
+        t.get_many(&gs, &mut out).expect("get_many");
+        for (k, &g) in gs.iter().enumerate() {
+            assert_eq!(out[k], raw[g as usize] as i8, "layer {n}: batch entry {g}");
+        }
+    }
+    let mut out = [0i8; 2];
+    assert!(matches!(
+        t.get_many(&[0, len], &mut out),
+        Err(CompressError::OutOfRange { .. })
+    ));
+}
+
 /// Probes every entry of a damaged file that opens: each a value within
 /// the layer's range or an error; and the whole table must not decode to
 /// other values without an error.
@@ -163,6 +191,13 @@ fn probe_damaged(file: &[u8], n: u32, raw: &[u8]) {
         let g = rng.gen_range(0..raw.len() as u64);
         if let Ok(v) = t.get(g) {
             assert!((v as i32).abs() <= n as i32, "entry {g}: {v}");
+        }
+    }
+    let gs: Vec<u64> = (0..raw.len() as u64).step_by(3).collect();
+    let mut out = vec![0i8; gs.len()];
+    if t.get_many(&gs, &mut out).is_ok() {
+        for v in out {
+            assert!((v as i32).abs() <= n as i32, "batch value {v}");
         }
     }
     if let Ok(all) = t.decompress_all() {

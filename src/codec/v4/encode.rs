@@ -1,12 +1,12 @@
 //! The format 4 file: header, sparse index, block entry counts, model,
 //! blocks; and its encoder.
 
-use super::coder;
+use super::coder::{self, Tables};
 use super::context::Walk;
 use super::header::{
-    check_blocks, check_classes, encode_header, meta_checksum, EnvelopeFields, V4Fields, V4_ALIGN,
-    V4_DEFAULT_BLOCK_BYTES, V4_DEFAULT_BLOCK_CAP, V4_DEFAULT_CLASSES, V4_HEADER_BYTES,
-    V4_SPARSE_BITS,
+    check_blocks, check_classes, count_bits, encode_header, meta_checksum, EnvelopeFields,
+    V4Fields, V4_ALIGN, V4_DEFAULT_BLOCK_BYTES, V4_DEFAULT_BLOCK_CAP, V4_DEFAULT_CLASSES,
+    V4_HEADER_BYTES, V4_SPARSE_BITS,
 };
 use super::index;
 use super::model::{Counts, Model, WEIGHT};
@@ -86,7 +86,7 @@ pub(super) struct Coded {
 fn code_run(
     shape: Shape,
     model: &Model,
-    enc: &[(u32, u32)],
+    enc: &Tables,
     lay: V4Settings,
     start: u64,
     s: &[u8],
@@ -97,7 +97,7 @@ fn code_run(
     // Bits a block can spend on symbols, about: its bytes less the state's.
     let budget = (bb - coder::STATE_BYTES) as f64 * 8.0 + 12.0;
     let mut out = Vec::new();
-    let mut fc: Vec<(u32, u32)> = Vec::with_capacity(lay.block_cap as usize);
+    let mut fc: Vec<(u8, u8)> = Vec::with_capacity(lay.block_cap as usize);
     let mut buf = Vec::with_capacity(bb);
     let mut e = 0usize;
     while e < s.len() {
@@ -108,10 +108,10 @@ fn code_run(
         let mut m = 0;
         let blk = &s[e..];
         for i in 0..avail {
-            let c = model.class[w.context(shape, blk, i) as usize] as usize;
-            let (lo, f) = enc[c * a + blk[i] as usize];
+            let c = model.class[w.context(shape, blk, i) as usize];
+            let f = enc.freq[c as usize * a + blk[i] as usize].0;
             debug_assert!(f > 0);
-            fc.push((lo, f));
+            fc.push((c, blk[i]));
             bits += (super::model::SLOTS as f64 / f as f64).log2();
             if bits <= budget {
                 m = i + 1;
@@ -123,14 +123,14 @@ fn code_run(
         }
         let m0 = m.max(1);
         let mut m = m0;
-        let len = |m: usize| coder::encoded_len(&fc[..m], block_check(&raw[e..e + m]));
+        let len = |m: usize| coder::encoded_len(enc, a, &fc[..m], block_check(&raw[e..e + m]));
         while m > 1 && len(m) > bb {
             m -= 1;
         }
         while m < fc.len() && len(m + 1) <= bb {
             m += 1;
         }
-        coder::encode(&fc[..m], block_check(&raw[e..e + m]), &mut buf);
+        coder::encode(enc, a, &fc[..m], block_check(&raw[e..e + m]), &mut buf);
         debug_assert!(buf.len() <= bb);
         buf.resize(bb, 0);
         out.push(Coded {
@@ -212,7 +212,7 @@ pub(super) fn encode_file(
             },
         );
     let model = Model::cluster(&counts, lay.classes);
-    let enc = model.encode_table();
+    let enc = Tables::new(&model.freqs, shape.alphabet as usize);
     let coded: Vec<Vec<Coded>> = runs
         .par_iter()
         .map(|&r| code_run(shape, &model, &enc, lay, r, &sym[span(r)], &scores[span(r)]))
@@ -237,7 +237,7 @@ pub(super) fn encode_file(
     for part in parts.iter().flatten() {
         let c: Vec<u16> = part.iter().map(|c| c.entries).collect();
         let sparse = index::build(c.iter().copied(), V4_SPARSE_BITS);
-        index::write(&sparse, c.into_iter(), &mut meta);
+        index::write(&sparse, c.into_iter(), count_bits(lay.block_cap), &mut meta);
     }
     let model_at = meta.len();
     model.write(&mut meta);

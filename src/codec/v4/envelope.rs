@@ -19,7 +19,7 @@
 //! zeros). One coder runs through a block, `a` and `b` of each entry in
 //! turn. (Why these contexts: `docs/compression.md`, format 4.)
 
-use super::coder::{self, STATE_BYTES};
+use super::coder::{self, Tables, STATE_BYTES};
 use super::context::Walk;
 use super::encode::{encode_file, Coded, V4Settings, RUN};
 use super::model::{Counts, Model, MAX_CLASSES, SLOTS, WEIGHT};
@@ -141,7 +141,7 @@ fn count_run(shape: Shape, start: u64, s: &[u8], a: &[u8], b: &[u8], counts: &mu
 fn code_run(
     shape: Shape,
     model: &Model,
-    enc: &[(u32, u32)],
+    enc: &Tables,
     cap: usize,
     bb: usize,
     start: u64,
@@ -155,7 +155,7 @@ fn code_run(
     // Bits a block can spend on symbols, about: its bytes less the state's.
     let budget = (bb - STATE_BYTES) as f64 * 8.0 + 12.0;
     let mut out = Vec::new();
-    let mut fc: Vec<(u32, u32)> = Vec::with_capacity(2 * cap);
+    let mut fc: Vec<(u8, u8)> = Vec::with_capacity(2 * cap);
     let mut buf = Vec::with_capacity(bb);
     let mut e = 0usize;
     while e < s.len() {
@@ -169,9 +169,10 @@ fn code_run(
             let ca = context_a(shape, p, sb, ab, i);
             let cb = context_b(shape, p, sb[i], ab[i], bbk, i);
             for (ctx, v) in [(ca, ab[i]), (cb, bbk[i])] {
-                let (lo, f) = enc[model.class[ctx as usize] as usize * al + v as usize];
+                let c = model.class[ctx as usize];
+                let f = enc.freq[c as usize * al + v as usize].0;
                 debug_assert!(f > 0);
-                fc.push((lo, f));
+                fc.push((c, v));
                 bits += (SLOTS as f64 / f as f64).log2();
             }
             if bits <= budget {
@@ -184,14 +185,14 @@ fn code_run(
         }
         let mut m = m.max(1);
         let hash = |m: usize| check(&lower[e..e + m], &upper[e..e + m]);
-        let len = |m: usize| coder::encoded_len(&fc[..2 * m], hash(m));
+        let len = |m: usize| coder::encoded_len(enc, al, &fc[..2 * m], hash(m));
         while m > 1 && len(m) > bb {
             m -= 1;
         }
         while 2 * m < fc.len() && len(m + 1) <= bb {
             m += 1;
         }
-        coder::encode(&fc[..2 * m], hash(m), &mut buf);
+        coder::encode(enc, al, &fc[..2 * m], hash(m), &mut buf);
         debug_assert!(buf.len() <= bb);
         buf.resize(bb, 0);
         out.push(Coded {
@@ -270,7 +271,7 @@ pub(super) fn code(
             },
         );
     let model = Model::cluster(&counts, classes(lay.classes));
-    let enc = model.encode_table();
+    let enc = Tables::new(&model.freqs, shape.alphabet as usize);
     let (cap, bb) = (lay.block_cap as usize, block_bytes as usize);
     let blocks: Vec<Coded> = runs
         .par_iter()

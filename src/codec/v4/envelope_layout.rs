@@ -6,13 +6,14 @@
 //! envelope block's first entry up to it; whole blocks decoded and
 //! checked.
 
-use super::coder::Decoder;
+use super::coder::{Bucket, Decoder, Tables, PAD};
 use super::context::{contexts as score_contexts, Walk};
+use super::decode::Lane;
 use super::envelope::{check, context_a, context_b, contexts, model_bound};
-use super::header::{data_start, index_end, V4Fields, V4_HEADER_BYTES};
+use super::header::{counts_bytes, data_start, index_end, V4Fields, V4_HEADER_BYTES};
 use super::index;
 use super::layout::Layout;
-use super::model::{Model, SLOTS};
+use super::model::Model;
 use crate::codec::v3::Shape;
 use crate::codec::{Bytes, CompressError, Header};
 use crate::format::Kind;
@@ -37,21 +38,20 @@ pub struct Envelope {
     counts: Vec<u16>,
     /// Context -> class.
     class: Vec<u8>,
-    /// Per class, per slot, the symbol.
-    syms: Vec<u8>,
-    /// Per class, per symbol, frequency and start.
-    fc: Vec<u32>,
+    /// log2 of the buckets a class.
+    bucket_bits: u32,
+    /// Per class, its buckets (see [`super::coder`]).
+    buckets: Vec<Bucket>,
 }
 
 /// The scores decoded in order from some entry on, unchecked: what the
 /// envelope's probe reads the scores through.
 struct Cursor {
     block: usize,
-    done: usize,
     sym: Vec<u8>,
+    /// The block's bytes and [`PAD`] zeros.
     bytes: Vec<u8>,
-    d: Decoder,
-    w: Walk,
+    lane: Lane,
 }
 
 /// An envelope block a thread has decoded part of.
@@ -64,6 +64,7 @@ struct Slot {
     s: Vec<u8>,
     a: Vec<u8>,
     b: Vec<u8>,
+    /// The block's bytes and [`PAD`] zeros.
     bytes: Vec<u8>,
     d: Option<Decoder>,
     w: Option<Walk>,
@@ -110,9 +111,7 @@ impl Cursor {
     fn at<B: Bytes>(l: &Layout, src: &B, g: u64) -> Result<Cursor, CompressError> {
         let (block, first, off) = l.locate(g);
         let mut c = Cursor::start(l, src, block, first)?;
-        c.sym.resize(l.counts[block] as usize, 0);
-        l.decode_more(&c.bytes, &mut c.d, &mut c.w, &mut c.sym, 0, off);
-        c.done = off;
+        l.decode_to(&mut c.lane, &c.bytes, &mut c.sym, off);
         Ok(c)
     }
 
@@ -125,39 +124,22 @@ impl Cursor {
         first: u64,
     ) -> Result<Cursor, CompressError> {
         let mut bytes = Vec::new();
-        l.with_block(src, block, &mut Vec::new(), |b| {
-            bytes.extend_from_slice(b);
-            Ok(())
-        })?;
-        let d = Decoder::new(&bytes).ok_or_else(|| CompressError::Stream {
-            block: block as u64,
-            message: "the block does not start with a coder state".into(),
-        })?;
+        let lane = l.start_block(src, block, first, &mut bytes)?;
         Ok(Cursor {
             block,
-            done: 0,
             sym: vec![0; l.counts[block] as usize],
             bytes,
-            d,
-            w: Walk::at(l.shape.n, first),
+            lane,
         })
     }
 
     /// The next score symbol (`first`: the next entry).
     fn next<B: Bytes>(&mut self, l: &Layout, src: &B, first: u64) -> Result<u8, CompressError> {
-        if self.done == self.sym.len() {
+        if self.lane.i == self.sym.len() {
             *self = Cursor::start(l, src, self.block + 1, first)?;
         }
-        let i = self.done;
-        l.decode_more(
-            &self.bytes,
-            &mut self.d,
-            &mut self.w,
-            &mut self.sym,
-            i,
-            i + 1,
-        );
-        self.done += 1;
+        let i = self.lane.i;
+        l.decode_to(&mut self.lane, &self.bytes, &mut self.sym, i + 1);
         Ok(self.sym[i])
     }
 }
@@ -170,7 +152,7 @@ impl Envelope {
         let e = f.envelope.expect("the full form");
         let shape = Shape::new(h.layer);
         let ns = f.sparse_entries(h.entries) as usize;
-        let at = V4_HEADER_BYTES + 8 * ns + 2 * f.blocks as usize;
+        let at = V4_HEADER_BYTES + 8 * ns + counts_bytes(f.blocks, h.block_size) as usize;
         let (sparse, counts) = index::read(
             b,
             at,
@@ -211,7 +193,7 @@ impl Envelope {
                 raw.len()
             )));
         }
-        let (syms, fc) = model.decode_tables();
+        let t = Tables::new(&model.freqs, shape.alphabet as usize);
         Ok(Envelope {
             shape,
             id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
@@ -221,8 +203,8 @@ impl Envelope {
             sparse,
             counts,
             class: model.class,
-            syms,
-            fc,
+            bucket_bits: t.bucket_bits,
+            buckets: t.buckets,
         })
     }
 
@@ -231,13 +213,14 @@ impl Envelope {
         self.counts.len() as u64
     }
 
-    /// Decodes the envelope of entry `i` of a block: its `a` and `b` from
-    /// the block's score symbols `s` (up to `i`) and the symbols before it.
+    /// Decodes the envelope of entry `i` of a block (`padded`: its bytes
+    /// and [`PAD`] zeros): its `a` and `b` from the block's score symbols
+    /// `s` (up to `i`) and the symbols before it.
     #[inline(always)]
     #[allow(clippy::too_many_arguments)]
     fn decode_entry(
         &self,
-        bytes: &[u8],
+        padded: &[u8],
         d: &mut Decoder,
         w: &Walk,
         s: &[u8],
@@ -245,18 +228,18 @@ impl Envelope {
         b: &mut [u8],
         i: usize,
     ) {
-        let tables = |ctx: u32| {
+        let k = 1usize << self.bucket_bits;
+        let buckets = |ctx: u32| {
             let c = *self.class.get(ctx as usize).unwrap_or(&0) as usize;
-            (
-                &self.syms[c * SLOTS as usize..(c + 1) * SLOTS as usize],
-                &self.fc[c * 256..(c + 1) * 256],
-            )
+            self.buckets
+                .get(c * k..c * k + k)
+                .unwrap_or(&self.buckets[..k])
         };
-        let p = w.position();
-        let (sy, fc) = tables(context_a(self.shape, p, s, a, i));
-        a[i] = d.next(sy, fc, bytes);
-        let (sy, fc) = tables(context_b(self.shape, p, s[i], a[i], b, i));
-        b[i] = d.next(sy, fc, bytes);
+        let (p, len) = (w.position(), padded.len() - PAD);
+        let bk = buckets(context_a(self.shape, p, s, a, i));
+        a[i] = d.next(bk, self.bucket_bits, padded, len);
+        let bk = buckets(context_b(self.shape, p, s[i], a[i], b, i));
+        b[i] = d.next(bk, self.bucket_bits, padded, len);
     }
 
     /// The raw lower and upper values of score symbol `s` and envelope
@@ -311,6 +294,7 @@ impl Envelope {
                     slot.table = u64::MAX;
                     let at = self.start + (eb * self.block_bytes) as u64;
                     read_into(src, at, self.block_bytes, eb, &mut slot.bytes)?;
+                    slot.bytes.resize(self.block_bytes + PAD, 0);
                     slot.d = Some(
                         Decoder::new(&slot.bytes)
                             .ok_or_else(|| stream(eb, "it does not start with a coder state"))?,
@@ -397,6 +381,7 @@ impl Envelope {
             let c = self.counts[eb] as usize;
             let at = self.start + (eb * self.block_bytes) as u64;
             read_into(src, at, self.block_bytes, eb, &mut bytes)?;
+            bytes.resize(self.block_bytes + PAD, 0);
             let mut d = Decoder::new(&bytes)
                 .ok_or_else(|| stream(eb, "it does not start with a coder state"))?;
             let mut w = Walk::at(self.shape.n, first);
@@ -409,7 +394,7 @@ impl Envelope {
                 (lo[i], hi[i]) = (x as u8, y as u8);
                 w.step();
             }
-            if !d.finish(check(&lo[..c], &hi[..c]), &bytes) {
+            if !d.finish(check(&lo[..c], &hi[..c]), &bytes[..self.block_bytes]) {
                 return Err(stream(
                     eb,
                     "it does not end in the state its values call for",

@@ -106,12 +106,27 @@ pub fn check_classes(classes: u32) -> Result<(), (&'static str, String)> {
     Ok(())
 }
 
+/// Bits of a block's entry count less one, for blocks of at most `cap`
+/// entries: `ceil(log2(cap))` (0 when every block holds one entry).
+pub fn count_bits(cap: u32) -> u32 {
+    32 - cap.saturating_sub(1).leading_zeros()
+}
+
+/// Bytes of `blocks` packed entry counts of at most `cap` entries.
+pub fn counts_bytes(blocks: u64, cap: u32) -> u64 {
+    (blocks * count_bits(cap) as u64).div_ceil(8)
+}
+
 /// Where the models start: after the header, the sparse index (8 bytes an
-/// entry) and the block counts (2 bytes a block), and in the full form the
-/// envelope's sparse index and block counts.
+/// entry) and the block counts ([`count_bits`] a block), and in the full
+/// form the envelope's sparse index and block counts.
 pub fn index_end(h: &Header, f: &V4Fields) -> u64 {
     let sparse = 8 * f.sparse_entries(h.entries);
-    V4_HEADER_BYTES as u64 + sparse + 2 * f.blocks + f.envelope.map_or(0, |e| sparse + 2 * e.blocks)
+    let counts = |blocks| counts_bytes(blocks, h.block_size);
+    V4_HEADER_BYTES as u64
+        + sparse
+        + counts(f.blocks)
+        + f.envelope.map_or(0, |e| sparse + counts(e.blocks))
 }
 
 /// Where the blocks start: after the model, at a multiple of

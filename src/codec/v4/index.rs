@@ -3,6 +3,7 @@
 //! written, read and checked against them when it is opened, and the
 //! block of an entry found through them.
 
+use super::header::{count_bits, counts_bytes};
 use crate::codec::header::u64_at;
 use crate::codec::CompressError;
 
@@ -24,18 +25,52 @@ pub fn build(counts: impl Iterator<Item = u16>, bits: u32) -> Vec<u64> {
     sparse
 }
 
-/// Appends a sparse index and the counts to `out` (little-endian).
-pub fn write(sparse: &[u64], counts: impl Iterator<Item = u16>, out: &mut Vec<u8>) {
+/// Appends a sparse index (little-endian) and the counts (each at least
+/// 1), less one, in `bits` bits each, least significant bit first, zero
+/// bits after the last, to `out`.
+pub fn write(sparse: &[u64], counts: impl Iterator<Item = u16>, bits: u32, out: &mut Vec<u8>) {
     for x in sparse {
         out.extend_from_slice(&x.to_le_bytes());
     }
+    let (mut acc, mut have) = (0u64, 0u32);
     for c in counts {
-        out.extend_from_slice(&c.to_le_bytes());
+        acc |= ((c - 1) as u64) << have;
+        have += bits;
+        while have >= 8 {
+            out.push(acc as u8);
+            acc >>= 8;
+            have -= 8;
+        }
+    }
+    if have > 0 {
+        out.push(acc as u8);
     }
 }
 
+/// Reads `blocks` entry counts of `bits` bits each (less one, least
+/// significant bit first) from exactly `packed`; `None` if the bits after
+/// the last are not zero.
+fn unpack(packed: &[u8], blocks: usize, bits: u32) -> Option<Vec<u16>> {
+    let mut out = Vec::with_capacity(blocks);
+    let (mut acc, mut have, mut at) = (0u64, 0u32, 0usize);
+    let mask = (1u64 << bits) - 1;
+    for _ in 0..blocks {
+        while have < bits {
+            acc |= (*packed.get(at)? as u64) << have;
+            at += 1;
+            have += 8;
+        }
+        out.push((acc & mask) as u16 + 1);
+        acc >>= bits;
+        have -= bits;
+    }
+    (acc == 0 && at == packed.len()).then_some(out)
+}
+
 /// Reads the sparse index (`ns` entries at `at` of `b`) and the counts of
-/// `blocks` blocks after it, and checks them: every block holds 1..=`cap`
+/// `blocks` blocks after it (packed as [`write`] packs them, in
+/// [`count_bits`]`(cap)` bits each), and checks them: no bits but zeros
+/// after the last count, every block holds 1..=`cap`
 /// entries, they add up to `entries`, and the sparse index is the one the
 /// counts give. `what` names them in an error ("blocks", "envelope
 /// blocks").
@@ -52,9 +87,12 @@ pub fn read(
 ) -> Result<(Vec<u64>, Vec<u16>), CompressError> {
     let sparse: Vec<u64> = (0..ns).map(|i| u64_at(b, at + 8 * i)).collect();
     let c0 = at + 8 * ns;
-    let counts: Vec<u16> = (0..blocks)
-        .map(|i| u16::from_le_bytes([b[c0 + 2 * i], b[c0 + 2 * i + 1]]))
-        .collect();
+    let packed = &b[c0..c0 + counts_bytes(blocks as u64, cap) as usize];
+    let counts =
+        unpack(packed, blocks, count_bits(cap)).ok_or_else(|| CompressError::HeaderField {
+            field: what,
+            reason: "the bits after the last count are not zero".into(),
+        })?;
     let step = 1u64 << bits;
     let (mut first, mut next) = (0u64, 0usize);
     for (i, &c) in counts.iter().enumerate() {

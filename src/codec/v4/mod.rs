@@ -19,8 +19,14 @@
 //! a context's symbols take coded by a class). Each class is one
 //! distribution in multiples of 1/4096; the file stores the class of
 //! every context (a byte each) and each class's frequencies. The coder is
-//! rANS with a 24-bit state read a byte at a time; decoding a symbol is
-//! one lookup of the slot's symbol and one of its frequency and start.
+//! rANS with a 24-bit state read a byte at a time, without a branch;
+//! each class's 4096 slots are laid out in 64 buckets (more for layers
+//! of more than 31 seeds) of at most two symbols each (the alias method,
+//! made from the frequencies alone, see `coder`), so that decoding a
+//! symbol is one lookup of 16 bytes in a table of 1 KiB a class. The
+//! decoder orders the contexts so that all but the previous score is
+//! known before the previous score is decoded, and decodes whole blocks
+//! and batches of probes four blocks at a time in interleaved lanes.
 //!
 //! # Layout
 //!
@@ -48,9 +54,9 @@
 //! | 84 | 4 | full form: envelope blocks K'; else zero |
 //! | 88 | 8 | `xxh3-64` of bytes 0..88 and of everything from 96 to the end of the models |
 //! | 96 | 8 ceil(E / 2^S) | sparse index: for every 2^S-th entry, its block (high 32 bits) and its place in it |
-//! | ... | 2 K | entries of each block |
+//! | ... | ceil(K c / 8) | entries of each block less one, `c = ceil(log2 cap)` bits each (10 for the default cap of 1024), least significant bit first, zero bits after the last |
 //! | ... | 8 ceil(E / 2^S) | full form: the envelope's sparse index, likewise |
-//! | ... | 2 K' | full form: entries of each envelope block |
+//! | ... | ceil(K' c / 8) | full form: entries of each envelope block, packed likewise |
 //! | ... | M | the models: the scores' (classes C (2 bytes), the class of every context (a byte each), each class's frequencies (LEB128, one per symbol)); in the full form then the envelope's: its bytes before compression (4), then a zstd frame of it (the same fields over the envelope's contexts) |
 //! | ... | | zeros up to a multiple of 64 |
 //! | ... | K B | the blocks |
@@ -98,20 +104,25 @@
 //! block is found by all three tables.
 //!
 //! The module's parts, one job each: `context` (what a score is coded
-//! given, and the walk through a block that computes it), `model` (the
-//! contexts clustered into classes, each class a distribution, and the
-//! coder's tables), `coder` (rANS with a 24-bit state, a byte at a time),
-//! `header` (the header's fields and checksum), `dont_care` (the values
-//! a file that leaves "don't care" entries stores), `layout` (index, counts
-//! and model read and checked when a file is opened; the probe; whole
-//! blocks decoded and checked), `encode` (counts, model, blocks, the
-//! file), `index` (the sparse index and block counts: built, read and
-//! checked, searched), `envelope` (the full form's envelope: its
-//! contexts, model and blocks) and `envelope_layout` (the envelope read:
-//! opened and checked, probed, decoded and checked).
+//! given, the walk through a block that computes it, and the decoder's
+//! order of the contexts), `model` (the contexts clustered into classes,
+//! each class a distribution), `coder` (rANS with a 24-bit state, a byte
+//! at a time, and its tables: each class's buckets), `decode` (a block
+//! decoded symbol by symbol, or several at once in lanes), `header` (the
+//! header's fields and checksum), `dont_care` (the values a file that
+//! leaves "don't care" entries stores), `layout` (index, counts and
+//! model read and checked when a file is opened; the probe and batches
+//! of probes; whole blocks decoded and checked), `encode` (counts, model,
+//! blocks, the file), `index` (the sparse index and packed block counts:
+//! built, read and checked, searched), `envelope` (the full form's
+//! envelope: its contexts, model and blocks) and `envelope_layout` (the
+//! envelope read: opened and checked, probed, decoded and checked, with
+//! the same coder tables but a simpler loop of its own, a symbol at a
+//! time).
 
 mod coder;
 mod context;
+mod decode;
 pub mod dont_care;
 mod encode;
 mod envelope;

@@ -264,43 +264,6 @@ impl Model {
         }
         Ok((Model { class, freqs }, at))
     }
-
-    /// The decoder's tables: per class, per slot, its symbol; and per
-    /// class, per symbol, its frequency (bits 0..16) and the first slot of
-    /// its range (16..32). A class without frequencies decodes every slot
-    /// as symbol 0 of frequency [`SLOTS`].
-    pub fn decode_tables(&self) -> (Vec<u8>, Vec<u32>) {
-        let mut syms = Vec::with_capacity(self.freqs.len() * SLOTS as usize);
-        let mut fc = Vec::with_capacity(self.freqs.len() * 256);
-        for f in &self.freqs {
-            let base = fc.len();
-            fc.resize(base + 256, SLOTS);
-            if f.iter().all(|&x| x == 0) {
-                syms.extend((0..SLOTS).map(|_| 0u8));
-                continue;
-            }
-            let mut at = 0;
-            for (s, &x) in f.iter().enumerate() {
-                syms.extend((0..x).map(|_| s as u8));
-                fc[base + s] = x | (at << 16);
-                at += x;
-            }
-        }
-        (syms, fc)
-    }
-
-    /// The encoder's table: per class, per symbol, (start, frequency).
-    pub fn encode_table(&self) -> Vec<(u32, u32)> {
-        let mut t = Vec::new();
-        for f in &self.freqs {
-            let mut at = 0;
-            for &x in f {
-                t.push((at, x));
-                at += x;
-            }
-        }
-        t
-    }
 }
 
 fn put_varint(out: &mut Vec<u8>, mut v: u32) {
