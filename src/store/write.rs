@@ -49,7 +49,7 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
 
 /// Like [`write_atomic`] for `len` bytes produced piecewise by `fill(start,
 /// buf)`, but `path` is replaced only when the bytes
-/// written have the checksum `expected` (as [`crate::format::checksum`]
+/// written have the checksum `expected` (as [`crate::format::Checksum`]
 /// writes it); otherwise the temporary file is removed, `path` is left as
 /// it was, and the error is an [`Error::Checksum`].
 pub fn write_atomic_checked(

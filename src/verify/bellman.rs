@@ -109,7 +109,7 @@ const BATCH: u64 = 1 << 17;
 
 /// Bytes a thread of [`bellman_check`] needs for a batch: per position
 /// its index and recomputed values, per capture child a request, and
-/// the runs read (at most [`RUN`] bytes of each table).
+/// the runs read (at most `RUN` bytes of each table).
 pub const CHECK_BATCH_BYTES: u64 = BATCH * (16 + 6 * 16) + 3 * RUN as u64;
 
 /// Most bytes read from a lower table at once.

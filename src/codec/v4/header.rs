@@ -118,7 +118,7 @@ pub fn counts_bytes(blocks: u64, cap: u32) -> u64 {
 }
 
 /// Where the models start: after the header, the sparse index (8 bytes an
-/// entry) and the block counts ([`count_bits`] a block), and in the full
+/// entry) and the block counts (`count_bits` a block), and in the full
 /// form the envelope's sparse index and block counts.
 pub fn index_end(h: &Header, f: &V4Fields) -> u64 {
     let sparse = 8 * f.sparse_entries(h.entries);

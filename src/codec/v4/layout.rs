@@ -155,7 +155,7 @@ impl Layout {
 
     /// The values of entries `gs` (each in the table) into `out` (as
     /// long): the probes of a block in a row decoded together, up to
-    /// [`LANES`] blocks at once, each only up to the last entry wanted.
+    /// `LANES` (4) blocks at once, each only up to the last entry wanted.
     /// Fastest on sorted entries. The blocks are not checked, as for
     /// [`Layout::get`].
     pub fn get_many<B: Bytes>(
@@ -316,7 +316,7 @@ impl Layout {
     }
 
     /// Decodes entries `start .. start + out.len()` (in the table) into
-    /// `out`, every block it touches decoded whole and checked, [`LANES`]
+    /// `out`, every block it touches decoded whole and checked, `LANES` (4)
     /// blocks at a time.
     pub fn decode_range<B: Bytes>(
         &self,
