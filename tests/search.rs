@@ -120,7 +120,7 @@ fn a_value_called_exact_is_the_tables_value() {
                 let m = p.moves(&AWARI);
                 let m = m.from_pit(o.pit as usize).unwrap();
                 let after = if m.child.moves(&AWARI).legal().next().is_none() {
-                    m.child.final_score()
+                    m.child.final_score(&AWARI)
                 } else {
                     db.score(&m.child).unwrap() as i32
                 };

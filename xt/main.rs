@@ -1,7 +1,6 @@
 //! Cross-checks independent of the builder: a naive fixpoint solver for small
 //! layers, a forward Bellman check, and the VU oracle's move facts.
 
-mod abapa;
 mod build_crash;
 mod build_refusals;
 mod build_resume;
@@ -14,6 +13,7 @@ mod facts;
 mod naive;
 mod oracle;
 mod out_of_core;
+mod presets;
 mod ranks;
 
 use std::sync::OnceLock;

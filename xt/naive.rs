@@ -117,7 +117,7 @@ impl Edges {
             }
             if !any {
                 e.cap.push(FINAL);
-                e.child.push((p.final_score() + 64) as usize);
+                e.child.push((p.final_score(rules) + 64) as usize);
             }
         }
         e.start.push(e.cap.len());
@@ -328,6 +328,6 @@ fn forward(
             Some(b) => (b.0.max(v.0), b.1.max(v.1), b.2.max(v.2)),
         });
     }
-    let end = p.final_score();
+    let end = p.final_score(rules);
     best.unwrap_or((end, end, end))
 }

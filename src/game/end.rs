@@ -4,25 +4,31 @@
 //! that says so ([`Game::result`]).
 
 use super::{Game, Side};
+use crate::rules::SeedsLeft;
 
 /// How a game ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum End {
-    /// A side captured 25 or more.
+    /// A side captured the rule set's `win` (25) or more.
     Won(Side),
-    /// Both sides captured 24.
+    /// Both sides captured the rule set's `draw` (24).
     Draw,
     /// The position occurred as often as the rule set allows: the seeds
-    /// left are split evenly.
+    /// left are split evenly, or nobody's (the rule set's `seeds_left`).
     Repetition,
-    /// Too many plies without a capture: the seeds left are split evenly.
+    /// Too many plies without a capture: the seeds left go as at a
+    /// repetition.
     NoCaptureLimit(u32),
     /// The side to move has no seeds: the other side takes the seeds left.
     NoSeeds(Side),
     /// The side to move cannot feed the opponent (who has no seeds): each
     /// side takes the seeds of its own row.
     CannotFeed(Side),
+    /// Every move the side to move has is a grand slam, which its rule set
+    /// never allows: it cannot play, and the other side takes the seeds
+    /// left (awale).
+    OnlyGrandSlams(Side),
     /// The side ran out of time: it loses, whatever the seeds say.
     Time(Side),
 }
@@ -33,13 +39,10 @@ impl End {
         match self {
             End::Won(s) => format!("{} has captured more than half of the seeds", s.name()),
             End::Draw => "both sides have captured 24 seeds".into(),
-            End::Repetition => {
-                "the position repeats: play would go on forever, so the seeds left are split evenly"
-                    .into()
+            End::Repetition => "the position repeats: play would go on forever".into(),
+            End::NoCaptureLimit(k) => {
+                format!("{k} plies without a capture: play would go on forever")
             }
-            End::NoCaptureLimit(k) => format!(
-                "{k} plies without a capture: play would go on forever, so the seeds left are split evenly"
-            ),
             End::NoSeeds(s) => format!(
                 "{} has no seeds to move: {} takes the seeds left",
                 s.name(),
@@ -48,6 +51,12 @@ impl End {
             End::CannotFeed(s) => format!(
                 "{} cannot give {} seeds: each side takes the seeds of its own row",
                 s.name(),
+                s.other().name()
+            ),
+            End::OnlyGrandSlams(s) => format!(
+                "every move {} has would capture all of {}'s seeds, which is not allowed: {} takes the seeds left",
+                s.name(),
+                s.other().name(),
                 s.other().name()
             ),
             End::Time(s) => format!("{} ran out of time and loses", s.name()),
@@ -63,12 +72,14 @@ impl Game {
         }
         let r = &self.rules;
         let b = self.board();
-        for side in [Side::South, Side::North] {
-            if b.captured_by(side) >= r.win as u32 {
-                return Some(End::Won(side));
+        if let Some(win) = r.win {
+            for side in [Side::South, Side::North] {
+                if b.captured_by(side) >= win as u32 {
+                    return Some(End::Won(side));
+                }
             }
         }
-        if b.captured == [r.draw as u32; 2] {
+        if r.draw.is_some_and(|d| b.captured == [d as u32; 2]) {
             return Some(End::Draw);
         }
         let p = b.position();
@@ -76,7 +87,13 @@ impl Game {
             return Some(End::NoSeeds(b.to_move));
         }
         if p.moves(r).legal().next().is_none() {
-            return Some(End::CannotFeed(b.to_move));
+            // The score says who takes the rest: the mover (it cannot
+            // feed) or the opponent (every move a forbidden grand slam).
+            return Some(if p.final_score(r) > 0 {
+                End::CannotFeed(b.to_move)
+            } else {
+                End::OnlyGrandSlams(b.to_move)
+            });
         }
         let since = self.since_capture();
         let occurrences = self.boards[since..]
@@ -100,13 +117,17 @@ impl Game {
         let b = self.board();
         let [s, n] = b.captured;
         let left = b.seeds();
+        let split = match self.rules.seeds_left {
+            SeedsLeft::SplitEvenly => left,
+            SeedsLeft::NotCaptured => 0,
+        };
         Some(match self.end()? {
             End::Won(_) | End::Draw | End::Time(_) => [2 * s, 2 * n],
-            End::Repetition | End::NoCaptureLimit(_) => [2 * s + left, 2 * n + left],
+            End::Repetition | End::NoCaptureLimit(_) => [2 * s + split, 2 * n + split],
             End::CannotFeed(Side::South) => [2 * (s + left), 2 * n],
             End::CannotFeed(Side::North) => [2 * s, 2 * (n + left)],
-            End::NoSeeds(Side::South) => [2 * s, 2 * (n + left)],
-            End::NoSeeds(Side::North) => [2 * (s + left), 2 * n],
+            End::NoSeeds(Side::South) | End::OnlyGrandSlams(Side::South) => [2 * s, 2 * (n + left)],
+            End::NoSeeds(Side::North) | End::OnlyGrandSlams(Side::North) => [2 * (s + left), 2 * n],
         })
     }
 

@@ -74,7 +74,7 @@ impl Position {
         if !any {
             // No legal move (mandatory feeding that cannot feed): each
             // side takes its own row.
-            e.known = Some(self.final_score());
+            e.known = Some(self.final_score(rules));
         }
         e
     }

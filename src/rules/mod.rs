@@ -155,7 +155,10 @@ mod exits;
 mod set;
 
 pub use exits::Exits;
-pub use set::{known_names, Feeding, Field, GrandSlam, NoSeeds, Rules, ABAPA, AWARI, PRESETS};
+pub use set::{
+    known_names, Feeding, Field, GrandSlam, NoSeeds, Rules, SeedsLeft, ABAPA, AWALE, AWARI,
+    OLYMPIAD, PRESETS,
+};
 
 use std::fmt;
 
@@ -284,17 +287,29 @@ impl Position {
     /// capture under `rules`.
     #[inline]
     pub fn moves(&self, rules: &Rules) -> MoveList {
+        macro_rules! by_feeding {
+            ($slam:expr) => {
+                match rules.feeding {
+                    Feeding::Subsumed => self.moves_with::<$slam, FEED_SUBSUMED>(),
+                    Feeding::Mandatory => self.moves_with::<$slam, FEED_MANDATORY>(),
+                    Feeding::Free => self.moves_with::<$slam, FEED_FREE>(),
+                }
+            };
+        }
         match rules.grand_slam {
-            GrandSlam::IllegalUnlessForced => self.moves_with::<false>(rules.feeding),
-            GrandSlam::NoCapture => self.moves_with::<true>(rules.feeding),
+            GrandSlam::IllegalUnlessForced => by_feeding!(SLAM_UNLESS_FORCED),
+            GrandSlam::NoCapture => by_feeding!(SLAM_STANDS),
+            GrandSlam::Captures => by_feeding!(SLAM_CAPTURES),
+            GrandSlam::Never => by_feeding!(SLAM_NEVER),
         }
     }
 
-    /// [`Position::moves`] with the grand slam rule resolved at compile
-    /// time (`SLAM_STANDS`: a grand slam captures nothing).
+    /// [`Position::moves`] with the grand slam and feeding rules resolved
+    /// at compile time (`SLAM`: one of the `SLAM_*` constants, `FEED`: one
+    /// of the `FEED_*`).
     #[inline(always)]
     #[allow(clippy::needless_range_loop)] // `pit` is a pit number as well
-    fn moves_with<const SLAM_STANDS: bool>(&self, feeding: Feeding) -> MoveList {
+    fn moves_with<const SLAM: u8, const FEED: u8>(&self) -> MoveList {
         let empty = Move {
             pit: 0,
             captured: 0,
@@ -306,47 +321,77 @@ impl Position {
             len: 0,
         };
         let x = pack(&self.0);
+        let opponent_empty = x >> 48 == 0;
         let mut any_feeds = false;
+        // Grand slams, by their place in the list (only kept when a rule
+        // needs them after the loop).
+        let mut slams = 0u8;
         for pit in 0..6 {
             let s = self.0[pit] as usize;
             if s == 0 {
                 continue;
             }
             let (mut b, mut captured) = sow_packed(x, pit, s);
-            if SLAM_STANDS && captured > 0 && b >> 48 == 0 {
+            let slam = captured > 0 && b >> 48 == 0;
+            if SLAM == SLAM_STANDS && slam {
                 // A grand slam: the sowing stands, nothing is captured.
                 b = x - ((s as u128) << (8 * pit)) + SOWN[pit][s];
                 captured = 0;
             }
             let feeds = b >> 48 != 0;
             any_feeds |= feeds;
+            let legal = match FEED {
+                // Fixed below when no move feeds.
+                FEED_SUBSUMED => feeds,
+                FEED_MANDATORY => feeds || !opponent_empty,
+                _ => true,
+            };
+            let legal = legal && !(SLAM == SLAM_NEVER && slam);
+            if SLAM == SLAM_UNLESS_FORCED && FEED != FEED_SUBSUMED && slam {
+                slams |= 1 << list.len;
+            }
             list.moves[list.len as usize] = Move {
                 pit: pit as u8,
                 captured,
                 child: Position(unpack(mirror_packed(b))),
-                legal: feeds,
+                legal,
             };
             list.len += 1;
         }
-        if !any_feeds {
-            // Every move leaves the opponent without seeds: all are legal,
-            // unless feeding is mandatory and the opponent had none (then
-            // the game ends, each side taking its own row).
-            let legal = !(feeding == Feeding::Mandatory && self.opponent_seeds() == 0);
-            for m in &mut list.moves[..list.len as usize] {
-                m.legal = legal;
+        let moves = &mut list.moves[..list.len as usize];
+        if FEED == FEED_SUBSUMED && !any_feeds {
+            // Every move leaves the opponent without seeds: all are legal
+            // (but grand slams that are never legal).
+            for m in moves.iter_mut() {
+                m.legal = !(SLAM == SLAM_NEVER && m.captured > 0);
+            }
+        }
+        if SLAM == SLAM_UNLESS_FORCED && FEED != FEED_SUBSUMED && any_feeds {
+            // A grand slam is illegal while some move feeds.
+            for (k, m) in moves.iter_mut().enumerate() {
+                m.legal &= slams >> k & 1 == 0;
             }
         }
         list
     }
 
-    /// The score of a position without a legal move, where the game ends
-    /// and each side takes the seeds of its own row: the mover's seeds less
-    /// the opponent's (`-n` when the mover has none; `+n` when, under
-    /// mandatory feeding, no move can reach an empty opponent).
+    /// The score of a position without a legal move, where the game ends:
+    /// `-n` when the mover has no seeds or (a grand slam never legal)
+    /// every move it has is a grand slam, the opponent taking every seed
+    /// left; `+n` when, under mandatory feeding, no move can reach an
+    /// empty opponent, the mover taking them. (In both, each side gets the
+    /// seeds of its own row, but for the grand slams' end.)
     #[inline]
-    pub fn final_score(&self) -> i32 {
-        self.mover_seeds() as i32 - self.opponent_seeds() as i32
+    pub fn final_score(&self, rules: &Rules) -> i32 {
+        let n = self.seeds() as i32;
+        if self.mover_seeds() > 0
+            && self.opponent_seeds() == 0
+            && rules.feeding == Feeding::Mandatory
+        {
+            n
+        } else {
+            -n
+        }
     }
 
     /// Calls `f` with every predecessor of `self` by a non-capturing legal move
@@ -357,9 +402,12 @@ impl Position {
     /// position is an exit, not an internal move).
     #[inline]
     pub fn for_each_predecessor(&self, rules: &Rules, f: impl FnMut(Position)) {
+        // A move that captures nothing and feeds is legal under every rule
+        // set; only a grand slam that stands is a sowing that captured
+        // nothing although its last seed made 2 or 3.
         match rules.grand_slam {
-            GrandSlam::IllegalUnlessForced => self.predecessors_with::<false>(f),
             GrandSlam::NoCapture => self.predecessors_with::<true>(f),
+            _ => self.predecessors_with::<false>(f),
         }
     }
 
@@ -477,6 +525,18 @@ impl Position {
         v
     }
 }
+
+/// The grand slam rules, as [`Position::moves_with`] takes them: a grand
+/// slam illegal unless forced (awari), one that stands capturing nothing
+/// (abapa), one that captures (olympiad), one never legal (awale).
+const SLAM_UNLESS_FORCED: u8 = 0;
+const SLAM_STANDS: u8 = 1;
+const SLAM_CAPTURES: u8 = 2;
+const SLAM_NEVER: u8 = 3;
+/// The feeding rules: subsumed by awari's one rule, mandatory, free.
+const FEED_SUBSUMED: u8 = 0;
+const FEED_MANDATORY: u8 = 1;
+const FEED_FREE: u8 = 2;
 
 /// No pit (see [`slam_last`]).
 const NO_PIT: usize = usize::MAX;

@@ -1,34 +1,46 @@
 //! Rule sets as data: one struct of named fields ([`Rules`]) and its named
-//! presets, [`AWARI`] (the VU database's rules, the default) and [`ABAPA`]
+//! presets: [`AWARI`] (the VU database's rules, the default), [`ABAPA`]
 //! (international play, and the rules of the C++ solver of jh85/smallgames
-//! and of OpenSpiel's `oware`).
+//! and of OpenSpiel's `oware`), [`OLYMPIAD`] (the Computer Olympiad's awari
+//! tournaments) and [`AWALE`] (the Awale program, Philoo).
 //!
-//! | field | awari (VU) | abapa |
-//! |---|---|---|
-//! | `grand_slam` | illegal unless every move leaves the opponent no seeds | legal; the sowing stands and nothing is captured |
-//! | `feeding` | subsumed: a move that leaves the opponent no seeds is illegal unless every move does | mandatory where a move reaches the opponent; if none does, the game ends and each side takes the seeds of its own row |
-//! | `no_seeds` | the other side takes the seeds left | the same |
-//! | `win` / `draw` (play only) | 25 / 24 each | 25 / 24 each |
-//! | `repetition` (play only) | the game ends at the first repetition | at the third occurrence |
-//! | `no_capture_limit` (play only) | none | 500 plies without a capture |
+//! | field | awari (VU) | abapa | olympiad | awale |
+//! |---|---|---|---|---|
+//! | `grand_slam` | illegal unless every move leaves the opponent no seeds | legal; the sowing stands and nothing is captured | legal; captures as usual, and the mover takes the rest | never legal; a mover whose every move is one cannot play, and the opponent takes the rest |
+//! | `feeding` | subsumed: a move that leaves the opponent no seeds is illegal unless every move does | mandatory where a move reaches the opponent; if none does, the mover takes the rest | as abapa | free; a move that leaves an empty opponent empty ends the game, the mover taking the rest |
+//! | `no_seeds` | the other side takes the seeds left | the same | the same | the same |
+//! | `win` / `draw` (play only) | 25 / 24 each | 25 / 24 each | 25 / 24 each | none: the most seeds at the end |
+//! | `repetition` (play only) | the first repetition | the third occurrence | the first repetition | the first repetition |
+//! | `no_capture_limit` (play only) | none | 500 plies | none | none |
+//! | `seeds_left` (play only) | split evenly | split evenly | split evenly | not captured |
 //!
 //! Only the first three fields change a table; the others tell `awari play`
-//! when a game ends. In every rule set, endless play splits the seeds left
-//! evenly: that is what the score tables assume (see [`crate::rules`]).
+//! when a game ends. Whatever a rule set does with the seeds left when play
+//! would go on forever (split evenly, or nobody's), the difference of the
+//! two sides' captures gains nothing from them: that is what the score
+//! tables assume (see [`crate::rules`]).
 //!
-//! # Why the two rule sets give tables of the same shape
+//! # Why the rule sets give tables of the same shape
 //!
 //! A move always empties the pit it is sown from (laps skip it), so under
-//! either rule set the side that has just moved has an empty pit, and the
+//! every rule set the side that has just moved has an empty pit, and the
 //! Goedel index ([`crate::index`]) numbers the same positions. The score,
 //! the envelope and "pinned" keep their meaning: a position with no legal
-//! move ends the game, each side taking the seeds of its own row
-//! ([`Position::final_score`](super::Position::final_score)).
+//! move ends the game ([`Position::final_score`](super::Position::final_score)).
 //!
 //! Under abapa a grand slam is a move that captures nothing and stays in its
 //! layer, so it is an internal move of the solvers (its child is found by
 //! [`Position::for_each_predecessor`](super::Position::for_each_predecessor)
-//! like any other sowing); under awari it leaves the layer (or is illegal).
+//! like any other sowing); under awari and olympiad it leaves the layer, a
+//! move worth every seed left (or, under awari, is illegal); under awale it
+//! is illegal.
+//!
+//! # What the texts pin
+//!
+//! The olympiad and awale presets follow the one-line texts of their rules.
+//! Awale's text does not say what happens when every move a player has is
+//! a grand slam; this crate reads it as "cannot play" (the game ends, the
+//! opponent takes the rest), which the `grand_slam` field says.
 
 use crate::error::{Error, Result};
 use std::fmt;
@@ -41,6 +53,12 @@ pub enum GrandSlam {
     IllegalUnlessForced,
     /// Legal; the sowing stands and nothing is captured (abapa).
     NoCapture,
+    /// Legal, and it captures as usual: the opponent, left without seeds,
+    /// cannot move, and the mover takes the seeds left (olympiad).
+    Captures,
+    /// Never legal; a mover whose every move is a grand slam cannot play:
+    /// the game ends and the opponent takes the seeds left (awale).
+    Never,
 }
 
 /// What the mover owes an opponent without seeds.
@@ -51,8 +69,22 @@ pub enum Feeding {
     Subsumed,
     /// A move that gives the opponent seeds is mandatory where one exists;
     /// if none does, the game ends and each side takes the seeds of its
-    /// own row (abapa).
+    /// own row (abapa, olympiad): the mover takes every seed left.
     Mandatory,
+    /// Not required: any move is legal, and one that leaves an empty
+    /// opponent empty ends the game, the mover taking the seeds left
+    /// (awale).
+    Free,
+}
+
+/// What becomes of the seeds left when play ends by repetition or by the
+/// limit of plies without a capture.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum SeedsLeft {
+    /// Split evenly between the sides.
+    SplitEvenly,
+    /// Nobody's: neither side captures them (awale).
+    NotCaptured,
 }
 
 /// What happens when the side to move has no seeds.
@@ -74,16 +106,21 @@ pub struct Rules {
     pub feeding: Feeding,
     /// What happens when the side to move has no seeds.
     pub no_seeds: NoSeeds,
-    /// Seeds captured that win the game.
-    pub win: u8,
-    /// Seeds captured by each side that make a draw.
-    pub draw: u8,
+    /// Seeds captured that win the game at once; `None`: play goes on, the
+    /// most seeds at the end winning.
+    pub win: Option<u8>,
+    /// Seeds captured by each side that make a draw at once; `None`: no
+    /// such end.
+    pub draw: Option<u8>,
     /// The occurrence of a position (board and side to move) that ends the
     /// game, the seeds left split evenly: 2 is the first repetition.
     pub repetition: u8,
     /// Plies without a capture that end the game, the seeds left split
     /// evenly; `None`: no such limit.
     pub no_capture_limit: Option<u32>,
+    /// What becomes of the seeds left when play ends by repetition or by
+    /// the limit of plies without a capture.
+    pub seeds_left: SeedsLeft,
 }
 
 /// The awari rule set of the VU database (Romein & Bal), the default.
@@ -92,10 +129,11 @@ pub const AWARI: Rules = Rules {
     grand_slam: GrandSlam::IllegalUnlessForced,
     feeding: Feeding::Subsumed,
     no_seeds: NoSeeds::OtherSideTakesTheRest,
-    win: 25,
-    draw: 24,
+    win: Some(25),
+    draw: Some(24),
     repetition: 2,
     no_capture_limit: None,
+    seeds_left: SeedsLeft::SplitEvenly,
 };
 
 /// The abapa rule set of international play.
@@ -104,14 +142,46 @@ pub const ABAPA: Rules = Rules {
     grand_slam: GrandSlam::NoCapture,
     feeding: Feeding::Mandatory,
     no_seeds: NoSeeds::OtherSideTakesTheRest,
-    win: 25,
-    draw: 24,
+    win: Some(25),
+    draw: Some(24),
     repetition: 3,
     no_capture_limit: Some(500),
+    seeds_left: SeedsLeft::SplitEvenly,
+};
+
+/// The Computer Olympiad's awari tournament rules: a grand slam is legal
+/// and captures; feeding an empty opponent is mandatory where possible
+/// (else the mover takes the rest); 25 wins, 24 each draws, the first
+/// repetition splits the rest evenly.
+pub const OLYMPIAD: Rules = Rules {
+    name: "olympiad",
+    grand_slam: GrandSlam::Captures,
+    feeding: Feeding::Mandatory,
+    no_seeds: NoSeeds::OtherSideTakesTheRest,
+    win: Some(25),
+    draw: Some(24),
+    repetition: 2,
+    no_capture_limit: None,
+    seeds_left: SeedsLeft::SplitEvenly,
+};
+
+/// The reading of the Awale program (Philoo): a grand slam is never
+/// legal; no duty to feed; the first repetition ends the game with the
+/// rest not captured; the most seeds win.
+pub const AWALE: Rules = Rules {
+    name: "awale",
+    grand_slam: GrandSlam::Never,
+    feeding: Feeding::Free,
+    no_seeds: NoSeeds::OtherSideTakesTheRest,
+    win: None,
+    draw: None,
+    repetition: 2,
+    no_capture_limit: None,
+    seeds_left: SeedsLeft::NotCaptured,
 };
 
 /// Every preset, the default first.
-pub const PRESETS: [Rules; 2] = [AWARI, ABAPA];
+pub const PRESETS: [Rules; 4] = [AWARI, ABAPA, OLYMPIAD, AWALE];
 
 impl Default for Rules {
     fn default() -> Self {
@@ -187,6 +257,8 @@ impl Rules {
                 match self.grand_slam {
                     GrandSlam::IllegalUnlessForced => "illegal-unless-forced",
                     GrandSlam::NoCapture => "no-capture",
+                    GrandSlam::Captures => "captures",
+                    GrandSlam::Never => "never",
                 }
                 .into(),
                 match self.grand_slam {
@@ -194,6 +266,12 @@ impl Rules {
                         "illegal unless every move leaves the opponent no seeds"
                     }
                     GrandSlam::NoCapture => "legal; the sowing stands and nothing is captured",
+                    GrandSlam::Captures => {
+                        "legal; it captures, and the opponent, left no seeds, cannot move: the mover takes the rest"
+                    }
+                    GrandSlam::Never => {
+                        "never legal; a mover whose every move is one cannot play: the game ends and the opponent takes the rest"
+                    }
                 }
                 .into(),
             ),
@@ -204,6 +282,7 @@ impl Rules {
                 match self.feeding {
                     Feeding::Subsumed => "subsumed",
                     Feeding::Mandatory => "mandatory",
+                    Feeding::Free => "free",
                 }
                 .into(),
                 match self.feeding {
@@ -211,7 +290,10 @@ impl Rules {
                         "a move that leaves the opponent no seeds is illegal unless every move does"
                     }
                     Feeding::Mandatory => {
-                        "a move that reaches the opponent is mandatory; if none does, the game ends and each side takes its own row"
+                        "a move that reaches the opponent is mandatory; if none does, the game ends and the mover takes the rest"
+                    }
+                    Feeding::Free => {
+                        "nothing: a move that leaves the opponent no seeds ends the game, and the mover takes the rest"
                     }
                 }
                 .into(),
@@ -225,21 +307,27 @@ impl Rules {
             ),
             f(
                 "win",
-                "seeds captured that win the game",
+                "seeds captured that win the game at once",
                 false,
-                self.win.to_string(),
-                format!("{} seeds", self.win),
+                json_or_null(self.win),
+                match self.win {
+                    Some(k) => format!("{k} seeds"),
+                    None => "none: the most seeds at the end win".into(),
+                },
             ),
             f(
                 "draw",
-                "seeds captured by each side that draw the game",
+                "seeds captured by each side that draw the game at once",
                 false,
-                self.draw.to_string(),
-                format!("{} each", self.draw),
+                json_or_null(self.draw),
+                match self.draw {
+                    Some(k) => format!("{k} each"),
+                    None => "none".into(),
+                },
             ),
             f(
                 "repetition",
-                "the occurrence of a position that ends the game, the rest split evenly",
+                "the occurrence of a position that ends the game",
                 false,
                 self.repetition.to_string(),
                 match self.repetition {
@@ -250,16 +338,28 @@ impl Rules {
             ),
             f(
                 "no_capture_limit",
-                "plies without a capture that end the game, the rest split evenly",
+                "plies without a capture that end the game",
                 false,
-                match self.no_capture_limit {
-                    None => "null".into(),
-                    Some(k) => k.to_string(),
-                },
+                json_or_null(self.no_capture_limit),
                 match self.no_capture_limit {
                     None => "none".into(),
                     Some(k) => format!("{k} plies"),
                 },
+            ),
+            f(
+                "seeds_left",
+                "what becomes of the seeds left at a repetition or the plies' limit",
+                false,
+                match self.seeds_left {
+                    SeedsLeft::SplitEvenly => "split-evenly",
+                    SeedsLeft::NotCaptured => "not-captured",
+                }
+                .into(),
+                match self.seeds_left {
+                    SeedsLeft::SplitEvenly => "split evenly",
+                    SeedsLeft::NotCaptured => "not captured: nobody's",
+                }
+                .into(),
             ),
         ]
     }
@@ -301,7 +401,12 @@ impl Rules {
     }
 }
 
-/// The presets' names, for messages: `awari, abapa`.
+/// A number as JSON, `null` for `None`.
+fn json_or_null(v: Option<impl fmt::Display>) -> String {
+    v.map_or_else(|| "null".into(), |k| k.to_string())
+}
+
+/// The presets' names, for messages: `awari, abapa, olympiad, awale`.
 pub fn known_names() -> String {
     PRESETS
         .iter()
@@ -344,6 +449,10 @@ mod tests {
             Err(Error::UnknownRules { .. })
         ));
         assert!(Rules::by_name("kalah").is_err());
-        assert!(!AWARI.same_tables(&ABAPA));
+        for (i, a) in PRESETS.iter().enumerate() {
+            for b in &PRESETS[i + 1..] {
+                assert!(!a.same_tables(b), "{a} and {b}");
+            }
+        }
     }
 }

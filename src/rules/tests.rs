@@ -1,5 +1,5 @@
-//! The rules' unit tests: sowing, capture and legality under both rule
-//! sets, and the un-moves.
+//! The rules' unit tests: sowing, capture and legality under every rule
+//! set, and the un-moves.
 
 use super::*;
 
@@ -125,19 +125,19 @@ fn abapa_feeding_is_mandatory_and_a_mover_that_cannot_feed_keeps_its_row() {
     let p = Position([1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]);
     assert!(p.moves(&ABAPA).legal().next().is_none());
     assert!(p.moves(&AWARI).legal().all(|m| m.child.mover_seeds() == 0));
-    assert_eq!(p.final_score(), 2);
+    assert_eq!(p.final_score(&ABAPA), 2);
     assert_eq!(
-        Position([0, 0, 0, 0, 0, 0, 0, 3, 0, 0, 0, 0]).final_score(),
+        Position([0, 0, 0, 0, 0, 0, 0, 3, 0, 0, 0, 0]).final_score(&ABAPA),
         -3
     );
 }
 
-/// Exhaustively on layers 0..=9, under both rule sets: every reported
+/// Exhaustively on layers 0..=9, under every rule set: every reported
 /// un-move is a position with a legal non-capturing move to the child,
 /// and every legal non-capturing move into a position whose mover has
 /// seeds is among the child's un-moves.
 #[test]
-fn un_moves_are_exactly_the_internal_moves_under_both_rule_sets() {
+fn un_moves_are_exactly_the_internal_moves_under_every_rule_set() {
     for rules in PRESETS {
         for n in 0..=9 {
             let mut forward = 0u64;
@@ -188,5 +188,72 @@ fn abapa_grand_slams_by_laps() {
             "{p}: {a:?}"
         );
         assert!(!m.child.predecessors(&AWARI).contains(&p));
+    }
+}
+
+#[test]
+fn olympiad_grand_slam_captures_and_feeding_is_mandatory() {
+    // Pit 5 (1 seed) captures the opponent's only seeds: legal, captures,
+    // the opponent is left without seeds.
+    let p = Position([1, 0, 0, 0, 0, 1, 1, 0, 0, 0, 0, 0]);
+    let m = p.moves(&OLYMPIAD);
+    let slam = m.from_pit(5).unwrap();
+    assert!(slam.legal && slam.captured == 2 && slam.child.mover_seeds() == 0);
+    assert!(m.from_pit(0).unwrap().legal);
+    // Worth every seed left: the exit is +n.
+    assert_eq!(p.exits(&OLYMPIAD).known, Some(3));
+    assert_eq!(p.exits(&AWARI).known, None);
+    // Feeding is mandatory as under abapa; a mover that cannot feed takes
+    // the rest.
+    let p = Position([1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0]);
+    let m = p.moves(&OLYMPIAD);
+    assert!(!m.from_pit(0).unwrap().legal && m.from_pit(5).unwrap().legal);
+    let p = Position([1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]);
+    assert!(p.moves(&OLYMPIAD).legal().next().is_none());
+    assert_eq!(p.final_score(&OLYMPIAD), 2);
+    assert_eq!(p.exits(&OLYMPIAD).known, Some(2));
+}
+
+#[test]
+fn awale_grand_slam_is_never_legal_and_feeding_is_free() {
+    // The grand slam is illegal; the other move stays legal.
+    let p = Position([1, 0, 0, 0, 0, 1, 1, 0, 0, 0, 0, 0]);
+    let m = p.moves(&AWALE);
+    assert!(!m.from_pit(5).unwrap().legal);
+    assert!(m.from_pit(0).unwrap().legal);
+    // Every move a grand slam: none is legal, the opponent takes the rest.
+    let p = Position([0, 0, 0, 0, 0, 1, 1, 0, 0, 0, 0, 0]);
+    assert!(p.moves(&AWALE).legal().next().is_none());
+    assert_eq!(p.final_score(&AWALE), -2);
+    assert_eq!(p.exits(&AWALE).known, Some(-2));
+    // Under awari the same forced slam is legal and worth +n.
+    assert_eq!(p.exits(&AWARI).known, Some(2));
+    // No duty to feed: a move that leaves the empty opponent empty is
+    // legal and worth every seed left; the move that feeds is legal too.
+    let p = Position([1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0]);
+    let m = p.moves(&AWALE);
+    assert!(m.from_pit(0).unwrap().legal && m.from_pit(5).unwrap().legal);
+    assert_eq!(p.exits(&AWALE).known, Some(2));
+    // A grand slam by laps into an empty opponent (28 seeds from pit 5:
+    // every opponent pit ends with 3) is a grand slam too.
+    let mut pits = [0u8; PITS];
+    pits[5] = 28;
+    pits[0] = 1;
+    let p = Position(pits);
+    let (b, c) = p.sow(5);
+    assert_eq!((c, b[6..].iter().sum::<u8>()), (18, 0));
+    assert!(!p.moves(&AWALE).from_pit(5).unwrap().legal);
+    assert!(!p.moves(&OLYMPIAD).from_pit(5).unwrap().legal);
+    assert!(p.moves(&AWALE).from_pit(0).unwrap().legal);
+}
+
+#[test]
+fn a_position_without_a_legal_move_scores_by_who_takes_the_rest() {
+    for rules in PRESETS {
+        // The mover has no seeds: the opponent takes the rest.
+        let p = Position([0, 0, 0, 0, 0, 0, 0, 3, 0, 1, 0, 0]);
+        assert!(p.moves(&rules).legal().next().is_none());
+        assert_eq!(p.final_score(&rules), -4, "{rules}");
+        assert_eq!(p.exits(&rules).known, Some(-4), "{rules}");
     }
 }

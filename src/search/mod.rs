@@ -327,7 +327,7 @@ impl<'d> Engine<'d> {
         for m in root.moves(&self.rules).legal() {
             let c = &m.child;
             let v = if c.moves(&self.rules).legal().next().is_none() {
-                c.final_score()
+                c.final_score(&self.rules)
             } else if self.in_tables(c) {
                 self.db.score(c)? as i32
             } else {
@@ -527,7 +527,7 @@ impl<'e, 'd> Worker<'e, 'd> {
         self.lines[ply].clear();
         let moves = p.moves(&self.e.rules);
         if moves.legal().next().is_none() {
-            return p.final_score();
+            return p.final_score(&self.e.rules);
         }
         if self.e.in_tables(p) {
             return match self.e.db.score(p) {

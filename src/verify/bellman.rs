@@ -273,7 +273,7 @@ impl Ctx<'_> {
                 let best = if any {
                     best.map(|b| b.max(-128) as i8)
                 } else {
-                    [p.final_score() as i8; 3]
+                    [p.final_score(rules) as i8; 3]
                 };
                 s.parents.push((rank(&p), best));
             }

@@ -40,16 +40,18 @@ pub(super) fn forward(n: u32, rules: &Rules, p: &Position) -> (i32, u8) {
         }
     }
     if !any {
-        e = p.final_score();
+        e = p.final_score(rules);
     }
     (e, internal)
 }
 
 /// Every position's [`forward`] facts, computed once per layer and kept
 /// in an unnamed scratch file, half a byte per position: 0..=6 internal
-/// moves and no exit without a lower layer, 7 no move (`-n`), 8 a move
-/// that leaves the opponent empty (`+n`; such a position has no internal
-/// move, since then no move feeds the opponent).
+/// moves and no exit without a lower layer, 7 no move (`-n`), `8 + k` a
+/// move that leaves the opponent empty (`+n`) and `k` internal moves (0
+/// under awari and abapa, where then no move feeds the opponent; up to 5
+/// under olympiad, a grand slam beside moves that feed, and awale, a move
+/// that does not feed an empty opponent beside moves that do).
 pub(super) struct Facts {
     pub(super) disk: Disk,
     /// The rule set of the layer.
@@ -83,7 +85,7 @@ impl Facts {
                     let v = match e {
                         NO_EXIT => internal,
                         e if e < 0 => NO_MOVE,
-                        _ => EMPTIES,
+                        _ => EMPTIES + internal,
                     };
                     let o = (g - start) as usize;
                     out[o / 2] |= v << (o % 2 * 4);
@@ -115,11 +117,20 @@ impl Facts {
         Ok(())
     }
 
+    /// The internal moves a fact counts.
+    pub(super) fn internal(v: u8) -> u8 {
+        match v {
+            NO_MOVE => 0,
+            EMPTIES.. => v - EMPTIES,
+            k => k,
+        }
+    }
+
     /// The exit a fact stands for.
     pub(super) fn exit(&self, v: u8) -> i32 {
         match v {
             NO_MOVE => -(self.n as i32),
-            EMPTIES => self.n as i32,
+            EMPTIES.. => self.n as i32,
             _ => NO_EXIT,
         }
     }

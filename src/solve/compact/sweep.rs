@@ -276,9 +276,7 @@ pub(super) fn sweep(
         .try_for_each(|(c, out)| {
             facts.read(disk, part.lo + c as u64 * CHUNK, out)?;
             for o in out.iter_mut() {
-                if *o > 6 {
-                    *o = 0;
-                }
+                *o = Facts::internal(*o);
             }
             Ok::<(), Error>(())
         })?;

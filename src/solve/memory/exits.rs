@@ -80,7 +80,7 @@ fn plan(n: u32, rules: &Rules, g: u64, p: &Position, below: &[Below], envelope: 
     if !any {
         // No legal move (mandatory feeding that cannot feed): each side
         // takes its own row.
-        let v = p.final_score();
+        let v = p.final_score(rules);
         (e.score, e.lower, e.upper) = (v, v, v);
     }
     plan
