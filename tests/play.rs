@@ -380,3 +380,71 @@ fn the_ends_of_a_game_follow_the_rule_set() {
     assert_eq!(g.end(), Some(End::NoSeeds(Side::North)));
     assert_eq!(g.final_half_seeds(), Some([2 * 25, 2 * 23]));
 }
+
+/// The olympiad's and awale's ends: the first repetition under both, the
+/// seeds left split evenly (olympiad) or nobody's (awale); no 25-seed end
+/// under awale; a grand slam that captures (olympiad) or a mover with only
+/// grand slams that cannot play (awale); awale's free feeding.
+#[test]
+fn the_ends_of_olympiad_and_awale_games() {
+    use awari_egdb::game::{Board, End, Game, Side};
+    use awari_egdb::rules::{Rules, AWALE, OLYMPIAD};
+    let mut pits = [0u8; 12];
+    pits[5] = 1;
+    pits[11] = 1;
+    let start = Board::new(pits, None).unwrap();
+    let cycle = ["F", "f", "A", "a", "B", "b", "C", "c", "D", "d", "E", "e"];
+    let play_until_end = |rules: Rules| {
+        let mut g = Game::new(start, rules);
+        let mut plies = 0;
+        while g.end().is_none() {
+            g.play(cycle[plies % 12])
+                .unwrap_or_else(|e| panic!("{rules} ply {plies}: {e}"));
+            plies += 1;
+        }
+        (plies, g)
+    };
+    let (plies, g) = play_until_end(OLYMPIAD);
+    assert_eq!((plies, g.end()), (12, Some(End::Repetition)));
+    assert_eq!(g.final_half_seeds(), Some([2 * 23 + 2, 2 * 23 + 2]));
+    let (plies, g) = play_until_end(AWALE);
+    assert_eq!((plies, g.end()), (12, Some(End::Repetition)));
+    assert_eq!(g.final_half_seeds(), Some([2 * 23, 2 * 23]));
+    assert_eq!(g.winner(), Some(None));
+    assert!(g.record().contains("\nrules awale\n"));
+
+    // 25 captured ends an olympiad game, not an awale one.
+    let b = Board::new(pits, Some([25, 21])).unwrap();
+    assert_eq!(Game::new(b, OLYMPIAD).end(), Some(End::Won(Side::South)));
+    assert_eq!(Game::new(b, AWALE).end(), None);
+
+    // South's only move takes North's only seeds.
+    let mut pits = [0u8; 12];
+    pits[5] = 1;
+    pits[6] = 1;
+    let b = Board::new(pits, Some([23, 23])).unwrap();
+    let mut g = Game::new(b, OLYMPIAD);
+    g.play("F").unwrap();
+    assert_eq!(g.end(), Some(End::Won(Side::South)));
+    assert_eq!(g.final_half_seeds(), Some([2 * 25, 2 * 23]));
+    let g = Game::new(b, AWALE);
+    assert_eq!(g.end(), Some(End::OnlyGrandSlams(Side::South)));
+    assert_eq!(g.final_half_seeds(), Some([2 * 23, 2 * 25]));
+    assert_eq!(g.winner(), Some(Some(Side::North)));
+    assert!(g.result().unwrap().contains("North takes the seeds left"));
+
+    // North has no seeds: awale lets South keep them from it, and South
+    // then takes the rest; olympiad makes South feed.
+    let mut pits = [0u8; 12];
+    pits[0] = 1;
+    pits[5] = 1;
+    let b = Board::new(pits, Some([23, 23])).unwrap();
+    let mut g = Game::new(b, AWALE);
+    g.play("A").unwrap();
+    assert_eq!(g.end(), Some(End::NoSeeds(Side::North)));
+    assert_eq!(g.final_half_seeds(), Some([2 * 25, 2 * 23]));
+    assert!(Game::new(b, OLYMPIAD).play("A").is_err());
+    let mut g = Game::new(b, OLYMPIAD);
+    g.play("F").unwrap();
+    assert_eq!(g.end(), None);
+}

@@ -58,7 +58,7 @@ fn abapa_copy() -> std::path::PathBuf {
 const SLAM: [&str; 12] = ["1", "0", "0", "0", "0", "1", "1", "0", "0", "0", "0", "0"];
 
 #[test]
-fn rules_prints_both_rule_sets_field_by_field() {
+fn rules_prints_every_rule_set_field_by_field() {
     let out = ok(&["rules"]);
     for field in [
         "grand_slam",
@@ -68,10 +68,20 @@ fn rules_prints_both_rule_sets_field_by_field() {
         "draw",
         "repetition",
         "no_capture_limit",
+        "seeds_left",
     ] {
         assert!(out.contains(field), "{field} missing:\n{out}");
     }
-    assert!(out.contains("awari") && out.contains("abapa"), "{out}");
+    for name in ["awari", "abapa", "olympiad", "awale"] {
+        assert!(
+            out.contains(&format!("  {name} ")),
+            "{name} missing:\n{out}"
+        );
+    }
+    assert!(
+        out.contains("never legal; a mover whose every move is one cannot play"),
+        "{out}"
+    );
     assert!(
         out.contains("the sowing stands and nothing is captured"),
         "{out}"
@@ -82,11 +92,25 @@ fn rules_prints_both_rule_sets_field_by_field() {
     assert_eq!(json["feeding"], "mandatory");
     assert_eq!(json["no_capture_limit"], 500);
     let all: serde_json::Value = serde_json::from_str(&ok(&["rules", "--json"])).unwrap();
-    assert_eq!(all.as_array().map(|a| a.len()), Some(2));
+    assert_eq!(all.as_array().map(|a| a.len()), Some(4));
+    let json: serde_json::Value =
+        serde_json::from_str(&ok(&["rules", "olympiad", "--json"])).unwrap();
+    assert_eq!(json["grand_slam"], "captures");
+    assert_eq!(json["feeding"], "mandatory");
+    assert_eq!((&json["win"], &json["draw"]), (&25.into(), &24.into()));
+    assert_eq!(json["repetition"], 2);
+    let json: serde_json::Value = serde_json::from_str(&ok(&["rules", "awale", "--json"])).unwrap();
+    assert_eq!(json["grand_slam"], "never");
+    assert_eq!(json["feeding"], "free");
+    assert!(json["win"].is_null() && json["draw"].is_null(), "{json}");
+    assert_eq!(json["seeds_left"], "not-captured");
     let e = usage_error(&["rules", "kalah"]);
-    assert!(e.contains("kalah") && e.contains("awari, abapa"), "{e}");
+    assert!(
+        e.contains("kalah") && e.contains("awari, abapa, olympiad, awale"),
+        "{e}"
+    );
     let e = usage_error(&["build", "--rules", "kalah", "--db", "/tmp/awari-never"]);
-    assert!(e.contains("awari, abapa"), "{e}");
+    assert!(e.contains("awari, abapa, olympiad, awale"), "{e}");
     assert!(!Path::new("/tmp/awari-never").exists());
 }
 

@@ -27,7 +27,7 @@ pub struct BenchArgs {
     /// folder, removed afterwards).
     #[arg(long, value_name = "DIR")]
     dir: Option<PathBuf>,
-    /// The rule set to build (awari or abapa).
+    /// The rule set to build (`awari rules` lists them).
     #[arg(long, value_name = "NAME", default_value = "awari", value_parser = super::parse_rules)]
     rules: awari_egdb::rules::Rules,
     /// Skip the random read-modify-write micro-benchmark.

@@ -68,8 +68,8 @@ enum Command {
     /// a layer only if it equals known-good checksums or passes the Bellman
     /// check.
     Recover(recover::RecoverArgs),
-    /// Print the rule sets (awari, abapa) field by field, each with its
-    /// meaning.
+    /// Print the rule sets (awari, abapa, olympiad, awale) field by field,
+    /// each with its meaning.
     Rules(rules::RulesArgs),
 }
 
@@ -138,7 +138,7 @@ fn hint(e: &Error) -> Option<String> {
         Error::NoFolder => "pass --db DIR or set AWARI_PATH".into(),
         Error::LostManifest { dir, .. } => format!(
             "`awari recover --db {} --checksums known` rebuilds the manifest from the tables \
-             (add --rules abapa for abapa tables)",
+             (add --rules NAME for tables of another rule set than awari)",
             dir.display()
         ),
         Error::ForeignManifest { path, .. } => format!(
@@ -217,8 +217,8 @@ pub struct DbArg {
     /// $AWARI_PATH, else ./db).
     #[arg(long = "db", value_name = "DIR", alias = "out")]
     db: Option<std::path::PathBuf>,
-    /// The rule set of the tables: awari (the VU database's) or abapa
-    /// (`awari rules` shows both). Default: the folder's (awari for a VU
+    /// The rule set of the tables: awari (the VU database's), abapa,
+    /// olympiad or awale (`awari rules` shows them). Default: the folder's (awari for a VU
     /// folder or a new one); a folder of another rule set is refused.
     #[arg(long, value_name = "NAME", value_parser = parse_rules)]
     rules: Option<Rules>,

@@ -8,7 +8,8 @@ use clap::Args;
 #[derive(Args)]
 #[command(after_help = super::EXIT_CODES)]
 pub struct RulesArgs {
-    /// Show only this rule set (awari or abapa); default: all of them.
+    /// Show only this rule set (awari, abapa, olympiad or awale); default:
+    /// all of them, side by side.
     #[arg(value_name = "NAME", value_parser = super::parse_rules)]
     name: Option<Rules>,
     /// Print JSON: one object per rule set, its name and every field.

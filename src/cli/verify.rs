@@ -59,7 +59,7 @@ pub struct VerifyArgs {
     facts: Option<PathBuf>,
     /// A list of known-good checksums (layer,table,bytes,xxh3), or
     /// `known`: the list built into awari for the folder's rule set (the
-    /// repository's data/known-good.csv or data/known-good-abapa.csv).
+    /// repository's data/known-good.csv or data/known-good-RULES.csv).
     /// Every table's checksum is recomputed from its bytes and compared.
     #[arg(long, value_name = "FILE|known", group = "against")]
     checksums: Option<PathBuf>,

@@ -1,6 +1,7 @@
 //! A game between two sides, as `awari play` runs it: the board as
 //! players see it, moves by pit label, retraction, the game record, the
-//! ends of a game by its rule set ([`Rules`]: awari or abapa), and a
+//! ends of a game by its rule set ([`Rules`]: awari, abapa, olympiad or
+//! awale), and a
 //! computer player that plays from the database (or searches a few plies
 //! where the database has no answer).
 //!
@@ -17,18 +18,25 @@
 //!
 //! Checked after every move, in this order, with the numbers of the rule
 //! set ([`Rules::win`], [`Rules::draw`], [`Rules::repetition`],
-//! [`Rules::no_capture_limit`]):
-//! 1. a side has captured `win` seeds or more (25): it wins;
-//! 2. both sides have captured `draw` (24): a draw;
+//! [`Rules::no_capture_limit`], [`Rules::seeds_left`]):
+//! 1. a side has captured `win` seeds or more (25; awale has no such
+//!    end): it wins;
+//! 2. both sides have captured `draw` (24; not awale): a draw;
 //! 3. the side to move has no seeds: the other side takes the seeds left;
-//! 4. the side to move has seeds but no legal move (abapa: it cannot feed
-//!    an opponent without seeds): each side takes the seeds of its own row;
+//! 4. the side to move has seeds but no legal move: under abapa and
+//!    olympiad it cannot feed an opponent without seeds, and each side
+//!    takes the seeds of its own row (the mover all of them); under awale
+//!    every move it has is a grand slam, and the other side takes the
+//!    seeds left;
 //! 5. the position (board and side to move) occurs for the `repetition`-th
-//!    time (awari: the first repetition; abapa: the third occurrence):
-//!    play would go on forever, and the seeds left are split evenly;
+//!    time (awari, olympiad, awale: the first repetition; abapa: the third
+//!    occurrence): play would go on forever, and the seeds left are split
+//!    evenly (awale: nobody's);
 //! 6. `no_capture_limit` plies (abapa: 500) have passed without a capture:
-//!    the seeds left are split evenly;
+//!    the seeds left go as at a repetition;
 //! 7. a side's clock ran out ([`Game::flag`]): it loses.
+//!
+//! The side with more seeds in the end wins.
 //!
 //! [`Game::result`] says how a game ended, with the final score and the
 //! winner; the record's last line (a comment) repeats it.

@@ -50,7 +50,7 @@ impl Game {
                     let words: Vec<&str> = line.split_whitespace().collect();
                     if words.len() != 2 {
                         return Err(bad(Error::RecordSyntax(
-                            "a 'rules' line names one rule set: 'rules awari' or 'rules abapa'",
+                            "a 'rules' line names one rule set, e.g. 'rules awari' or 'rules olympiad'",
                         )));
                     }
                     rules = Some(Rules::by_name(words[1]).map_err(bad)?);

@@ -10,8 +10,9 @@ use std::collections::HashSet;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum PvEnd {
-    /// The side to move has no legal move (no seeds, or under abapa none
-    /// that feeds the opponent): the game is over.
+    /// The side to move has no legal move (no seeds; under abapa and
+    /// olympiad none that feeds the opponent; under awale only grand
+    /// slams): the game is over.
     GameOver,
     /// A position repeated: play goes on forever from here.
     Repetition,

@@ -1,19 +1,21 @@
-//! The rules of the game, for the two rule sets the crate builds tables
-//! for: **awari**, exactly as the VU database encodes it (the default), and
-//! **abapa**, the rule set of international play.
+//! The rules of the game, for the four rule sets the crate builds tables
+//! for: **awari**, exactly as the VU database encodes it (the default);
+//! **abapa**, the rule set of international play; **olympiad**, the
+//! Computer Olympiad's awari tournaments; **awale**, the Awale program's.
 //!
 //! The Vrije Universiteit's Awari Game Score Database (Romein & Bal,
 //! "Solving the Game of Awari using Parallel Retrograde Analysis", IEEE
 //! Computer 36(10), 2003; dataset DOI 10.48338/vu01-11wjke) was solved under
 //! the awari rules below. Every table this crate builds for the `awari` rule
 //! set (recorded as `awari-vu2002` in its manifests) has to follow them to
-//! the letter. Abapa differs in two rules only (grand slam and feeding,
-//! under "Legality"); its tables follow those of the C++ solver of
-//! jh85/smallgames and OpenSpiel's `oware`. A rule set is data, a
-//! [`Rules`] value with named presets ([`AWARI`], [`ABAPA`]; the table of
-//! their fields is in `set.rs`, [`Rules`]). This module is the reference
-//! of both: [`crate::index`] numbers the positions (the same ones under
-//! both) and [`crate::solve`] computes their values.
+//! the letter. The others differ in two rules only (grand slam and
+//! feeding, under "Legality"); abapa's tables follow those of the C++
+//! solver of jh85/smallgames and OpenSpiel's `oware`. A rule set is data, a
+//! [`Rules`] value with named presets ([`AWARI`], [`ABAPA`], [`OLYMPIAD`],
+//! [`AWALE`]; the table of their fields is in `set.rs`, [`Rules`]). This
+//! module is the reference of all four: [`crate::index`] numbers the
+//! positions (the same ones under each) and [`crate::solve`] computes their
+//! values.
 //!
 //! # Board and perspective
 //!
@@ -63,19 +65,36 @@
 //!   mandatory; if no move does, the game ends and each side takes the
 //!   seeds of its own row (the mover all of them).
 //!
-//! Every other move is legal under both.
+//! **Olympiad** ([`GrandSlam::Captures`], [`Feeding::Mandatory`]):
+//! * a grand slam is legal and captures as usual: the opponent, left
+//!   without seeds, cannot move, and the mover takes the seeds left, so the
+//!   move is worth `+n`;
+//! * feeding as under abapa: when the opponent has no seeds, a move that
+//!   gives it some is mandatory; if no move does, the mover takes the rest.
+//!
+//! **Awale** ([`GrandSlam::Never`], [`Feeding::Free`]):
+//! * a grand slam is never legal; a mover whose every move is a grand slam
+//!   cannot play: the game ends and the opponent takes the rest (`-n`; the
+//!   text of the rules does not say, and this is our reading);
+//! * there is no duty to feed: a move that leaves an empty opponent empty
+//!   is legal, and ends the game with the mover taking the rest (`+n`).
+//!
+//! Every other move is legal under all four.
 //!
 //! # Ends
 //!
-//! * **No legal move**: the game ends and each side takes the seeds of its
-//!   own row ([`Position::final_score`]). A mover with no seeds scores
-//!   `-n`, because the opponent takes every seed left; an abapa mover that
-//!   cannot feed scores `+n`. Awari's forced moves that leave the opponent
-//!   empty pay off the same: the mover gets its capture plus every seed
-//!   still on the board, `+n` in all.
+//! * **No legal move** ([`Position::final_score`]): a mover with no seeds
+//!   scores `-n`, because the opponent takes every seed left; an abapa or
+//!   olympiad mover that cannot feed scores `+n` (each side takes its own
+//!   row, and the opponent's is empty); an awale mover whose every move is
+//!   a grand slam scores `-n`. A move that leaves the opponent without
+//!   seeds (awari's forced moves, olympiad's grand slams, awale's moves
+//!   that do not feed) is worth `+n`: the mover gets its capture plus
+//!   every seed still on the board.
 //! * **Empty board**: the score is 0.
 //! * **Endless play** (play that cycles and never captures again): the seeds
-//!   left are split evenly, so such play is worth 0 to each side.
+//!   left are split evenly (awale: nobody takes them), so such play is
+//!   worth 0 to each side's score, the difference of their captures.
 //!
 //! # What the dataset pins, and the cycle envelope
 //!
@@ -100,9 +119,10 @@
 //! has to say how many positions it compared. [`crate::solve`] describes how
 //! the score and the envelope are computed.
 //!
-//! # The same meaning under both rule sets
+//! # The same meaning under every rule set
 //!
-//! The three tables mean the same under abapa: the score with endless play
+//! The three tables mean the same under abapa (and olympiad and awale,
+//! whose texts end play at the first repetition): the score with endless play
 //! splitting the seeds left evenly (what play falls back on: the third
 //! repetition, or 500 plies without a capture, split the rest evenly); the
 //! envelope as its two extremes, every endless play in this layer or below
@@ -152,6 +172,7 @@
 //! ```
 
 mod exits;
+mod packed;
 mod set;
 
 pub use exits::Exits;
@@ -160,6 +181,7 @@ pub use set::{
     OLYMPIAD, PRESETS,
 };
 
+use packed::{has_zero_byte, mirror_packed, pack, sow_packed, unpack, HIGH_BITS, LAST, SOWN};
 use std::fmt;
 
 /// Number of pits on the board.
@@ -182,8 +204,8 @@ pub struct Move {
     pub child: Position,
     /// Whether the move is legal under the rule set it was generated for
     /// (awari: a move that leaves the opponent without seeds is legal only
-    /// if every move does; abapa: a move must feed an opponent without
-    /// seeds where one can).
+    /// if every move does; abapa and olympiad: a move must feed an
+    /// opponent without seeds where one can; awale: a grand slam never is).
     pub legal: bool,
 }
 
@@ -561,93 +583,6 @@ fn slam_last(rb: &[u8; PITS]) -> usize {
         return NO_PIT;
     }
     top
-}
-
-/// A board packed little-endian into a `u128`: pit `k` in byte `k`, bytes
-/// 12..15 zero. Sowing is then one subtraction and one addition (no pit
-/// exceeds 48, so bytes never carry into each other).
-#[inline(always)]
-fn pack(p: &[u8; PITS]) -> u128 {
-    let mut b = [0u8; 16];
-    b[..PITS].copy_from_slice(p);
-    u128::from_le_bytes(b)
-}
-
-#[inline(always)]
-fn unpack(x: u128) -> [u8; PITS] {
-    let b = x.to_le_bytes();
-    let mut p = [0u8; PITS];
-    p.copy_from_slice(&b[..PITS]);
-    p
-}
-
-const LOW48: u128 = (1 << 48) - 1;
-/// The high bit of each of the 12 pit bytes.
-const HIGH_BITS: u128 = 0x8080_8080_8080_8080_8080_8080;
-
-#[inline(always)]
-fn mirror_packed(x: u128) -> u128 {
-    (x >> 48) | ((x & LOW48) << 48)
-}
-
-/// Whether some byte of `v` is zero.
-#[inline(always)]
-fn has_zero_byte(v: u64) -> bool {
-    v.wrapping_sub(0x0101_0101_0101_0101) & !v & 0x8080_8080_8080_8080 != 0
-}
-
-/// `SOWN[i][s]`: the seeds that sowing `s` from pit `i` puts in each pit
-/// (the origin, skipped on every lap, gets none).
-static SOWN: [[u128; MAX_SEEDS as usize + 1]; 6] = build_sown();
-/// `LAST[i][s]`: the pit the last of `s` seeds sown from `i` lands in.
-static LAST: [[u8; MAX_SEEDS as usize + 1]; 6] = build_last();
-
-const fn build_sown() -> [[u128; MAX_SEEDS as usize + 1]; 6] {
-    let mut t = [[0u128; MAX_SEEDS as usize + 1]; 6];
-    let mut i = 0;
-    while i < 6 {
-        let mut s = 1;
-        while s <= MAX_SEEDS as usize {
-            let d = (s - 1) % 11 + 1;
-            let k = (i + d) % PITS;
-            t[i][s] = t[i][s - 1] + (1u128 << (8 * k));
-            s += 1;
-        }
-        i += 1;
-    }
-    t
-}
-
-const fn build_last() -> [[u8; MAX_SEEDS as usize + 1]; 6] {
-    let mut t = [[0u8; MAX_SEEDS as usize + 1]; 6];
-    let mut i = 0;
-    while i < 6 {
-        let mut s = 1;
-        while s <= MAX_SEEDS as usize {
-            t[i][s] = ((i + (s - 1) % 11 + 1) % PITS) as u8;
-            s += 1;
-        }
-        i += 1;
-    }
-    t
-}
-
-/// Sows `s` seeds from `pit` of the packed board `x` and captures.
-#[inline(always)]
-fn sow_packed(x: u128, pit: usize, s: usize) -> (u128, u8) {
-    let mut b = x - ((s as u128) << (8 * pit)) + SOWN[pit][s];
-    let mut captured = 0u8;
-    let mut k = LAST[pit][s] as usize;
-    while k >= 6 {
-        let v = (b >> (8 * k)) as u8;
-        if v != 2 && v != 3 {
-            break;
-        }
-        captured += v;
-        b &= !(0xffu128 << (8 * k));
-        k -= 1;
-    }
-    (b, captured)
 }
 
 /// Serialises as the array of 12 pit counts.

@@ -23,13 +23,17 @@
 //! * **Legal moves**, as defined in [`crate::rules`] for the rule set (awari:
 //!   a move that leaves the opponent without seeds is legal only if every
 //!   move does; abapa: a grand slam captures nothing, feeding is
-//!   mandatory). A position without a legal move is final at its
+//!   mandatory; olympiad: a grand slam captures, feeding is mandatory;
+//!   awale: a grand slam is illegal, feeding is free). A position without
+//!   a legal move is final at its
 //!   [`final_score`](crate::rules::Position::final_score): `-n` when the
-//!   mover has no seeds, `+n` when an abapa mover cannot feed.
+//!   mover has no seeds or (awale) only grand slams, `+n` when an abapa or
+//!   olympiad mover cannot feed.
 //! * **Exits**: the legal moves that leave the layer or end the game at once.
 //!   These are captures (the child lies in a lower layer, already solved) and
 //!   moves whose child's mover has no seeds (worth the capture plus every seed
-//!   left on the board, which is `+n` when nothing was captured); a position
+//!   left on the board: `+n`, be it an olympiad grand slam or an awale
+//!   move that leaves an empty opponent empty); a position
 //!   without a legal move has its final score as its one exit.
 //! * **Internal moves**: the remaining legal moves, which capture nothing and
 //!   lead to a child in layer `n` whose mover has seeds (under abapa, grand
