@@ -1,5 +1,7 @@
 //! `awari stats`: per layer the positions, won/drawn/lost shares, the score
-//! histogram, the pinned share and the build figures; `--plot` draws them.
+//! histogram, the pinned share and the build figures; `--plot` draws them;
+//! `--with` shows more folders beside the first (e.g. the same layers under
+//! other rule sets), and the plot then draws their shares side by side.
 
 use super::verify::parse_layers;
 use super::Failure;
@@ -7,6 +9,7 @@ use awari_egdb::error::human;
 use awari_egdb::probe::Database;
 use awari_egdb::stats::{self, LayerStats};
 use clap::Args;
+use plotters::coord::Shift;
 use plotters::prelude::*;
 use std::ops::RangeInclusive;
 use std::path::{Path, PathBuf};
@@ -28,6 +31,62 @@ pub struct StatsArgs {
     /// FILE (PNG or SVG, by its extension).
     #[arg(long, value_name = "FILE")]
     plot: Option<PathBuf>,
+    /// Another folder to show beside the first (repeat for more), e.g. the
+    /// same layers under another rule set: a table each, and with --plot
+    /// the shares by layer side by side, a line per folder.
+    #[arg(long = "with", value_name = "DIR")]
+    with: Vec<PathBuf>,
+}
+
+/// One folder's figures.
+struct Shown {
+    dir: PathBuf,
+    db: Database,
+    layers: Vec<LayerStats>,
+}
+
+impl Shown {
+    /// The folder's figures for `range`, each layer fitted to `budget`
+    /// first.
+    fn read(
+        dir: PathBuf,
+        range: Option<RangeInclusive<u32>>,
+        budget: awari_egdb::build::plan::Budget,
+    ) -> Result<Shown, Failure> {
+        let db = Database::open(&dir)?;
+        let layers = super::verify::layers_in(&db, &dir, range)?;
+        // Where the manifest has no figures, a layer's tables are streamed,
+        // a window of each at a time: every layer must fit first.
+        for &n in &layers {
+            let tables = if db.has_envelope(n)? { 3 } else { 1 };
+            let window = stats::STREAM_WINDOW.min(awari_egdb::index::layer_size(n));
+            awari_egdb::build::plan::fit_stream(n, tables, window, budget)?;
+        }
+        let layers = layers
+            .iter()
+            .map(|&n| stats::layer_stats(&db, n))
+            .collect::<Result<_, _>>()?;
+        Ok(Shown { dir, db, layers })
+    }
+
+    /// The folder's name in a legend: its rule set's, or its path where
+    /// two folders shown have the same rule set.
+    fn label(&self, all: &[Shown]) -> String {
+        let name = self.db.rules().name;
+        if all.iter().filter(|o| o.db.rules().name == name).count() > 1 {
+            self.dir.display().to_string()
+        } else {
+            name.to_string()
+        }
+    }
+
+    fn json(&self) -> serde_json::Value {
+        serde_json::json!({
+            "folder": if self.db.is_vu() { "vu" } else { "ours" },
+            "rules": self.db.rules().name,
+            "layers": self.layers,
+        })
+    }
 }
 
 fn pct(s: &LayerStats, c: u64) -> String {
@@ -36,35 +95,50 @@ fn pct(s: &LayerStats, c: u64) -> String {
 
 pub fn run(a: StatsArgs) -> Result<(), Failure> {
     a.db.rules()?;
-    let dir = a.db.path();
     let budget = a.memory.budget()?;
-    let db = Database::open(&dir)?;
-    let layers = super::verify::layers_in(&db, &dir, a.layers)?;
-    // Where the manifest has no figures, a layer's tables are streamed, a
-    // window of each at a time: every layer must fit first.
-    for &n in &layers {
-        let tables = if db.has_envelope(n)? { 3 } else { 1 };
-        let window = stats::STREAM_WINDOW.min(awari_egdb::index::layer_size(n));
-        awari_egdb::build::plan::fit_stream(n, tables, window, budget)?;
+    let mut shown = vec![Shown::read(a.db.path(), a.layers.clone(), budget)?];
+    for dir in &a.with {
+        shown.push(Shown::read(dir.clone(), a.layers.clone(), budget)?);
     }
-    let all: Vec<LayerStats> = layers
-        .iter()
-        .map(|&n| stats::layer_stats(&db, n))
-        .collect::<Result<_, _>>()?;
     if let Some(path) = &a.plot {
-        plot(path, &all)?;
+        match &shown[..] {
+            [one] => plot(path, Figure::One(&one.layers))?,
+            all => plot(path, Figure::SideBySide(all))?,
+        }
     }
     if a.json {
-        println!(
-            "{}",
-            serde_json::json!({ "folder": if db.is_vu() { "vu" } else { "ours" }, "layers": all })
-        );
+        let v = match &shown[..] {
+            [one] => serde_json::json!({ "folder": one.json()["folder"], "layers": one.layers }),
+            all => serde_json::json!({ "folders": all.iter().map(|s| {
+                let mut v = s.json();
+                v["dir"] = s.dir.display().to_string().into();
+                v
+            }).collect::<Vec<_>>() }),
+        };
+        println!("{v}");
         return Ok(());
     }
+    for (i, one) in shown.iter().enumerate() {
+        if shown.len() > 1 {
+            if i > 0 {
+                println!();
+            }
+            println!("{} ({} rules):", one.dir.display(), one.db.rules().name);
+        }
+        table(&one.layers);
+    }
+    if let Some(p) = &a.plot {
+        println!("plot written to {}", p.display());
+    }
+    Ok(())
+}
+
+/// The table of one folder's layers.
+fn table(all: &[LayerStats]) {
     println!(
         "layer      positions     won   drawn    lost       pinned  build s     M pos/s  peak RSS"
     );
-    for s in &all {
+    for s in all {
         let (secs, rate, rss) = match &s.build {
             Some(b) => (
                 format!("{:.1}", b.wall_seconds),
@@ -92,15 +166,11 @@ pub fn run(a: StatsArgs) -> Result<(), Failure> {
              the shares come from the scores"
         );
     }
-    if let Some(p) = &a.plot {
-        println!("plot written to {}", p.display());
-    }
-    Ok(())
 }
 
 /// The shares by layer (top) and each layer's score distribution as a heat
 /// map (bottom).
-fn plot(path: &Path, all: &[LayerStats]) -> Result<(), Failure> {
+fn plot(path: &Path, figure: Figure) -> Result<(), Failure> {
     let ext = path
         .extension()
         .and_then(|e| e.to_str())
@@ -114,8 +184,8 @@ fn plot(path: &Path, all: &[LayerStats]) -> Result<(), Failure> {
     }
     register_font()?;
     let r = match ext.as_deref() {
-        Some("png") => draw(BitMapBackend::new(path, size).into_drawing_area(), all),
-        Some("svg") => draw(SVGBackend::new(path, size).into_drawing_area(), all),
+        Some("png") => figure.draw(BitMapBackend::new(path, size).into_drawing_area()),
+        Some("svg") => figure.draw(SVGBackend::new(path, size).into_drawing_area()),
         _ => {
             return Err(Failure::usage(format!(
                 "{}: --plot writes .png or .svg files",
@@ -134,13 +204,93 @@ fn register_font() -> Result<(), Failure> {
 
 type DrawResult = Result<(), Box<dyn std::error::Error>>;
 
+/// What a plot draws: one folder's shares and score distributions, or
+/// several folders' shares side by side.
+enum Figure<'a> {
+    One(&'a [LayerStats]),
+    SideBySide(&'a [Shown]),
+}
+
+impl Figure<'_> {
+    fn draw<DB: DrawingBackend>(&self, root: DrawingArea<DB, Shift>) -> DrawResult
+    where
+        DB::ErrorType: 'static,
+    {
+        match self {
+            Figure::One(all) => draw(root, all),
+            Figure::SideBySide(all) => draw_side_by_side(root, all),
+        }
+    }
+}
+
+/// The four shares by layer (won, drawn, lost, pinned), a panel each, a
+/// line per folder.
+fn draw_side_by_side<DB: DrawingBackend>(root: DrawingArea<DB, Shift>, all: &[Shown]) -> DrawResult
+where
+    DB::ErrorType: 'static,
+{
+    root.fill(&WHITE)?;
+    let seeds = all.iter().flat_map(|s| s.layers.iter().map(|l| l.seeds));
+    let first = seeds.clone().min().unwrap_or(0);
+    let last = seeds.max().unwrap_or(0);
+    let xs = first as f64 - 0.5..last as f64 + 0.5;
+    const COLORS: [RGBColor; 6] = [
+        RGBColor(31, 119, 180),
+        RGBColor(214, 39, 40),
+        RGBColor(44, 160, 44),
+        RGBColor(148, 103, 189),
+        RGBColor(255, 127, 14),
+        RGBColor(120, 120, 120),
+    ];
+    let panels: [(&str, Count); 4] = [
+        ("won (score > 0)", |s| Some(s.won)),
+        ("drawn (score 0)", |s| Some(s.drawn)),
+        ("lost (score < 0)", |s| Some(s.lost)),
+        ("pinned (lower = upper)", |s| s.pinned),
+    ];
+    for (area, (title, get)) in root.split_evenly((2, 2)).iter().zip(panels) {
+        let mut chart = ChartBuilder::on(area)
+            .caption(format!("Share {title}"), ("sans-serif", 20))
+            .margin(10)
+            .x_label_area_size(32)
+            .y_label_area_size(46)
+            .build_cartesian_2d(xs.clone(), 0.0..1.0)?;
+        chart
+            .configure_mesh()
+            .x_label_formatter(&|x| format!("{x:.0}"))
+            .x_desc("seeds on the board (layer)")
+            .draw()?;
+        for (k, shown) in all.iter().enumerate() {
+            let color = COLORS[k % COLORS.len()];
+            let points: Vec<(f64, f64)> = shown
+                .layers
+                .iter()
+                .filter_map(|s| get(s).map(|c| (s.seeds as f64, s.share(c))))
+                .collect();
+            if points.is_empty() {
+                continue;
+            }
+            chart
+                .draw_series(LineSeries::new(points.clone(), color.stroke_width(2)))?
+                .label(shown.label(all))
+                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], color));
+            chart.draw_series(points.iter().map(|&p| Circle::new(p, 3, color.filled())))?;
+        }
+        chart
+            .configure_series_labels()
+            .background_style(WHITE.mix(0.8))
+            .border_style(BLACK)
+            .position(SeriesLabelPosition::UpperRight)
+            .draw()?;
+    }
+    root.present()?;
+    Ok(())
+}
+
 /// The count of one series in a layer, if known.
 type Count = fn(&LayerStats) -> Option<u64>;
 
-fn draw<DB: DrawingBackend>(
-    root: DrawingArea<DB, plotters::coord::Shift>,
-    all: &[LayerStats],
-) -> DrawResult
+fn draw<DB: DrawingBackend>(root: DrawingArea<DB, Shift>, all: &[LayerStats]) -> DrawResult
 where
     DB::ErrorType: 'static,
 {
