@@ -1,7 +1,7 @@
 //! `awari build --mpi` under a real `mpirun` (built with `--features mpi`;
 //! `.ci/run` installs Open MPI and runs these): any number of ranks makes
-//! the known-good tables, a killed rank stops the job and the rerun resumes,
-//! ranks started differently refuse.
+//! the known-good tables (of every rule set), a killed rank stops the job
+//! and the rerun resumes, ranks started differently refuse.
 #![cfg(feature = "mpi")]
 
 mod common;
@@ -199,4 +199,30 @@ fn ranks_started_with_different_arguments_refuse() {
         err.contains("the ranks disagree on the build options"),
         "{err}"
     );
+}
+
+/// Every rule set but awari (whose tables the test above checks) by two
+/// ranks: layers 0..=14 equal the rule set's known-good list, built in.
+#[test]
+fn two_ranks_build_every_rule_set_s_known_good_tables() {
+    for rules in ["abapa", "olympiad", "awale"] {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("db");
+        let o = run(mpirun(2)
+            .args(build_args(&dir, 14))
+            .args(["--rules", rules, "-q"]));
+        assert!(
+            o.status.success(),
+            "{rules}: {}{}",
+            text(&o.stdout),
+            text(&o.stderr)
+        );
+        let o = awari(&["verify", "--db", s(&dir), "--checksums", "known"], None);
+        let out = text(&o.stdout);
+        assert!(o.status.success(), "{rules}: {out}{}", text(&o.stderr));
+        assert!(
+            out.contains("all 45 table(s) equal the known-good checksums"),
+            "{rules}: {out}"
+        );
+    }
 }

@@ -7,7 +7,7 @@
 //! `proptest-regressions/`; commit that file with the fix.
 
 use awari_egdb::index::{goedel, layer_size, rank, unrank};
-use awari_egdb::rules::{Position, Rules, ABAPA, AWARI, MAX_SEEDS, PITS};
+use awari_egdb::rules::{Position, Rules, ABAPA, AWALE, AWARI, MAX_SEEDS, OLYMPIAD, PITS, PRESETS};
 use awari_egdb::Error;
 use proptest::prelude::*;
 
@@ -146,6 +146,20 @@ proptest! {
             prop_assert_eq!(a.legal, a.child.mover_seeds() > 0, "[{}] pit {}", p, a.pit);
         }
         prop_assert_eq!(abapa.legal().next().is_some(), feeds);
+        // Olympiad: awari's sowings and captures; every move legal while
+        // the opponent has seeds, else only those that feed. Awale: the
+        // same sowings; every move legal but grand slams.
+        let opponent = p.opponent_seeds() > 0;
+        let olympiad = p.moves(&OLYMPIAD);
+        let awale = p.moves(&AWALE);
+        for ((o, w), m) in olympiad.as_slice().iter().zip(awale.as_slice()).zip(moves.as_slice()) {
+            prop_assert_eq!((o.captured, o.child), (m.captured, m.child));
+            prop_assert_eq!((w.captured, w.child), (m.captured, m.child));
+            let feeds = m.child.mover_seeds() > 0;
+            prop_assert_eq!(o.legal, opponent || feeds, "[{}] pit {}", p, m.pit);
+            let slam = m.captured > 0 && !feeds;
+            prop_assert_eq!(w.legal, !slam, "[{}] pit {}", p, m.pit);
+        }
     }
 
     /// Every un-move of `q` is a position with a legal, non-capturing move
@@ -153,7 +167,7 @@ proptest! {
     /// mover has seeds is found among that position's un-moves.
     #[test]
     fn un_moves_invert_moves(q in position()) {
-        for rules in [AWARI, ABAPA] {
+        for rules in PRESETS {
             un_moves_invert_moves_under(&q, &rules)?;
         }
     }

@@ -191,12 +191,53 @@ fn a_folder_of_one_rule_set_refuses_a_build_of_the_other() {
 /// docs/verification.md.
 const PUBLISHED_PINNED: [(u32, f64); 4] = [(4, 72.8), (8, 61.1), (12, 18.7), (16, 6.5)];
 
-#[test]
-fn abapa_0_to_16_equal_the_known_good_list_and_the_published_pinned_shares() {
+/// A fresh build of 0..=16 of `rules` into a new folder, and its tables
+/// compared with the repository's known-good list of `rules` (which
+/// reaches layer `reaches`); the awari list is refused for it.
+fn fresh_0_to_16_equals_the_known_good_list(rules: Rules, reaches: u32) -> tempfile::TempDir {
     let dir = tempdir();
     let mut o = opts(dir.path(), 16, true);
-    o.rules = ABAPA;
+    o.rules = rules;
     build_ok(&o, &Silent);
+    let path = format!(
+        "{}/data/known-good-{}.csv",
+        env!("CARGO_MANIFEST_DIR"),
+        rules.name
+    );
+    let known = awari_egdb::verify::read_known_good(Path::new(&path)).expect("list");
+    assert_eq!(known.rules, rules);
+    assert!(
+        known.tables.iter().any(|k| k.layer == reaches),
+        "the {rules} list reaches layer {reaches}"
+    );
+    let builtin = awari_egdb::verify::builtin_known_good(&rules).expect("built in");
+    assert_eq!(builtin.tables, known.tables, "the built-in {rules} list");
+    let r = awari_egdb::verify::compare_checksums(dir.path(), &known, 0..=16).expect("compare");
+    assert_eq!(r.tables.len(), 51);
+    let bad: Vec<_> = r.failures().collect();
+    assert!(bad.is_empty(), "{rules}: {bad:?}");
+    let awari =
+        awari_egdb::verify::read_known_good(Path::new(crate::common::KNOWN_GOOD)).expect("list");
+    assert!(matches!(
+        awari_egdb::verify::compare_checksums(dir.path(), &awari, 0..=16),
+        Err(Error::RulesDiffer { .. })
+    ));
+    dir
+}
+
+#[test]
+fn olympiad_0_to_16_equal_the_known_good_list() {
+    fresh_0_to_16_equals_the_known_good_list(OLYMPIAD, 24);
+}
+
+#[test]
+fn awale_0_to_16_equal_the_known_good_list() {
+    fresh_0_to_16_equals_the_known_good_list(AWALE, 24);
+}
+
+#[test]
+fn abapa_0_to_16_equal_the_known_good_list_and_the_published_pinned_shares() {
+    let dir = fresh_0_to_16_equals_the_known_good_list(ABAPA, 28);
     let m = manifest(dir.path());
     for (n, share) in PUBLISHED_PINNED {
         let l = m.layer(n).expect("built");
@@ -209,23 +250,4 @@ fn abapa_0_to_16_equal_the_known_good_list_and_the_published_pinned_shares() {
             l.positions
         );
     }
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/data/known-good-abapa.csv");
-    let known = awari_egdb::verify::read_known_good(std::path::Path::new(path)).expect("list");
-    assert_eq!(known.rules, ABAPA);
-    assert!(
-        known.tables.iter().any(|k| k.layer == 28),
-        "the list reaches layer 28"
-    );
-    let r = awari_egdb::verify::compare_checksums(dir.path(), &known, 0..=16).expect("compare");
-    assert_eq!(r.tables.len(), 51);
-    let bad: Vec<_> = r.failures().collect();
-    assert!(bad.is_empty(), "{bad:?}");
-    // The awari list is refused for this folder.
-    let awari =
-        awari_egdb::verify::read_known_good(std::path::Path::new(crate::common::KNOWN_GOOD))
-            .expect("list");
-    assert!(matches!(
-        awari_egdb::verify::compare_checksums(dir.path(), &awari, 0..=16),
-        Err(Error::RulesDiffer { .. })
-    ));
 }

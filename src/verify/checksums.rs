@@ -54,7 +54,8 @@ pub fn read_known_good(path: &Path) -> Result<KnownGood> {
 }
 
 /// The repository's lists of known-good checksums, built into the library
-/// (`data/known-good.csv`, `data/known-good-abapa.csv`), so that a binary
+/// (`data/known-good.csv`, `data/known-good-RULES.csv` for abapa, olympiad
+/// and awale), so that a binary
 /// installed without the repository has them: the list of `rules`, if
 /// there is one. Its `path` names it `known-good list of RULES (built
 /// in)`.
@@ -62,6 +63,8 @@ pub fn builtin_known_good(rules: &Rules) -> Option<KnownGood> {
     let text = match rules.name {
         "awari" => include_str!("../../data/known-good.csv"),
         "abapa" => include_str!("../../data/known-good-abapa.csv"),
+        "olympiad" => include_str!("../../data/known-good-olympiad.csv"),
+        "awale" => include_str!("../../data/known-good-awale.csv"),
         _ => return None,
     };
     let label = format!("known-good list of {} (built in)", rules.name);
