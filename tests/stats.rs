@@ -116,3 +116,56 @@ fn plots_are_valid_files_that_grow_with_the_layers_drawn() {
     );
     assert!(err.contains(".png or .svg"), "{err}");
 }
+
+/// `--with`: the same layers of another folder (here an olympiad build)
+/// beside the first, a table each and in one JSON object; the side-by-side
+/// plot is a real PNG; a folder that cannot be read is refused.
+#[test]
+fn stats_with_more_folders_shows_them_side_by_side() {
+    let ol = scratch("awari-stats-olympiad-");
+    awari_status(
+        &[
+            "build",
+            "--rules",
+            "olympiad",
+            "--db",
+            s(&ol),
+            "--max-seeds",
+            "8",
+            "-q",
+        ],
+        0,
+    );
+    let args = [
+        "stats",
+        "--db",
+        s(db_dir()),
+        "--with",
+        s(&ol),
+        "--layers",
+        "0..=8",
+    ];
+    let (out, _) = awari_status(&[&args[..], &["--json"]].concat(), 0);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let folders = v["folders"].as_array().unwrap();
+    assert_eq!(folders.len(), 2);
+    assert_eq!(
+        (&folders[0]["rules"], &folders[1]["rules"]),
+        (&"awari".into(), &"olympiad".into())
+    );
+    let l8 = |f: &serde_json::Value| f["layers"][8].clone();
+    assert_eq!(l8(&folders[0])["positions"], l8(&folders[1])["positions"]);
+    assert_ne!(
+        l8(&folders[0])["won"],
+        l8(&folders[1])["won"],
+        "the rule sets differ at 8 seeds"
+    );
+    let png = scratch("awari-stats-with-").join("presets.png");
+    let (text, _) = awari_status(&[&args[..], &["--plot", s(&png)]].concat(), 0);
+    assert!(text.contains("(olympiad rules):"), "{text}");
+    assert!(std::fs::read(&png).unwrap().starts_with(b"\x89PNG"));
+    awari_status(
+        &["stats", "--db", s(db_dir()), "--with", "/nonexistent/awari"],
+        2,
+    );
+}

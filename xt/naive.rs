@@ -9,16 +9,16 @@
 //!
 //! # The game inside one layer
 //!
-//! Fix layer `n` and a rule set (awari or abapa). For a position `P` list
+//! Fix layer `n` and a rule set (any of the presets). For a position `P` list
 //! its legal moves under the rule set (`Position::moves`, `legal` flag). A move capturing `c > 0` seeds leaves the layer: its child
 //! lives in layer `n - c`, already solved, so its value to `P`'s mover is a
 //! *known number*. A move capturing nothing stays in layer `n` (its child may
 //! be a position whose mover has no seeds; such a child has no move and is
 //! handled by the same rule as every other position, see below). A position
-//! with no legal move ends the game, each side taking its own row: `-n` when
-//! its mover has no seeds, `+n` when (abapa) it cannot feed an empty
-//! opponent; the solver treats that end as one capture-like move of that
-//! value.
+//! with no legal move ends the game at its final score: `-n` when its mover
+//! has no seeds or (awale) only grand slams, `+n` when (abapa, olympiad) it
+//! cannot feed an empty opponent; the solver treats that end as one
+//! capture-like move of that value.
 //! Play that stays in the layer forever (never captures again) is "endless".
 //!
 //! # Score (endless play worth 0)

@@ -32,6 +32,7 @@ pub fn run(a: RulesArgs) -> Result<(), Failure> {
         return Ok(());
     }
     let tables: Vec<Vec<_>> = shown.iter().map(Rules::fields).collect();
+    let width = shown.iter().map(|r| r.name.len()).max().unwrap_or(0);
     for (i, f) in tables[0].iter().enumerate() {
         println!(
             "{}{}: {}",
@@ -41,12 +42,13 @@ pub fn run(a: RulesArgs) -> Result<(), Failure> {
         );
         for (r, fields) in shown.iter().zip(&tables) {
             let g = &fields[i];
-            println!("  {:<6} {}  ({})", r.name, g.words, g.value);
+            println!("  {:<width$}  {}  ({})", r.name, g.words, g.value);
         }
     }
     println!(
-        "\nIn every rule set a game that would go on forever splits the seeds left evenly: \
-         that is what the score tables assume; lower and upper give every such game to one side."
+        "\nIn every rule set a game that would go on forever is worth 0 to the difference of \
+         the sides' captures (the seeds left split evenly, or nobody's): that is what the score \
+         tables assume; lower and upper give every such game to one side."
     );
     Ok(())
 }

@@ -307,7 +307,7 @@ pub(super) fn sort_exits(
 mod tests {
     use super::*;
 
-    /// Under both rule sets: every capture move of layers 2..=11 is found
+    /// Under every rule set: every capture move of layers 2..=11 is found
     /// from its child, and every position the un-capture finds has that
     /// capture (the un-capture does not depend on the rule set: a capture
     /// whose child's mover has seeds is legal under both).
