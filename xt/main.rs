@@ -16,9 +16,6 @@ mod out_of_core;
 mod presets;
 mod ranks;
 
-use std::sync::OnceLock;
-use std::time::Instant;
-
 use awari_egdb::index::{layer_size, rank, LayerIter};
 use awari_egdb::rules::{Position, AWARI};
 
@@ -27,14 +24,9 @@ use naive::NaiveTables;
 /// Largest layer solved naively here.
 const MAX: u32 = 9;
 
+/// The naive awari tables, solved once (shared with `presets`).
 fn tables() -> &'static NaiveTables {
-    static T: OnceLock<NaiveTables> = OnceLock::new();
-    T.get_or_init(|| {
-        let t0 = Instant::now();
-        let t = naive::solve(MAX, &AWARI);
-        eprintln!("naive solve of layers 0..={MAX}: {:.2?}", t0.elapsed());
-        t
-    })
+    presets::naive_tables(&AWARI)
 }
 
 fn lookup(t: &'static [Vec<i8>]) -> impl Fn(u32, u64) -> i8 {

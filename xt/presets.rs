@@ -22,11 +22,19 @@ use std::sync::OnceLock;
 const MAX: u32 = 9;
 
 /// The naive tables of a preset, solved once.
-fn naive_tables(rules: &Rules) -> &'static naive::NaiveTables {
+pub(crate) fn naive_tables(rules: &Rules) -> &'static naive::NaiveTables {
     static T: [OnceLock<naive::NaiveTables>; PRESETS.len()] =
         [const { OnceLock::new() }; PRESETS.len()];
     let i = PRESETS.iter().position(|r| r == rules).expect("a preset");
-    T[i].get_or_init(|| naive::solve(MAX, rules))
+    T[i].get_or_init(|| {
+        let t0 = std::time::Instant::now();
+        let t = naive::solve(MAX, rules);
+        eprintln!(
+            "naive solve of {rules} layers 0..={MAX}: {:.2?}",
+            t0.elapsed()
+        );
+        t
+    })
 }
 
 fn naive_bytes(rules: &Rules, n: u32) -> [Vec<u8>; 3] {
