@@ -257,3 +257,37 @@ fn a_position_without_a_legal_move_scores_by_who_takes_the_rest() {
         assert_eq!(p.exits(&rules).known, Some(-4), "{rules}");
     }
 }
+
+/// Fields combined otherwise than in the presets keep each field's
+/// meaning: a grand slam illegal unless forced under mandatory feeding, a
+/// grand slam that captures under awari's subsumed feeding, one never
+/// legal under mandatory feeding.
+#[test]
+fn fields_combined_outside_the_presets_keep_their_meaning() {
+    let slam = Position([1, 0, 0, 0, 0, 1, 1, 0, 0, 0, 0, 0]);
+    let only_slam = Position([0, 0, 0, 0, 0, 1, 1, 0, 0, 0, 0, 0]);
+    let r = Rules {
+        grand_slam: GrandSlam::IllegalUnlessForced,
+        ..OLYMPIAD
+    };
+    assert!(!slam.moves(&r).from_pit(5).unwrap().legal);
+    assert!(slam.moves(&r).from_pit(0).unwrap().legal);
+    assert!(only_slam.moves(&r).from_pit(5).unwrap().legal);
+    let r = Rules {
+        grand_slam: GrandSlam::Captures,
+        ..AWARI
+    };
+    // Subsumed feeding still forbids a move that leaves the opponent
+    // empty while another feeds.
+    assert!(!slam.moves(&r).from_pit(5).unwrap().legal);
+    let r = Rules {
+        grand_slam: GrandSlam::Never,
+        ..ABAPA
+    };
+    assert!(!slam.moves(&r).from_pit(5).unwrap().legal);
+    assert!(only_slam.moves(&r).legal().next().is_none());
+    assert_eq!(only_slam.final_score(&r), -2);
+    // An empty opponent that cannot be fed: the mover takes the rest.
+    let p = Position([1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]);
+    assert_eq!(p.final_score(&r), 2);
+}
