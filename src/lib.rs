@@ -23,8 +23,10 @@
 //!                   comm                         search -> game
 //! ```
 //!
-//! * [`rules`]: positions, sowing, captures, the awari legality rule,
-//!   un-moves (the game as the database encodes it).
+//! * [`rules`]: positions, sowing, captures, legality under the four
+//!   rule sets (awari, abapa, olympiad, awale: data, [`rules::Rules`]),
+//!   un-moves, the packed board they share (the game as the database
+//!   encodes it).
 //! * [`index`]: the VU Goedel numbering of each layer (positions with the
 //!   same number of seeds).
 //! * [`solve`]: the retrograde solvers of one layer: the shared

@@ -309,6 +309,25 @@ impl Position {
     /// capture under `rules`.
     #[inline]
     pub fn moves(&self, rules: &Rules) -> MoveList {
+        // The presets' combinations inline; any other one out of line.
+        match (rules.grand_slam, rules.feeding) {
+            (GrandSlam::IllegalUnlessForced, Feeding::Subsumed) => {
+                self.moves_with::<SLAM_UNLESS_FORCED, FEED_SUBSUMED>()
+            }
+            (GrandSlam::NoCapture, Feeding::Mandatory) => {
+                self.moves_with::<SLAM_STANDS, FEED_MANDATORY>()
+            }
+            (GrandSlam::Captures, Feeding::Mandatory) => {
+                self.moves_with::<SLAM_CAPTURES, FEED_MANDATORY>()
+            }
+            (GrandSlam::Never, Feeding::Free) => self.moves_with::<SLAM_NEVER, FEED_FREE>(),
+            _ => self.moves_combined(rules),
+        }
+    }
+
+    /// [`Position::moves`] for the combinations of fields no preset has.
+    #[inline(never)]
+    fn moves_combined(&self, rules: &Rules) -> MoveList {
         macro_rules! by_feeding {
             ($slam:expr) => {
                 match rules.feeding {

@@ -288,7 +288,8 @@ pub struct Manifest {
     /// Always [`VERSION`].
     pub version: u32,
     /// The rule set's tag ([`Rules::tag`]): `awari-vu2002` (also every
-    /// manifest written before there were rule sets) or `abapa`.
+    /// manifest written before there were rule sets), else the preset's name
+    /// (`abapa`, `olympiad`, `awale`).
     pub rule_set: String,
     /// The rule set's fields ([`Rules::to_json`]); absent in manifests
     /// written before there were rule sets (awari).
