@@ -6,6 +6,7 @@
 
 #![allow(dead_code)]
 
+pub mod boards;
 pub mod compress;
 
 use awari_egdb::build::{self, BuildOptions};
