@@ -1,6 +1,7 @@
-//! Shared by the compressed-table tests (`compress_roundtrip`,
-//! `compress_damage`): a raw folder of layers 0..=14 built once per test
-//! binary, its compressed copy, and small helpers.
+//! Shared by the compressed-table tests (`compress_roundtrip*`,
+//! `compress_damage`, `compress_v2_damage`, `compress_v3_*`): a raw folder
+//! of layers 0..=14 built once per test binary, its compressed copy, and
+//! small helpers.
 
 use super::scratch;
 use awari_egdb::build;

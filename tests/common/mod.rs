@@ -8,6 +8,8 @@
 
 pub mod boards;
 pub mod compress;
+pub mod forge;
+pub mod forge_v3;
 
 use awari_egdb::build::{self, BuildOptions};
 use awari_egdb::solve::Silent;
