@@ -7,7 +7,7 @@ use super::scratch;
 use awari_egdb::build;
 use awari_egdb::codec::{CompressError, CompressedTable, Settings};
 use awari_egdb::format::Kind;
-use awari_egdb::pack::{self, Action, CompressOptions, Quiet};
+use awari_egdb::pack::{self, Action, CompressOptions, DecompressOptions, Quiet};
 use awari_egdb::solve::Silent;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
@@ -89,4 +89,13 @@ pub fn raw_table(kind: Kind, n: u32) -> Vec<u8> {
 
 pub fn parse(z: &[u8]) -> Result<CompressedTable<&[u8]>, CompressError> {
     CompressedTable::parse(z)
+}
+
+/// `decompress_folder` on every layer.
+pub fn decompress_every_layer(dir: &Path, remove_compressed: bool) -> pack::PackReport {
+    let opts = DecompressOptions {
+        layers: 0..=48,
+        remove_compressed,
+    };
+    pack::decompress_folder(dir, &opts, &Quiet).unwrap()
 }
