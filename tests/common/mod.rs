@@ -10,6 +10,7 @@ pub mod boards;
 pub mod compress;
 pub mod forge;
 pub mod forge_v3;
+pub mod probe;
 
 use awari_egdb::build::{self, BuildOptions};
 use awari_egdb::solve::Silent;
