@@ -1,6 +1,7 @@
-//! The probing library's principal variations (`Database::pv`): each
-//! ends in game over, a repetition or the limit, and follows the tables'
-//! best moves. The rest of the good path is in `probe.rs`.
+//! The probing library's principal variations
+//! (`Database::principal_variation`): each ends in game over, a repetition
+//! or the limit, and plays the tables' best moves. The rest of the good
+//! path is in `probe.rs`.
 
 mod common;
 
