@@ -2,11 +2,9 @@
 
 use super::board::parse_board;
 use super::Failure;
-use awari_egdb::index;
-use awari_egdb::probe::{Database, MoveInfo, PvEnd};
+use awari_egdb::probe::{Answer, Database, PvEnd};
 use awari_egdb::rules::Position;
 use clap::Args;
-use serde::Serialize;
 use std::io::BufRead;
 
 #[derive(Args)]
@@ -35,96 +33,11 @@ pub struct QueryArgs {
     verify: bool,
 }
 
-#[derive(Serialize)]
-struct MoveJson {
-    pit: u8,
-    legal: bool,
-    captures: u8,
-    score: Option<i8>,
-}
-
-#[derive(Serialize)]
-struct StepJson {
-    pits: [u8; 12],
-    score: i8,
-    pit: u8,
-    captures: u8,
-}
-
-#[derive(Serialize)]
-struct Answer {
-    rules: &'static str,
-    pits: [u8; 12],
-    seeds: u32,
-    index: u64,
-    score: i8,
-    lower: Option<i8>,
-    upper: Option<i8>,
-    pinned: Option<bool>,
-    moves: Vec<MoveJson>,
-    best: Vec<u8>,
-    pv: Option<Vec<StepJson>>,
-    pv_end: Option<PvEnd>,
-}
-
-fn answer(
-    db: &Database,
-    p: &Position,
-    pv: Option<usize>,
-) -> awari_egdb::Result<(Answer, [MoveInfo; 6])> {
-    let score = db.score(p)?;
-    let env = db.envelope(p)?;
-    let moves = db.moves(p)?;
-    let best = db.best_moves(p)?;
-    let (pv, pv_end) = match pv {
-        Some(limit) => {
-            let line = db.principal_variation(p, limit)?;
-            let steps = line
-                .steps
-                .iter()
-                .map(|s| StepJson {
-                    pits: s.position.0,
-                    score: s.score,
-                    pit: s.pit,
-                    captures: s.captures,
-                })
-                .collect();
-            (Some(steps), Some(line.end))
-        }
-        None => (None, None),
-    };
-    Ok((
-        Answer {
-            rules: db.rules().name,
-            pits: p.0,
-            seeds: p.seeds(),
-            index: index::rank(p),
-            score,
-            lower: env.map(|e| e.lower),
-            upper: env.map(|e| e.upper),
-            pinned: env.map(|e| e.pinned()),
-            moves: moves
-                .iter()
-                .map(|m| MoveJson {
-                    pit: m.pit,
-                    legal: m.legal,
-                    captures: m.captures,
-                    score: m.score,
-                })
-                .collect(),
-            best,
-            pv,
-            pv_end,
-        },
-        moves,
-    ))
-}
-
 fn signed(v: i8) -> String {
     format!("{v:+}")
 }
 
-fn print_text(p: &Position, a: &Answer, moves: &[MoveInfo; 6]) {
+fn print_text(p: &Position, a: &Answer) {
     print!("{}", p.diagram());
     println!("seeds {}  index {}  rules {}", a.seeds, a.index, a.rules);
     print!("score {}", signed(a.score));
@@ -142,9 +55,9 @@ fn print_text(p: &Position, a: &Answer, moves: &[MoveInfo; 6]) {
         _ => println!("  (no envelope in these tables)"),
     }
     println!("pit  seeds  move");
-    for m in moves {
+    for m in &a.moves {
         let seeds = p.0[m.pit as usize];
-        let what = if !m.nonempty {
+        let what = if seeds == 0 {
             "empty".to_string()
         } else if !m.legal {
             "illegal (leaves the opponent without seeds)".to_string()
@@ -209,11 +122,11 @@ pub fn run(a: QueryArgs) -> Result<(), Failure> {
         return run_stdin(&db, a.json, a.pv);
     }
     let p = parse_board(&a.pits)?;
-    let (ans, moves) = answer(&db, &p, a.pv)?;
+    let ans = db.answer(&p, a.pv)?;
     if a.json {
         println!("{}", serde_json::to_string(&ans).expect("JSON"));
     } else {
-        print_text(&p, &ans, &moves);
+        print_text(&p, &ans);
     }
     Ok(())
 }
@@ -234,12 +147,12 @@ fn run_stdin(db: &Database, json: bool, pv: Option<usize>) -> Result<(), Failure
             continue;
         }
         let result = parse_board(&words)
-            .and_then(|p| answer(db, &p, pv).map(|r| (p, r)).map_err(Failure::from));
+            .and_then(|p| db.answer(&p, pv).map(|r| (p, r)).map_err(Failure::from));
         match result {
-            Ok((_, (ans, _))) if json => {
+            Ok((_, ans)) if json => {
                 println!("{}", serde_json::to_string(&ans).expect("JSON"))
             }
-            Ok((p, (ans, _))) => {
+            Ok((p, ans)) => {
                 let best: Vec<String> = ans.best.iter().map(|b| b.to_string()).collect();
                 println!(
                     "{p}  seeds {} index {} score {} best {}",

@@ -53,13 +53,18 @@
 //!   ([`crate::codec::v4::dont_care`]): [`resolve`], the stored value
 //!   against the position's best exit, children searched with a bound.
 //! * `pv.rs`: the principal variation ([`Pv`], [`PvStep`], [`PvEnd`]).
+//! * `answer.rs`: everything about one position in one object
+//!   ([`Answer`]), what `awari query --json` prints and `awari serve`
+//!   returns.
 
+mod answer;
 mod load;
 mod pv;
 mod query;
 mod resolve;
 mod tables;
 
+pub use answer::{Answer, AnswerMove, AnswerStep};
 pub use pv::{Pv, PvEnd, PvStep};
 pub use query::{Envelope, MoveInfo};
 pub use resolve::{resolve, Entry};
