@@ -11,6 +11,8 @@ mod player;
 mod query;
 mod recover;
 mod rules;
+#[cfg(feature = "serve")]
+mod serve;
 mod stats;
 mod verify;
 
@@ -71,6 +73,10 @@ enum Command {
     /// Print the rule sets (awari, abapa, olympiad, awale) field by field,
     /// each with its meaning.
     Rules(rules::RulesArgs),
+    /// Serve the tables over HTTP: a JSON API (/api/v1) and a page that
+    /// shows every move's exact worth (the web oracle).
+    #[cfg(feature = "serve")]
+    Serve(serve::ServeArgs),
 }
 
 /// A failure to report: message for stderr and the exit status.
@@ -387,6 +393,8 @@ pub fn run() -> i32 {
         Command::Match(a) => matches::run(a),
         Command::Stats(a) => stats::run(a),
         Command::Rules(a) => rules::run(a),
+        #[cfg(feature = "serve")]
+        Command::Serve(a) => serve::run(a),
     };
     match result {
         Ok(()) => 0,

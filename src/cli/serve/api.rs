@@ -1,0 +1,301 @@
+//! The JSON API, `/api/v1`: one position's answer, a batch of scores, the
+//! rule set, the layers and the server's health. Every error is JSON,
+//! `{"error": message, "kind": kind}` (and `"table"` for a damaged one):
+//!
+//! | status | kind | when |
+//! |---|---|---|
+//! | 400 | `bad_input` | a board or parameter the tables cannot take |
+//! | 404 | `not_built` | a layer the folder does not hold |
+//! | 404 | `not_found` | an unknown path |
+//! | 405 | `method` | a known path with another method |
+//! | 408 | `timeout` | a request not sent and answered in time |
+//! | 413 | `too_large` | a body over [`MAX_BODY`] or over [`MAX_BOARDS`] boards |
+//! | 500 | `io`, `internal` | the server failed to read a file, or a bug |
+//! | 503 | `damaged` | a table of the folder is damaged (named) |
+//!
+//! Headers over the connection's limit are refused by the HTTP layer
+//! itself, 431 with an empty body (see `conn.rs`).
+
+use super::State;
+use crate::cli::board::parse_board;
+use awari_egdb::rules::Position;
+use awari_egdb::{Error, ErrorKind};
+use axum::body::Body;
+use axum::extract::{RawQuery, State as With};
+use axum::http::{header, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use axum::{Json, Router};
+use http_body_util::{BodyExt, LengthLimitError, Limited};
+use serde_json::{json, Value};
+use std::sync::Arc;
+
+/// The largest request body.
+pub const MAX_BODY: usize = 1 << 20;
+/// The most boards of one batch.
+pub const MAX_BOARDS: usize = 10_000;
+/// The longest principal variation asked for.
+pub const MAX_PV: usize = 1_000;
+
+type Shared = With<Arc<State>>;
+
+/// The routes of `/api/v1`, and the JSON 404 and 405 of every other path.
+pub fn router(state: Arc<State>) -> Router {
+    Router::new()
+        .route("/api/v1/position", get(position))
+        .route("/api/v1/positions", post(positions))
+        .route("/api/v1/rules", get(rules))
+        .route("/api/v1/layers", get(layers))
+        .route("/api/v1/health", get(health))
+        .fallback(|| async {
+            ApiError::new(
+                StatusCode::NOT_FOUND,
+                "not_found",
+                "no such path; see /api/v1/health",
+            )
+        })
+        .method_not_allowed_fallback(|| async {
+            ApiError::new(
+                StatusCode::METHOD_NOT_ALLOWED,
+                "method",
+                "this path does not take that method",
+            )
+        })
+        .layer(tower_http::catch_panic::CatchPanicLayer::custom(
+            |_: Box<dyn std::any::Any + Send>| {
+                ApiError::new(
+                    StatusCode::INTERNAL_SERVER_ERROR,
+                    "internal",
+                    "the server failed on this request (a bug: please report it)",
+                )
+                .response()
+            },
+        ))
+        .with_state(state)
+}
+
+/// An error of the API, as JSON.
+#[derive(Debug)]
+pub struct ApiError {
+    status: StatusCode,
+    kind: &'static str,
+    message: String,
+    table: Option<String>,
+}
+
+impl ApiError {
+    pub fn new(status: StatusCode, kind: &'static str, message: impl Into<String>) -> ApiError {
+        ApiError {
+            status,
+            kind,
+            message: message.into(),
+            table: None,
+        }
+    }
+
+    fn bad(message: impl Into<String>) -> ApiError {
+        ApiError::new(StatusCode::BAD_REQUEST, "bad_input", message)
+    }
+
+    /// A library error, with the folder's path taken out of its message.
+    fn of(e: Error, state: &State) -> ApiError {
+        let (status, kind) = match (&e, e.kind()) {
+            (Error::MissingLayer { .. }, _) => (StatusCode::NOT_FOUND, "not_built"),
+            (_, ErrorKind::Input) => (StatusCode::BAD_REQUEST, "bad_input"),
+            (_, ErrorKind::Damaged) => (StatusCode::SERVICE_UNAVAILABLE, "damaged"),
+            (_, ErrorKind::Io) => (StatusCode::INTERNAL_SERVER_ERROR, "io"),
+            _ => (StatusCode::INTERNAL_SERVER_ERROR, "internal"),
+        };
+        let table = (kind == "damaged")
+            .then(|| e.path().and_then(|p| p.file_name()))
+            .flatten()
+            .map(|f| f.to_string_lossy().into_owned());
+        ApiError {
+            status,
+            kind,
+            message: e
+                .to_string()
+                .replace(&state.dir_prefix.0, "")
+                .replace(&state.dir_prefix.1, "the folder"),
+            table,
+        }
+    }
+
+    pub fn response(self) -> Response {
+        let mut body = json!({ "error": self.message, "kind": self.kind });
+        if let Some(t) = self.table {
+            body["table"] = t.into();
+        }
+        (self.status, Json(body)).into_response()
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        self.response()
+    }
+}
+
+type Answer = Result<Response, ApiError>;
+
+/// The parameters of a query string, each at most once and each known.
+fn params<'a>(
+    query: &Option<String>,
+    known: &[&'a str],
+) -> Result<Vec<(&'a str, String)>, ApiError> {
+    let pairs: Vec<(String, String)> =
+        serde_urlencoded::from_str(query.as_deref().unwrap_or(""))
+            .map_err(|_| ApiError::bad("the query string is not key=value pairs"))?;
+    let mut out: Vec<(&'a str, String)> = Vec::new();
+    for (k, v) in pairs {
+        let Some(&name) = known.iter().find(|&&n| n == k) else {
+            return Err(ApiError::bad(format!(
+                "unknown parameter '{}' (this path takes: {})",
+                k.chars().take(40).collect::<String>(),
+                known.join(", ")
+            )));
+        };
+        if out.iter().any(|(n, _)| *n == name) {
+            return Err(ApiError::bad(format!("parameter '{name}' given twice")));
+        }
+        out.push((name, v));
+    }
+    Ok(out)
+}
+
+/// Twelve pit counts, as words, into a board with a Goedel number.
+fn board(words: &[String]) -> Result<Position, ApiError> {
+    parse_board(words).map_err(|f| ApiError::bad(f.message))
+}
+
+/// `GET /api/v1/position?pits=P0,...,P11[&pv=N]`: the object `awari query
+/// --json` prints.
+async fn position(With(state): Shared, RawQuery(query): RawQuery) -> Answer {
+    let ps = params(&query, &["pits", "pv"])?;
+    let mut pits = None;
+    let mut pv = None;
+    for (name, v) in ps {
+        match name {
+            "pits" => {
+                let words: Vec<String> = v.split(',').map(str::to_string).collect();
+                pits = Some(board(&words)?);
+            }
+            _ => {
+                let n: usize = v
+                    .trim()
+                    .parse()
+                    .ok()
+                    .filter(|&n| n <= MAX_PV)
+                    .ok_or_else(|| {
+                        ApiError::bad(format!("pv '{v}' is not a move count from 0 to {MAX_PV}"))
+                    })?;
+                pv = Some(n);
+            }
+        }
+    }
+    let p = pits.ok_or_else(|| ApiError::bad("give the board: ?pits=P0,...,P11"))?;
+    let answer = state
+        .db
+        .answer(&p, pv)
+        .map_err(|e| ApiError::of(e, &state))?;
+    Ok(Json(answer).into_response())
+}
+
+/// `POST /api/v1/positions` with `{"boards": [[12 counts], ...]}`: their
+/// scores, in order, `{"rules", "scores"}`.
+async fn positions(With(state): Shared, body: Body) -> Answer {
+    let too_large = || {
+        ApiError::new(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            "too_large",
+            format!("the body is over {MAX_BODY} bytes"),
+        )
+    };
+    let bytes = match Limited::new(body, MAX_BODY).collect().await {
+        Ok(b) => b.to_bytes(),
+        Err(e) if e.downcast_ref::<LengthLimitError>().is_some() => return Err(too_large()),
+        Err(_) => return Err(ApiError::bad("the body could not be read")),
+    };
+    let v: Value = serde_json::from_slice(&bytes)
+        .map_err(|e| ApiError::bad(format!("the body is not JSON: {e}")))?;
+    let Some(list) = v.get("boards").and_then(Value::as_array) else {
+        return Err(ApiError::bad(
+            "the body is {\"boards\": [[12 pit counts], ...]}",
+        ));
+    };
+    if list.len() > MAX_BOARDS {
+        return Err(ApiError::new(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            "too_large",
+            format!("{} boards; a batch holds at most {MAX_BOARDS}", list.len()),
+        ));
+    }
+    let mut boards = Vec::with_capacity(list.len());
+    for (i, b) in list.iter().enumerate() {
+        let words: Option<Vec<String>> = b.as_array().map(|pits| {
+            pits.iter()
+                .map(|x| match x {
+                    Value::Number(n) => n.to_string(),
+                    other => format!("{other}"),
+                })
+                .collect()
+        });
+        let words = words.ok_or_else(|| ApiError::bad(format!("board {i}: not an array")))?;
+        boards.push(board(&words).map_err(|e| ApiError::bad(format!("board {i}: {}", e.message)))?);
+    }
+    let worker = state.clone();
+    let scores = tokio::task::spawn_blocking(move || {
+        let mut out = vec![0i8; boards.len()];
+        worker.db.scores(&boards, &mut out).map(|()| out)
+    })
+    .await
+    .map_err(|_| {
+        ApiError::new(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "internal",
+            "the probe failed",
+        )
+    })?
+    .map_err(|e| ApiError::of(e, &state))?;
+    Ok(Json(json!({ "rules": state.db.rules().name, "scores": scores })).into_response())
+}
+
+/// `GET /api/v1/rules`: the folder's rule set, field by field.
+async fn rules(With(state): Shared, RawQuery(query): RawQuery) -> Answer {
+    params(&query, &[])?;
+    Ok(Json(state.db.rules().to_json()).into_response())
+}
+
+/// `GET /api/v1/layers`: the layers built, with the figures of `awari
+/// stats --json` where the folder's manifest records them.
+async fn layers(With(state): Shared, RawQuery(query): RawQuery) -> Answer {
+    params(&query, &[])?;
+    let mut out = Vec::new();
+    for n in state.db.layers() {
+        let recorded = state
+            .db
+            .manifest()
+            .and_then(|m| m.layer(n))
+            .is_some_and(|e| e.score_histogram.len() == 2 * n as usize + 1);
+        out.push(if recorded {
+            let s = awari_egdb::stats::layer_stats(&state.db, n)
+                .map_err(|e| ApiError::of(e, &state))?;
+            serde_json::to_value(s).expect("JSON")
+        } else {
+            json!({ "seeds": n, "positions": awari_egdb::index::layer_size(n) })
+        });
+    }
+    Ok(Json(json!({ "rules": state.db.rules().name, "layers": out })).into_response())
+}
+
+/// `GET /api/v1/health`: the server answers; its rule set and layers.
+async fn health(With(state): Shared, RawQuery(query): RawQuery) -> Answer {
+    params(&query, &[])?;
+    let body = json!({
+        "status": "ok",
+        "version": env!("CARGO_PKG_VERSION"),
+        "rules": state.db.rules().name,
+        "layers": state.db.layers(),
+    });
+    Ok(([(header::CACHE_CONTROL, "no-store")], Json(body)).into_response())
+}
