@@ -11,6 +11,7 @@ pub mod compress;
 pub mod forge;
 pub mod forge_v3;
 pub mod probe;
+pub mod server;
 
 use awari_egdb::build::{self, BuildOptions};
 use awari_egdb::solve::Silent;
