@@ -36,7 +36,12 @@ fn a_position_is_answered_as_awari_query_json_prints_it() {
     for (i, p) in boards(40, MAX, 1).iter().enumerate() {
         let pv = (i % 3 == 0).then_some(i % 7);
         let mut path = format!("/api/v1/position?pits={}", pits(&p.0));
-        let mut args = vec!["query".to_string(), "--db".into(), s(dir).into(), "--json".into()];
+        let mut args = vec![
+            "query".to_string(),
+            "--db".into(),
+            s(dir).into(),
+            "--json".into(),
+        ];
         if let Some(n) = pv {
             path += &format!("&pv={n}");
             args.extend(["--pv".into(), n.to_string()]);
@@ -64,7 +69,11 @@ fn a_batch_gets_the_scores_of_the_library() {
     let server = Server::start(dir, &[]);
     let ps = boards(10_000, MAX, 2);
     let body = json!({ "boards": ps.iter().map(|p| p.0.to_vec()).collect::<Vec<_>>() });
-    let (status, v) = post(&server.addr, "/api/v1/positions", body.to_string().as_bytes());
+    let (status, v) = post(
+        &server.addr,
+        "/api/v1/positions",
+        body.to_string().as_bytes(),
+    );
     assert_eq!(status, 200, "{v}");
     assert_eq!(v["rules"], "awari");
     let scores = v["scores"].as_array().expect("scores");
@@ -73,30 +82,90 @@ fn a_batch_gets_the_scores_of_the_library() {
         assert_eq!(got.as_i64(), Some(db.score(p).unwrap() as i64), "{p}");
     }
     let more = json!({ "boards": vec![[0u8; 12]; 10_001] });
-    let (status, v) = post(&server.addr, "/api/v1/positions", more.to_string().as_bytes());
-    assert_eq!((status, v["kind"].as_str()), (413, Some("too_large")), "{v}");
+    let (status, v) = post(
+        &server.addr,
+        "/api/v1/positions",
+        more.to_string().as_bytes(),
+    );
+    assert_eq!(
+        (status, v["kind"].as_str()),
+        (413, Some("too_large")),
+        "{v}"
+    );
 }
 
 /// `(path, status, kind)`: what each bad request gets.
 const BAD_QUERIES: &[(&str, u16, &str)] = &[
     ("/api/v1/position", 400, "bad_input"),
     ("/api/v1/position?pits=1,2,3", 400, "bad_input"),
-    ("/api/v1/position?pits=1,1,1,1,1,2,4,2,3,0,0,0,0", 400, "bad_input"),
-    ("/api/v1/position?pits=-1,1,1,1,1,2,4,2,3,0,0,0", 400, "bad_input"),
-    ("/api/v1/position?pits=x,1,1,1,1,2,4,2,3,0,0,0", 400, "bad_input"),
-    ("/api/v1/position?pits=1.5,1,1,1,1,2,4,2,3,0,0,0", 400, "bad_input"),
+    (
+        "/api/v1/position?pits=1,1,1,1,1,2,4,2,3,0,0,0,0",
+        400,
+        "bad_input",
+    ),
+    (
+        "/api/v1/position?pits=-1,1,1,1,1,2,4,2,3,0,0,0",
+        400,
+        "bad_input",
+    ),
+    (
+        "/api/v1/position?pits=x,1,1,1,1,2,4,2,3,0,0,0",
+        400,
+        "bad_input",
+    ),
+    (
+        "/api/v1/position?pits=1.5,1,1,1,1,2,4,2,3,0,0,0",
+        400,
+        "bad_input",
+    ),
     ("/api/v1/position?pits=,,,,,,,,,,,", 400, "bad_input"),
-    ("/api/v1/position?pits=49,0,0,0,0,0,0,0,0,0,0,0", 400, "bad_input"),
-    ("/api/v1/position?pits=9,9,9,9,9,9,0,0,0,0,0,0", 400, "bad_input"),
-    ("/api/v1/position?pits=1,1,1,1,1,1,1,1,1,1,1,1", 400, "bad_input"),
-    ("/api/v1/position?pits=47,0,0,0,0,0,0,0,0,0,0,0", 400, "bad_input"),
-    ("/api/v1/position?pits=1,0,0,0,0,0,0,0,0,0,0,0&pv=x", 400, "bad_input"),
-    ("/api/v1/position?pits=1,0,0,0,0,0,0,0,0,0,0,0&pv=1001", 400, "bad_input"),
-    ("/api/v1/position?pits=1,0,0,0,0,0,0,0,0,0,0,0&pits=1", 400, "bad_input"),
-    ("/api/v1/position?pits=1,0,0,0,0,0,0,0,0,0,0,0&color=red", 400, "bad_input"),
+    (
+        "/api/v1/position?pits=49,0,0,0,0,0,0,0,0,0,0,0",
+        400,
+        "bad_input",
+    ),
+    (
+        "/api/v1/position?pits=9,9,9,9,9,9,0,0,0,0,0,0",
+        400,
+        "bad_input",
+    ),
+    (
+        "/api/v1/position?pits=1,1,1,1,1,1,1,1,1,1,1,1",
+        400,
+        "bad_input",
+    ),
+    (
+        "/api/v1/position?pits=47,0,0,0,0,0,0,0,0,0,0,0",
+        400,
+        "bad_input",
+    ),
+    (
+        "/api/v1/position?pits=1,0,0,0,0,0,0,0,0,0,0,0&pv=x",
+        400,
+        "bad_input",
+    ),
+    (
+        "/api/v1/position?pits=1,0,0,0,0,0,0,0,0,0,0,0&pv=1001",
+        400,
+        "bad_input",
+    ),
+    (
+        "/api/v1/position?pits=1,0,0,0,0,0,0,0,0,0,0,0&pits=1",
+        400,
+        "bad_input",
+    ),
+    (
+        "/api/v1/position?pits=1,0,0,0,0,0,0,0,0,0,0,0&color=red",
+        400,
+        "bad_input",
+    ),
     ("/api/v1/position?pits=%ZZ", 400, "bad_input"),
     ("/api/v1/rules?x=1", 400, "bad_input"),
-    ("/api/v1/position?pits=13,0,0,0,0,0,0,0,0,0,0,0", 404, "not_built"),
+    (
+        "/api/v1/position?pits=13,0,0,0,0,0,0,0,0,0,0,0",
+        404,
+        "not_built",
+    ),
     ("/api/v2/position", 404, "not_found"),
     ("/scores.12", 404, "not_found"),
     ("/api/v1/../../etc/passwd", 404, "not_found"),
@@ -109,18 +178,41 @@ fn bad_input_is_a_json_error_with_its_status() {
     let a = &server.addr;
     for &(path, status, kind) in BAD_QUERIES {
         let (got, v) = get(a, path);
-        assert_eq!((got, v["kind"].as_str()), (status, Some(kind)), "{path}: {v}");
+        assert_eq!(
+            (got, v["kind"].as_str()),
+            (status, Some(kind)),
+            "{path}: {v}"
+        );
         let message = v["error"].as_str().unwrap_or_default();
-        assert!(!message.is_empty() && !message.contains(s(dir)), "{path}: {v}");
+        assert!(
+            !message.is_empty() && !message.contains(s(dir)),
+            "{path}: {v}"
+        );
     }
     let bodies: &[(&[u8], u16, &str)] = &[
         (b"", 400, "bad_input"),
         (b"not json", 400, "bad_input"),
         (b"[[1,0,0,0,0,0,0,0,0,0,0,0]]", 400, "bad_input"),
-        (br#"{"boards": [[1,0,0,0,0,0,0,0,0,0,0,0], [1,0]]}"#, 400, "bad_input"),
-        (br#"{"boards": [[-1,0,0,0,0,0,0,0,0,0,0,0]]}"#, 400, "bad_input"),
-        (br#"{"boards": ["1,0,0,0,0,0,0,0,0,0,0,0"]}"#, 400, "bad_input"),
-        (br#"{"boards": [[13,0,0,0,0,0,0,0,0,0,0,0]]}"#, 404, "not_built"),
+        (
+            br#"{"boards": [[1,0,0,0,0,0,0,0,0,0,0,0], [1,0]]}"#,
+            400,
+            "bad_input",
+        ),
+        (
+            br#"{"boards": [[-1,0,0,0,0,0,0,0,0,0,0,0]]}"#,
+            400,
+            "bad_input",
+        ),
+        (
+            br#"{"boards": ["1,0,0,0,0,0,0,0,0,0,0,0"]}"#,
+            400,
+            "bad_input",
+        ),
+        (
+            br#"{"boards": [[13,0,0,0,0,0,0,0,0,0,0,0]]}"#,
+            404,
+            "not_built",
+        ),
     ];
     for &(body, status, kind) in bodies {
         let (got, v) = post(a, "/api/v1/positions", body);
@@ -141,7 +233,11 @@ fn bad_input_is_a_json_error_with_its_status() {
         "a".repeat(20_000)
     );
     assert_eq!(request(a, header.as_bytes()).0, 431);
-    for garbage in [&b"HELLO\r\n\r\n"[..], b"GET / HTTP/9.9\r\n\r\n", b"\x00\x01\x02\r\n\r\n"] {
+    for garbage in [
+        &b"HELLO\r\n\r\n"[..],
+        b"GET / HTTP/9.9\r\n\r\n",
+        b"\x00\x01\x02\r\n\r\n",
+    ] {
         let (got, _) = request(a, garbage);
         assert_eq!(got, 400, "{}", String::from_utf8_lossy(garbage));
     }
@@ -156,7 +252,15 @@ fn every_kind_of_folder_is_served() {
     let db = Database::open(raw).unwrap();
     let vu = common::vu_copy("awari-serve-vu-");
     let packed = common::full_copy("awari-serve-packed-");
-    ok(&["compress", "--db", s(&packed), "--format", "4", "--remove-raw", "-q"]);
+    ok(&[
+        "compress",
+        "--db",
+        s(&packed),
+        "--format",
+        "4",
+        "--remove-raw",
+        "-q",
+    ]);
     let scores_only = common::full_copy("awari-serve-scores-only-");
     ok(&[
         "compress",
@@ -179,9 +283,15 @@ fn every_kind_of_folder_is_served() {
         let server = Server::start(dir, &[]);
         let (status, layers) = get(&server.addr, "/api/v1/layers");
         assert_eq!(status, 200, "{}: {layers}", dir.display());
-        assert_eq!(layers["layers"].as_array().map(Vec::len), Some(MAX as usize + 1));
+        assert_eq!(
+            layers["layers"].as_array().map(Vec::len),
+            Some(MAX as usize + 1)
+        );
         for p in boards(30, MAX, 3) {
-            let (status, v) = get(&server.addr, &format!("/api/v1/position?pits={}", pits(&p.0)));
+            let (status, v) = get(
+                &server.addr,
+                &format!("/api/v1/position?pits={}", pits(&p.0)),
+            );
             assert_eq!(status, 200, "{}: {v}", dir.display());
             assert_eq!(v["score"].as_i64(), Some(db.score(&p).unwrap() as i64));
         }
@@ -205,11 +315,23 @@ fn layers_carry_the_figures_of_awari_stats() {
 #[test]
 fn a_folder_of_another_rule_set_is_served_by_its_rules() {
     let dir = common::scratch("awari-serve-abapa-");
-    ok(&["build", "--rules", "abapa", "--max-seeds", "8", "--db", s(&dir), "-q"]);
+    ok(&[
+        "build",
+        "--rules",
+        "abapa",
+        "--max-seeds",
+        "8",
+        "--db",
+        s(&dir),
+        "-q",
+    ]);
     let server = Server::start(&dir, &[]);
     let db = Database::open(&dir).unwrap();
     for p in boards(20, 8, 4) {
-        let (status, v) = get(&server.addr, &format!("/api/v1/position?pits={}", pits(&p.0)));
+        let (status, v) = get(
+            &server.addr,
+            &format!("/api/v1/position?pits={}", pits(&p.0)),
+        );
         assert_eq!(status, 200, "{v}");
         assert_eq!(v["rules"], "abapa");
         assert_eq!(v["score"].as_i64(), Some(db.score(&p).unwrap() as i64));
@@ -225,7 +347,10 @@ fn sigterm_stops_the_server_cleanly_and_the_log_has_a_line_per_request() {
     let (status, err) = server.terminate(Duration::from_secs(10));
     let status = status.expect("the server stops within 10 s of SIGTERM");
     assert!(status.success(), "{status:?}: {err}");
-    let lines: Vec<&str> = err.lines().filter(|l| l.contains("/api/v1/health")).collect();
+    let lines: Vec<&str> = err
+        .lines()
+        .filter(|l| l.contains("/api/v1/health"))
+        .collect();
     assert_eq!(lines.len(), 3, "{err}");
     assert!(lines.iter().all(|l| l.contains(" 200 ")), "{err}");
 }

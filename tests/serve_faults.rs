@@ -44,14 +44,24 @@ fn a_table_damaged_or_truncated_while_serving_is_a_503_naming_it() {
     let len = std::fs::metadata(&table).unwrap().len() as usize;
     std::fs::write(&table, vec![0x7fu8; len]).unwrap();
     // Layer 9 cut to half its size.
-    let f = std::fs::OpenOptions::new().write(true).open(dir.join("scores.9")).unwrap();
+    let f = std::fs::OpenOptions::new()
+        .write(true)
+        .open(dir.join("scores.9"))
+        .unwrap();
     f.set_len(awari_egdb::index::layer_size(9) / 2).unwrap();
     drop(f);
     for (n, name) in [(11, "scores.11"), (9, "scores.9")] {
         let (status, v) = get(a, &at(n));
-        assert_eq!((status, v["kind"].as_str()), (503, Some("damaged")), "layer {n}: {v}");
+        assert_eq!(
+            (status, v["kind"].as_str()),
+            (503, Some("damaged")),
+            "layer {n}: {v}"
+        );
         assert_eq!(v["table"], name, "{v}");
-        assert!(!v["error"].as_str().unwrap().contains(common::s(&dir)), "{v}");
+        assert!(
+            !v["error"].as_str().unwrap().contains(common::s(&dir)),
+            "{v}"
+        );
     }
     for n in [8, 10] {
         let (status, v) = get(a, &at(n));
@@ -112,7 +122,9 @@ fn slow_silent_and_flooding_clients_do_not_hold_the_server() {
     let mut silent = TcpStream::connect(&a).unwrap();
     let long = pits(&[4, 4, 4, 0, 0, 0, 0, 0, 0, 0, 0, 0]);
     let ask = format!("GET /api/v1/position?pits={long}&pv=1000 HTTP/1.1\r\nHost: x\r\n\r\n");
-    silent.set_write_timeout(Some(Duration::from_secs(3))).unwrap();
+    silent
+        .set_write_timeout(Some(Duration::from_secs(3)))
+        .unwrap();
     for _ in 0..5000 {
         if silent.write_all(ask.as_bytes()).is_err() {
             break;
@@ -121,7 +133,9 @@ fn slow_silent_and_flooding_clients_do_not_hold_the_server() {
     // A flood of connections that send nothing (fewer than the listen
     // queue holds, 128 here: past it a connection waits for a SYN resent a
     // second later, and the first ones time out before the last are made).
-    let flood: Vec<TcpStream> = (0..100).filter_map(|_| TcpStream::connect(&a).ok()).collect();
+    let flood: Vec<TcpStream> = (0..100)
+        .filter_map(|_| TcpStream::connect(&a).ok())
+        .collect();
     assert_eq!(flood.len(), 100);
     let t = Instant::now();
     while server.open_sockets() < idle + 90 {
@@ -165,13 +179,37 @@ fn random_request() -> impl Strategy<Value = Vec<u8>> {
     ]);
     let query = prop::collection::vec(
         prop::sample::select(vec![
-            "pits", "pv", "=", "&", ",", "1", "4", "48", "-1", "%", "%20", "x", "99999999999999999999",
+            "pits",
+            "pv",
+            "=",
+            "&",
+            ",",
+            "1",
+            "4",
+            "48",
+            "-1",
+            "%",
+            "%20",
+            "x",
+            "99999999999999999999",
         ]),
         0..30,
     );
     let body = prop::collection::vec(any::<u8>(), 0..200);
     let json_body = prop::collection::vec(
-        prop::sample::select(vec!["{", "}", "[", "]", ",", "\"boards\"", ":", "1", "0", "-3", "null"]),
+        prop::sample::select(vec![
+            "{",
+            "}",
+            "[",
+            "]",
+            ",",
+            "\"boards\"",
+            ":",
+            "1",
+            "0",
+            "-3",
+            "null",
+        ]),
         0..40,
     );
     (method, path, query, prop::bool::ANY, body, json_body).prop_map(
@@ -229,7 +267,10 @@ fn sixty_four_clients_get_every_answer() {
     let server = Server::start(&dir, &[]);
     let mut rng = StdRng::seed_from_u64(7);
     let first = random_indexable(&mut rng, max, false);
-    let (status, _) = get(&server.addr, &format!("/api/v1/position?pits={}", pits(&first.0)));
+    let (status, _) = get(
+        &server.addr,
+        &format!("/api/v1/position?pits={}", pits(&first.0)),
+    );
     assert_eq!(status, 200);
     let startup = started.elapsed();
     let rss_before = server.rss();

@@ -27,6 +27,18 @@ pub(crate) const KINDS: [Kind; 3] = [Kind::Score, Kind::Lower, Kind::Upper];
 
 pub(crate) use crate::common::options as opts;
 
+/// Whether the long checks run (`AWARI_LONG=1`): builds of layers 0..=20
+/// within a memory budget, minutes each, kept out of the test command's
+/// time and run before a submission that touches the builder, the planner
+/// or compression. Says so on stderr when they do not.
+pub(crate) fn long(test: &str) -> bool {
+    let on = std::env::var_os("AWARI_LONG").is_some_and(|v| !v.is_empty() && v != "0");
+    if !on {
+        eprintln!("{test}: skipped, a long check (set AWARI_LONG=1 to run it)");
+    }
+    on
+}
+
 pub(crate) fn tempdir() -> tempfile::TempDir {
     tempfile::Builder::new()
         .prefix("awari-xt-")

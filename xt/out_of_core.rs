@@ -17,9 +17,12 @@ use std::path::Path;
 /// in-memory state (3 bytes per position): the layers that do not fit are
 /// built by the compact solver, every layer's peak resident memory (mapped
 /// pages included) stays within the limit plus 64 MiB, and every table
-/// equals the known-good list.
+/// equals the known-good list. A long check ([`long`]).
 #[test]
 fn layers_0_to_20_within_half_of_layer_20s_state_equal_the_known_good_checksums() {
+    if !long("layers_0_to_20_within_half_of_layer_20s_state") {
+        return;
+    }
     let limit: u64 = 112 << 20;
     assert!(2 * limit < 3 * layer_size(20));
     let tmp = tempdir();
@@ -47,9 +50,12 @@ fn layers_0_to_20_within_half_of_layer_20s_state_equal_the_known_good_checksums(
 /// tables (checksum, encode, verify, each a pass over the mapped raw table)
 /// releases each window once it is done, so the mapped tables do not push
 /// the peak past the limit plus 64 MiB (before, they took layer 20 to
-/// 212 MiB).
+/// 212 MiB). A long check ([`long`]).
 #[test]
 fn compress_finished_within_the_budget() {
+    if !long("compress_finished_within_the_budget") {
+        return;
+    }
     let tmp = tempdir();
     let dir = tmp.path().join("db");
     // Layer 20 with compressed lower layers needs 139.0 MiB: the guard

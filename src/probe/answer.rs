@@ -75,7 +75,7 @@ impl Database {
         let score = self.score(p)?;
         let env = self.envelope(p)?;
         let moves = self.moves(p)?;
-        let best = self.best_moves(p)?;
+        let best = super::query::best_of(&moves);
         let (pv, pv_end) = match pv {
             Some(limit) => {
                 let line = self.principal_variation(p, limit)?;

@@ -196,12 +196,16 @@ impl Database {
 
     /// The legal moves of best worth (empty when the mover has no seeds).
     pub fn best_moves(&self, p: &Position) -> Result<Vec<u8>> {
-        let moves = self.moves(p)?;
-        let best = moves.iter().filter_map(|m| m.score).max();
-        Ok(moves
-            .iter()
-            .filter(|m| m.score.is_some() && m.score == best)
-            .map(|m| m.pit)
-            .collect())
+        Ok(best_of(&self.moves(p)?))
     }
+}
+
+/// The pits of `moves` of best worth (every one of them).
+pub(super) fn best_of(moves: &[MoveInfo; 6]) -> Vec<u8> {
+    let best = moves.iter().filter_map(|m| m.score).max();
+    moves
+        .iter()
+        .filter(|m| m.score.is_some() && m.score == best)
+        .map(|m| m.pit)
+        .collect()
 }

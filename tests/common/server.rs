@@ -66,8 +66,8 @@ impl Server {
 
     /// The server's resident memory, bytes.
     pub fn rss(&self) -> u64 {
-        let status = std::fs::read_to_string(format!("/proc/{}/status", self.pid()))
-            .unwrap_or_default();
+        let status =
+            std::fs::read_to_string(format!("/proc/{}/status", self.pid())).unwrap_or_default();
         status
             .lines()
             .find_map(|l| l.strip_prefix("VmRSS:"))
@@ -131,7 +131,10 @@ pub fn request(addr: &str, raw: &[u8]) -> (u16, String) {
         .and_then(|r| r.get(..3))
         .and_then(|c| c.parse().ok())
         .unwrap_or_else(|| panic!("no status line in {:?}", &text[..text.len().min(200)]));
-    let body = text.split_once("\r\n\r\n").map_or("", |(_, b)| b).to_string();
+    let body = text
+        .split_once("\r\n\r\n")
+        .map_or("", |(_, b)| b)
+        .to_string();
     (status, body)
 }
 

@@ -168,6 +168,42 @@ fn board(words: &[String]) -> Result<Position, ApiError> {
     parse_board(words).map_err(|f| ApiError::bad(f.message))
 }
 
+/// Twelve counts as a board with a Goedel number (at most 48 seeds in all,
+/// not 47, an opponent pit empty), else `None`.
+fn plain(counts: &[u8; 12]) -> Option<Position> {
+    let p = Position(*counts);
+    let seeds: u32 = counts.iter().map(|&c| u32::from(c)).sum();
+    (seeds <= awari_egdb::rules::MAX_SEEDS && seeds != 47 && p.is_indexable()).then_some(p)
+}
+
+/// A board of a batch: twelve whole numbers (the common case without a
+/// string made), else the message `awari query` gives.
+fn batch_board(b: &Value) -> Result<Position, ApiError> {
+    let Some(pits) = b.as_array() else {
+        return Err(ApiError::bad("not an array"));
+    };
+    let mut counts = [0u8; 12];
+    let small = pits.len() == 12
+        && pits.iter().zip(&mut counts).all(|(x, c)| match x.as_u64() {
+            Some(v) if v <= 255 => {
+                *c = v as u8;
+                true
+            }
+            _ => false,
+        });
+    if let Some(p) = small.then(|| plain(&counts)).flatten() {
+        return Ok(p);
+    }
+    let words: Vec<String> = pits
+        .iter()
+        .map(|x| match x {
+            Value::Number(n) => n.to_string(),
+            other => format!("{other}"),
+        })
+        .collect();
+    board(&words)
+}
+
 /// `GET /api/v1/position?pits=P0,...,P11[&pv=N]`: the object `awari query
 /// --json` prints.
 async fn position(With(state): Shared, RawQuery(query): RawQuery) -> Answer {
@@ -216,33 +252,12 @@ async fn positions(With(state): Shared, body: Body) -> Answer {
         Err(e) if e.downcast_ref::<LengthLimitError>().is_some() => return Err(too_large()),
         Err(_) => return Err(ApiError::bad("the body could not be read")),
     };
-    let v: Value = serde_json::from_slice(&bytes)
-        .map_err(|e| ApiError::bad(format!("the body is not JSON: {e}")))?;
-    let Some(list) = v.get("boards").and_then(Value::as_array) else {
-        return Err(ApiError::bad(
-            "the body is {\"boards\": [[12 pit counts], ...]}",
-        ));
+    let boards = match serde_json::from_slice::<PlainBatch>(&bytes) {
+        Ok(b) if b.boards.len() <= MAX_BOARDS && b.boards.iter().all(|p| plain(p).is_some()) => {
+            b.boards.into_iter().map(Position).collect()
+        }
+        _ => batch_boards(&bytes)?,
     };
-    if list.len() > MAX_BOARDS {
-        return Err(ApiError::new(
-            StatusCode::PAYLOAD_TOO_LARGE,
-            "too_large",
-            format!("{} boards; a batch holds at most {MAX_BOARDS}", list.len()),
-        ));
-    }
-    let mut boards = Vec::with_capacity(list.len());
-    for (i, b) in list.iter().enumerate() {
-        let words: Option<Vec<String>> = b.as_array().map(|pits| {
-            pits.iter()
-                .map(|x| match x {
-                    Value::Number(n) => n.to_string(),
-                    other => format!("{other}"),
-                })
-                .collect()
-        });
-        let words = words.ok_or_else(|| ApiError::bad(format!("board {i}: not an array")))?;
-        boards.push(board(&words).map_err(|e| ApiError::bad(format!("board {i}: {}", e.message)))?);
-    }
     let worker = state.clone();
     let scores = tokio::task::spawn_blocking(move || {
         let mut out = vec![0i8; boards.len()];
@@ -258,6 +273,38 @@ async fn positions(With(state): Shared, body: Body) -> Answer {
     })?
     .map_err(|e| ApiError::of(e, &state))?;
     Ok(Json(json!({ "rules": state.db.rules().name, "scores": scores })).into_response())
+}
+
+/// A batch in its common form, every board twelve counts 0..=255 (checked
+/// by [`plain`] before use).
+#[derive(serde::Deserialize)]
+struct PlainBatch {
+    boards: Vec<[u8; 12]>,
+}
+
+/// The boards of a batch that is not all plain boards, or the message of
+/// the first thing wrong with it.
+fn batch_boards(bytes: &[u8]) -> Result<Vec<Position>, ApiError> {
+    let v: Value = serde_json::from_slice(bytes)
+        .map_err(|e| ApiError::bad(format!("the body is not JSON: {e}")))?;
+    let Some(list) = v.get("boards").and_then(Value::as_array) else {
+        return Err(ApiError::bad(
+            "the body is {\"boards\": [[12 pit counts], ...]}",
+        ));
+    };
+    if list.len() > MAX_BOARDS {
+        return Err(ApiError::new(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            "too_large",
+            format!("{} boards; a batch holds at most {MAX_BOARDS}", list.len()),
+        ));
+    }
+    let mut boards = Vec::with_capacity(list.len());
+    for (i, b) in list.iter().enumerate() {
+        boards
+            .push(batch_board(b).map_err(|e| ApiError::bad(format!("board {i}: {}", e.message)))?);
+    }
+    Ok(boards)
 }
 
 /// `GET /api/v1/rules`: the folder's rule set, field by field.
