@@ -483,8 +483,10 @@ async fn page_in_chromium() {
         .expect("build the tables");
     let db = Database::open(dir).expect("open the tables");
     let (_server, base) = start_server(dir);
-    let (_driver, driver_url) = start_chromedriver();
+    // The browser's profile, removed after the guard below has ended the
+    // browser (locals drop in reverse order).
     let profile = tempfile::tempdir().expect("a profile folder");
+    let (_driver, driver_url) = start_chromedriver();
     let caps = json!({
         "goog:chromeOptions": {
             "binary": CHROMIUM,
