@@ -62,6 +62,61 @@ fn a_position_is_answered_as_awari_query_json_prints_it() {
     }
 }
 
+/// A board without a Goedel number (every opponent pit holds seeds, as at
+/// the opening) is answered from its moves: its score is the best worth of
+/// its moves, each the captures less the child's score (or plus the seeds
+/// left when the opponent is left without any), and its envelope holds it.
+#[test]
+fn a_board_without_a_goedel_number_is_answered_from_its_moves() {
+    let dir = db_dir();
+    let db = Database::open(dir).unwrap();
+    let rules = db.rules().clone();
+    let server = Server::start(dir, &[]);
+    let mut rng = StdRng::seed_from_u64(5);
+    let mut seen = 0;
+    while seen < 40 {
+        let n = rng.gen_range(6..=MAX);
+        let b = common::boards::random_board(&mut rng, n);
+        let p = Position(b);
+        if p.is_indexable() {
+            continue;
+        }
+        seen += 1;
+        let (status, v) = get(
+            &server.addr,
+            &format!("/api/v1/position?pits={}&pv=3", pits(&b)),
+        );
+        assert_eq!(status, 200, "{p}: {v}");
+        assert_eq!(v["index"], Value::Null);
+        let worths: Vec<i64> = p
+            .moves(&rules)
+            .legal()
+            .map(|m| {
+                let left = (n - m.captured as u32) as i64;
+                let child = if m.child.mover_seeds() == 0 {
+                    -left
+                } else {
+                    db.score(&m.child).unwrap() as i64
+                };
+                m.captured as i64 - child
+            })
+            .collect();
+        let want = worths
+            .iter()
+            .max()
+            .copied()
+            .unwrap_or(p.final_score(&rules) as i64);
+        assert_eq!(v["score"].as_i64(), Some(want), "{p}: {v}");
+        let (lo, hi) = (v["lower"].as_i64().unwrap(), v["upper"].as_i64().unwrap());
+        assert!(lo <= want && want <= hi, "{p}: {v}");
+        if !worths.is_empty() {
+            assert_eq!(v["pv"][0]["score"].as_i64(), Some(want), "{p}: {v}");
+            let pit = v["pv"][0]["pit"].as_u64().unwrap() as usize;
+            assert_eq!(v["moves"][pit]["score"].as_i64(), Some(want), "{p}: {v}");
+        }
+    }
+}
+
 #[test]
 fn a_batch_gets_the_scores_of_the_library() {
     let dir = db_dir();
@@ -130,9 +185,9 @@ const BAD_QUERIES: &[(&str, u16, &str)] = &[
         "bad_input",
     ),
     (
-        "/api/v1/position?pits=1,1,1,1,1,1,1,1,1,1,1,1",
-        400,
-        "bad_input",
+        "/api/v1/position?pits=4,4,4,4,4,4,4,4,4,4,4,4",
+        404,
+        "not_built",
     ),
     (
         "/api/v1/position?pits=47,0,0,0,0,0,0,0,0,0,0,0",

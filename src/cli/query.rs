@@ -33,13 +33,18 @@ pub struct QueryArgs {
     verify: bool,
 }
 
+/// The Goedel number, `-` for a board without one.
+fn index(a: &Answer) -> String {
+    a.index.map_or("-".into(), |g| g.to_string())
+}
+
 fn signed(v: i8) -> String {
     format!("{v:+}")
 }
 
 fn print_text(p: &Position, a: &Answer) {
     print!("{}", p.diagram());
-    println!("seeds {}  index {}  rules {}", a.seeds, a.index, a.rules);
+    println!("seeds {}  index {}  rules {}", a.seeds, index(a), a.rules);
     print!("score {}", signed(a.score));
     match (a.lower, a.upper, a.pinned) {
         (Some(lo), Some(hi), Some(pinned)) => println!(
@@ -157,7 +162,7 @@ fn run_stdin(db: &Database, json: bool, pv: Option<usize>) -> Result<(), Failure
                 println!(
                     "{p}  seeds {} index {} score {} best {}",
                     ans.seeds,
-                    ans.index,
+                    index(&ans),
                     signed(ans.score),
                     if best.is_empty() {
                         "-".into()

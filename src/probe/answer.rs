@@ -1,7 +1,7 @@
 //! One position's full answer, the object `awari query --json` prints and
 //! `awari serve` returns ([`Answer`]): one shape for every door.
 
-use super::{Database, PvEnd};
+use super::{Database, MoveInfo, PvEnd};
 use crate::error::Result;
 use crate::index;
 use crate::rules::Position;
@@ -48,8 +48,10 @@ pub struct Answer {
     pub pits: [u8; 12],
     /// Seeds on the board (the layer).
     pub seeds: u32,
-    /// The Goedel number within the layer.
-    pub index: u64,
+    /// The Goedel number within the layer; `None` for a board that has
+    /// none (every opponent pit holds seeds: the opening, or a board set
+    /// up by hand), answered from its moves.
+    pub index: Option<u64>,
     /// The exact score for the mover.
     pub score: i8,
     /// The cycle envelope's lower end, where the tables hold it.
@@ -68,28 +70,42 @@ pub struct Answer {
     pub pv_end: Option<PvEnd>,
 }
 
+/// The six moves as an answer gives them.
+fn answer_moves(moves: &[MoveInfo; 6]) -> Vec<AnswerMove> {
+    moves
+        .iter()
+        .map(|m| AnswerMove {
+            pit: m.pit,
+            label: (b'A' + m.pit) as char,
+            legal: m.legal,
+            captures: m.captures,
+            score: m.score,
+            child: m.child.filter(|_| m.legal).map(|c| c.0),
+        })
+        .collect()
+}
+
 impl Database {
     /// The score, envelope, moves and best moves of `p`, and with
     /// `pv = Some(limit)` the line of best play of at most `limit` moves.
+    ///
+    /// A board without a Goedel number (every opponent pit holds seeds,
+    /// as at the opening: no move leads to it, so no table holds it) is
+    /// answered from its moves, whose children have numbers: its score is
+    /// its best move's worth, its envelope the best of its moves'
+    /// envelopes.
     pub fn answer(&self, p: &Position, pv: Option<usize>) -> Result<Answer> {
+        if !p.is_indexable() {
+            return self.answer_from_moves(p, pv);
+        }
         let score = self.score(p)?;
         let env = self.envelope(p)?;
         let moves = self.moves(p)?;
         let best = super::query::best_of(&moves);
         let (pv, pv_end) = match pv {
             Some(limit) => {
-                let line = self.principal_variation(p, limit)?;
-                let steps = line
-                    .steps
-                    .iter()
-                    .map(|s| AnswerStep {
-                        pits: s.position.0,
-                        score: s.score,
-                        pit: s.pit,
-                        captures: s.captures,
-                    })
-                    .collect();
-                (Some(steps), Some(line.end))
+                let (steps, end) = self.line(p, limit)?;
+                (Some(steps), Some(end))
             }
             None => (None, None),
         };
@@ -97,22 +113,99 @@ impl Database {
             rules: self.rules().name,
             pits: p.0,
             seeds: p.seeds(),
-            index: index::rank(p),
+            index: Some(index::rank(p)),
             score,
             lower: env.map(|e| e.lower),
             upper: env.map(|e| e.upper),
             pinned: env.map(|e| e.pinned()),
-            moves: moves
-                .iter()
-                .map(|m| AnswerMove {
+            moves: answer_moves(&moves),
+            best,
+            pv,
+            pv_end,
+        })
+    }
+
+    /// The principal variation of an indexed board, as answer steps.
+    fn line(&self, p: &Position, limit: usize) -> Result<(Vec<AnswerStep>, PvEnd)> {
+        let line = self.principal_variation(p, limit)?;
+        let steps = line
+            .steps
+            .iter()
+            .map(|s| AnswerStep {
+                pits: s.position.0,
+                score: s.score,
+                pit: s.pit,
+                captures: s.captures,
+            })
+            .collect();
+        Ok((steps, line.end))
+    }
+
+    /// [`answer`](Self::answer) of a board without a Goedel number.
+    fn answer_from_moves(&self, p: &Position, pv: Option<usize>) -> Result<Answer> {
+        let n = Self::seeds_of(p)?;
+        let moves = self.moves_of(p)?;
+        let best = super::query::best_of(&moves);
+        let score = match moves.iter().filter_map(|m| m.score).max() {
+            Some(s) => s,
+            None => p.final_score(&self.rules) as i8,
+        };
+        // Each move's envelope: its captures less the child's, ends swapped.
+        let mut env = Some((i8::MIN, i8::MIN));
+        for m in moves.iter().filter(|m| m.legal) {
+            let (Some(c), Some(worth)) = (m.child, m.score) else {
+                continue;
+            };
+            let (lo, hi) = if c.mover_seeds() == 0 {
+                (worth, worth)
+            } else {
+                match self.envelope(&c)? {
+                    Some(e) => (m.captures as i8 - e.upper, m.captures as i8 - e.lower),
+                    None => {
+                        env = None;
+                        break;
+                    }
+                }
+            };
+            env = env.map(|(l, h)| (l.max(lo), h.max(hi)));
+        }
+        let env = env.map(|(l, h)| {
+            if best.is_empty() {
+                (score, score)
+            } else {
+                (l, h)
+            }
+        });
+        let (pv, pv_end) = match pv {
+            None => (None, None),
+            Some(0) => (Some(Vec::new()), Some(PvEnd::Limit)),
+            Some(_) if best.is_empty() => (Some(Vec::new()), Some(PvEnd::GameOver)),
+            Some(limit) => {
+                let m = &moves[best[0] as usize];
+                let child = m.child.expect("a legal move has a child");
+                let mut steps = vec![AnswerStep {
+                    pits: p.0,
+                    score,
                     pit: m.pit,
-                    label: (b'A' + m.pit) as char,
-                    legal: m.legal,
                     captures: m.captures,
-                    score: m.score,
-                    child: m.child.filter(|_| m.legal).map(|c| c.0),
-                })
-                .collect(),
+                }];
+                // A move always leaves the pit it sowed from empty, so the
+                // line never comes back to this board.
+                let (rest, end) = self.line(&child, limit - 1)?;
+                steps.extend(rest);
+                (Some(steps), Some(end))
+            }
+        };
+        Ok(Answer {
+            rules: self.rules().name,
+            pits: p.0,
+            seeds: n,
+            index: None,
+            score,
+            lower: env.map(|e| e.0),
+            upper: env.map(|e| e.1),
+            pinned: env.map(|e| e.0 == e.1),
+            moves: answer_moves(&moves),
             best,
             pv,
             pv_end,

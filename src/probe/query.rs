@@ -159,9 +159,29 @@ impl Database {
         }
     }
 
+    /// The seeds of a board that may lack a Goedel number (the opening):
+    /// at most 48, and not 47.
+    pub(super) fn seeds_of(p: &Position) -> Result<u32> {
+        let n = p.seeds();
+        if n > MAX_SEEDS {
+            return Err(Error::TooManySeeds(n));
+        }
+        if n == 47 {
+            return Err(Error::Layer47);
+        }
+        Ok(n)
+    }
+
     /// The six pits as moves, with their legality, captures and worth.
     pub fn moves(&self, p: &Position) -> Result<[MoveInfo; 6]> {
-        let (n, _) = Self::locate(p)?;
+        Self::locate(p)?;
+        self.moves_of(p)
+    }
+
+    /// [`moves`](Self::moves) of a board that need not have a Goedel
+    /// number (its children do).
+    pub(super) fn moves_of(&self, p: &Position) -> Result<[MoveInfo; 6]> {
+        let n = Self::seeds_of(p)?;
         let list = p.moves(&self.rules);
         let mut out = [MoveInfo {
             pit: 0,

@@ -17,7 +17,7 @@
 //! itself, 431 with an empty body (see `conn.rs`).
 
 use super::State;
-use crate::cli::board::parse_board;
+use crate::cli::board::{parse_board, parse_pits};
 use awari_egdb::rules::Position;
 use awari_egdb::{Error, ErrorKind};
 use axum::body::Body;
@@ -168,6 +168,18 @@ fn board(words: &[String]) -> Result<Position, ApiError> {
     parse_board(words).map_err(|f| ApiError::bad(f.message))
 }
 
+/// Twelve pit counts, as words, into a board the tables answer: one with
+/// a Goedel number, or one without (every opponent pit holds seeds, as at
+/// the opening), answered from its moves.
+fn any_board(words: &[String]) -> Result<Position, ApiError> {
+    let p = Position(parse_pits(words).map_err(|f| ApiError::bad(f.message))?);
+    let n = p.seeds();
+    if p.is_indexable() || n > awari_egdb::rules::MAX_SEEDS || n == 47 {
+        return board(words);
+    }
+    Ok(p)
+}
+
 /// Twelve counts as a board with a Goedel number (at most 48 seeds in all,
 /// not 47, an opponent pit empty), else `None`.
 fn plain(counts: &[u8; 12]) -> Option<Position> {
@@ -214,7 +226,7 @@ async fn position(With(state): Shared, RawQuery(query): RawQuery) -> Answer {
         match name {
             "pits" => {
                 let words: Vec<String> = v.split(',').map(str::to_string).collect();
-                pits = Some(board(&words)?);
+                pits = Some(any_board(&words)?);
             }
             _ => {
                 let n: usize = v
