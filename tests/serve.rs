@@ -70,7 +70,7 @@ fn a_position_is_answered_as_awari_query_json_prints_it() {
 fn a_board_without_a_goedel_number_is_answered_from_its_moves() {
     let dir = db_dir();
     let db = Database::open(dir).unwrap();
-    let rules = db.rules().clone();
+    let rules = *db.rules();
     let server = Server::start(dir, &[]);
     let mut rng = StdRng::seed_from_u64(5);
     let mut seen = 0;
