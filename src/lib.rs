@@ -70,9 +70,12 @@
 //!   figures and buffers; [`fault`]: named fault points for crash tests.
 //!
 //! The library prints nothing and never exits; the `awari` binary (the
-//! `cli` feature, on by default) does both. With `default-features =
-//! false` the library builds without the binary's crates (argument
-//! parsing, progress bars, plots).
+//! `cli` feature, on by default) does both; its web oracle, `awari serve`
+//! (the `serve` feature, on by default), adds an HTTP stack (axum, hyper,
+//! tokio) and answers with [`probe::Answer`], the object `awari query
+//! --json` prints. With `default-features = false` the library builds
+//! without the binary's crates (argument parsing, progress bars, plots,
+//! HTTP).
 #![warn(missing_docs)]
 
 pub mod build;
