@@ -64,6 +64,9 @@
 //!   the tree); [`game`]: a game move by move, one job a file: the board
 //!   and its labels, the rules of the end and the result, the game record,
 //!   and the computer player.
+//! * [`capi`]: the C API over [`probe::Database`] (`include/awari_egdb.h`,
+//!   `libawari_egdb.so` and `.a`): open, score, moves, best move, batch
+//!   scores, status codes and a message per thread.
 //! * [`error`]: the one error type, [`Error`], and its [`ErrorKind`].
 //! * [`format`](mod@format): names and the checksum
 //!   ([`format::Checksum`]) shared by the files; [`mem`]: memory
@@ -79,6 +82,7 @@
 #![warn(missing_docs)]
 
 pub mod build;
+pub mod capi;
 pub mod codec;
 pub mod comm;
 pub mod error;

@@ -1,0 +1,220 @@
+//! The C API (`include/awari_egdb.h`, `src/capi.rs`): the example
+//! `examples/c/probe.c` and `tests/c/threads.c`, compiled with the
+//! machine's `cc` against `libawari_egdb.a`, give the library's scores,
+//! moves and best moves, in one call per board, in a batch and from four
+//! threads at once; failures are status codes with messages.
+
+mod common;
+
+use awari_egdb::probe::Database;
+use awari_egdb::rules::Position;
+use common::boards::random_indexable;
+use common::{db_dir, s, MAX};
+use rand::{rngs::StdRng, Rng, SeedableRng};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+/// `libawari_egdb.a`, built for the test: `cargo test` builds only the
+/// Rust library, so a cargo of its own (the one running the tests) builds
+/// the static library, without the binary's features, in `target/capi`
+/// (its own lock; the first time about a minute, then nothing to do).
+fn static_lib() -> &'static Path {
+    static LIB: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    LIB.get_or_init(|| {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let target = std::env::var_os("CARGO_TARGET_DIR")
+            .map_or(root.join("target"), PathBuf::from)
+            .join("capi");
+        let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+        let st = Command::new(cargo)
+            .args([
+                "build",
+                "--release",
+                "--lib",
+                "--no-default-features",
+                "--quiet",
+            ])
+            .arg("--manifest-path")
+            .arg(root.join("Cargo.toml"))
+            .arg("--target-dir")
+            .arg(&target)
+            .status()
+            .expect("cargo runs");
+        assert!(st.success(), "cargo build of the static library failed");
+        target.join("release").join("libawari_egdb.a")
+    })
+}
+
+/// Compiles a C file against the static library, once per name.
+fn compile(source: &str, name: &str) -> PathBuf {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let lib = static_lib();
+    assert!(lib.exists(), "{} was not built", lib.display());
+    let out = common::scratch("awari-capi-").join(name);
+    let st = Command::new("cc")
+        .args(["-O2", "-Wall", "-Werror", "-I"])
+        .arg(root.join("include"))
+        .arg(root.join(source))
+        .arg(lib)
+        .args(["-lpthread", "-ldl", "-lm", "-o"])
+        .arg(&out)
+        .status()
+        .expect("cc (the C compiler) runs");
+    assert!(st.success(), "cc {source} failed");
+    out
+}
+
+fn run(exe: &Path, args: &[&str], stdin: &str) -> Output {
+    let mut child = Command::new(exe)
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run the C program");
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(stdin.as_bytes())
+        .unwrap();
+    child.wait_with_output().unwrap()
+}
+
+fn boards(count: usize, seed: u64) -> Vec<Position> {
+    let mut rng = StdRng::seed_from_u64(seed);
+    (0..count)
+        .map(|_| {
+            let n = rng.gen_range(0..=MAX);
+            random_indexable(&mut rng, n, false)
+        })
+        .collect()
+}
+
+fn lines(ps: &[Position]) -> String {
+    ps.iter()
+        .map(|p| p.0.map(|c| c.to_string()).join(" ") + "\n")
+        .collect()
+}
+
+/// What `probe.c` prints for a board, from the library.
+fn expected(db: &Database, p: &Position) -> String {
+    let moves = db.moves(p).unwrap();
+    let best = db.best_moves(p).unwrap();
+    let mut s = format!(
+        "score {} best {} moves",
+        db.score(p).unwrap(),
+        best.first().map_or(-1, |&b| b as i32)
+    );
+    for m in moves.iter().filter(|m| m.legal) {
+        s += &format!(" {}:{}", m.pit, m.score.unwrap());
+    }
+    s
+}
+
+#[test]
+fn the_c_example_gives_the_library_s_answers() {
+    let dir = db_dir();
+    let db = Database::open(dir).unwrap();
+    let exe = compile("examples/c/probe.c", "probe");
+    let ps = boards(500, 1);
+    let out = run(&exe, &[s(dir)], &lines(&ps));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    let mut got = text.lines();
+    assert_eq!(got.next(), Some("rules awari"));
+    for p in &ps {
+        assert_eq!(got.next(), Some(expected(&db, p).as_str()), "{p}");
+    }
+    let batch: Vec<String> = ps
+        .iter()
+        .map(|p| db.score(p).unwrap().to_string())
+        .collect();
+    assert_eq!(
+        got.next(),
+        Some(format!("batch {}", batch.join(" ")).as_str())
+    );
+    // One board from the arguments.
+    let p = &ps[7];
+    let mut args = vec![s(dir).to_string()];
+    args.extend(p.0.iter().map(u8::to_string));
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let out = run(&exe, &args, "");
+    assert!(out.status.success());
+    assert!(String::from_utf8_lossy(&out.stdout).contains(&expected(&db, p)));
+}
+
+#[test]
+fn four_threads_on_one_handle_agree_with_the_library() {
+    let dir = db_dir();
+    let db = Database::open(dir).unwrap();
+    let exe = compile("tests/c/threads.c", "threads");
+    let ps = boards(20_000, 2);
+    let out = run(&exe, &[s(dir)], &lines(&ps));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let got: Vec<i8> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| l.parse().unwrap())
+        .collect();
+    let want: Vec<i8> = ps.iter().map(|p| db.score(p).unwrap()).collect();
+    assert_eq!(got, want);
+}
+
+#[test]
+fn failures_are_status_codes_with_messages() {
+    let dir = db_dir();
+    let exe = compile("examples/c/probe.c", "probe-errors");
+    let cases: &[(&[&str], i32, &str)] = &[
+        (
+            &["13", "0", "0", "0", "0", "0", "0", "0", "0", "0", "0", "0"],
+            1,
+            "layer 13",
+        ),
+        (
+            &["1", "1", "1", "1", "1", "1", "1", "1", "1", "1", "1", "1"],
+            1,
+            "no Goedel number",
+        ),
+        (
+            &["49", "0", "0", "0", "0", "0", "0", "0", "0", "0", "0", "0"],
+            1,
+            "49 seeds",
+        ),
+        (
+            &["47", "0", "0", "0", "0", "0", "0", "0", "0", "0", "0", "0"],
+            1,
+            "47",
+        ),
+    ];
+    for &(pits, code, words) in cases {
+        let mut args = vec![s(dir)];
+        args.extend(pits);
+        let out = run(&exe, &args, "");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(code), "{pits:?}: {err}");
+        assert!(
+            err.starts_with("probe: ") && err.contains(words),
+            "{pits:?}: {err}"
+        );
+    }
+    let out = run(&exe, &["/nonexistent/awari-db"], "");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("/nonexistent/awari-db"));
+    // A batch stops at its first bad board, with its message.
+    let out = run(
+        &exe,
+        &[s(dir)],
+        "0 0 0 0 0 1 0 0 0 0 0 0\n13 0 0 0 0 0 0 0 0 0 0 0\n",
+    );
+    assert_eq!(out.status.code(), Some(1));
+}
