@@ -1,7 +1,8 @@
 //! Probe throughput from a warm layer 20 (80,214,915 positions), mapped
 //! (`Database::open_mapped`) and read with `pread` (`Database::open`):
 //! random `score()` probes on one thread and split over several threads,
-//! `score_at()` (no ranking) and `moves()` on random positions.
+//! `score_at()` (no ranking) and `moves()` on random positions, and
+//! `awari_score` of the C API on the same positions.
 //!
 //! Needs a folder with layers 0..=20: `$AWARI_BENCH_DB` if set, else
 //! `target/bench-db`, built on first run if missing (a few minutes).
@@ -13,6 +14,7 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use awari_egdb::build::{self, BuildOptions};
+use awari_egdb::capi;
 use awari_egdb::index::{self, layer_size};
 use awari_egdb::probe::Database;
 use awari_egdb::rules::Position;
@@ -151,6 +153,32 @@ fn bench_probe(c: &mut Criterion) {
             out[0]
         })
     });
+
+    // The same probes through the C API (`awari_open_mapped`,
+    // `awari_score`): what a C caller pays over the Rust probe.
+    let dir = std::ffi::CString::new(db.dir().expect("a folder").to_str().expect("UTF-8"))
+        .expect("a path");
+    let mut handle = std::ptr::null_mut();
+    // SAFETY: a valid path and out pointer; nothing writes to the folder.
+    let st = unsafe { capi::awari_open_mapped(dir.as_ptr(), &mut handle) };
+    assert_eq!(st, capi::AWARI_OK);
+    let capi_sum = |ps: &[Position]| {
+        ps.iter()
+            .map(|p| {
+                let mut s = 0i8;
+                // SAFETY: an open handle, 12 pits, a score to write.
+                let st = unsafe { capi::awari_score(handle, black_box(p).0.as_ptr(), &mut s) };
+                debug_assert_eq!(st, capi::AWARI_OK);
+                s as i64
+            })
+            .sum::<i64>()
+    };
+    assert_eq!(capi_sum(&positions), want);
+    g.bench_function("capi awari_score/1 thread", |b| {
+        b.iter(|| capi_sum(&positions))
+    });
+    // SAFETY: the handle of awari_open_mapped, closed once.
+    unsafe { capi::awari_close(handle) };
 
     // Baseline for the two above: rank plus a read of the same bytes as a
     // plain slice, without the Database (its checks, layer lookup and

@@ -40,8 +40,14 @@ typedef struct awari_move {
 /* An open folder of tables. */
 typedef struct awari_db awari_db;
 
-/* Opens the folder at path (UTF-8) into *out; close it with awari_close. */
+/* Opens the folder at path (UTF-8) into *out; close it with awari_close.
+ * Tables are read with pread: a table cut short while open is an error. */
 awari_status awari_open(const char *path, awari_db **out);
+/* The same with the tables mapped into memory (probes at memory speed).
+ * The caller promises that no table of the folder is truncated or modified
+ * while the handle is open: a mapped page gone from its file kills the
+ * process (SIGBUS). */
+awari_status awari_open_mapped(const char *path, awari_db **out);
 /* Closes a handle (NULL is ignored). */
 void awari_close(awari_db *db);
 /* The folder's rule set ("awari", "abapa", "olympiad", "awale"). */

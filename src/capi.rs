@@ -96,25 +96,46 @@ unsafe fn board(pits: *const u8) -> Result<Position, awari_status> {
     Ok(Position(b))
 }
 
-/// Opens the folder at `path` (UTF-8, NUL-terminated) into `*out`.
+/// Opens the folder at `path` (UTF-8, NUL-terminated) into `*out`; the
+/// tables are read with `pread` (a table cut short while open is an
+/// error, never a crash).
 #[no_mangle]
 pub unsafe extern "C" fn awari_open(path: *const c_char, out: *mut *mut awari_db) -> awari_status {
-    guard(|| {
-        if path.is_null() || out.is_null() {
-            return fail(AWARI_BAD_INPUT, "a null pointer".into());
+    guard(|| open_with(path, out, |dir| Database::open(dir)))
+}
+
+/// [`awari_open`] with the tables mapped into memory: probes at memory
+/// speed. The caller promises what [`Database::open_mapped`] asks: no
+/// table of the folder is truncated or modified while the handle is open
+/// (a mapped page gone from its file kills the process with `SIGBUS`).
+#[no_mangle]
+pub unsafe extern "C" fn awari_open_mapped(
+    path: *const c_char,
+    out: *mut *mut awari_db,
+) -> awari_status {
+    // SAFETY: the caller's promise, in the function's contract.
+    guard(|| open_with(path, out, |dir| unsafe { Database::open_mapped(dir) }))
+}
+
+unsafe fn open_with(
+    path: *const c_char,
+    out: *mut *mut awari_db,
+    open: impl FnOnce(&str) -> crate::Result<Database>,
+) -> awari_status {
+    if path.is_null() || out.is_null() {
+        return fail(AWARI_BAD_INPUT, "a null pointer".into());
+    }
+    let Ok(dir) = CStr::from_ptr(path).to_str() else {
+        return fail(AWARI_BAD_INPUT, "the path is not UTF-8".into());
+    };
+    match open(dir) {
+        Ok(db) => {
+            let rules = CString::new(db.rules().name).unwrap_or_default();
+            *out = Box::into_raw(Box::new(awari_db { db, rules }));
+            AWARI_OK
         }
-        let Ok(dir) = CStr::from_ptr(path).to_str() else {
-            return fail(AWARI_BAD_INPUT, "the path is not UTF-8".into());
-        };
-        match Database::open(dir) {
-            Ok(db) => {
-                let rules = CString::new(db.rules().name).unwrap_or_default();
-                *out = Box::into_raw(Box::new(awari_db { db, rules }));
-                AWARI_OK
-            }
-            Err(e) => error(e),
-        }
-    })
+        Err(e) => error(e),
+    }
 }
 
 /// Closes a handle of [`awari_open`] (null is ignored).
