@@ -59,12 +59,16 @@ thread_local! {
     static LAST_ERROR: RefCell<CString> = RefCell::new(CString::default());
 }
 
+#[cold]
+#[inline(never)]
 fn fail(code: awari_status, message: String) -> awari_status {
     let text = CString::new(message.replace('\0', " ")).unwrap_or_default();
     LAST_ERROR.with(|e| *e.borrow_mut() = text);
     code
 }
 
+#[cold]
+#[inline(never)]
 fn error(e: Error) -> awari_status {
     let code = match (&e, e.kind()) {
         (Error::MissingLayer { .. }, _) => AWARI_NOT_BUILT,
@@ -87,6 +91,7 @@ fn guard(f: impl FnOnce() -> awari_status) -> awari_status {
 }
 
 /// The board at `pits`, or why not.
+#[inline]
 unsafe fn board(pits: *const u8) -> Result<Position, awari_status> {
     if pits.is_null() {
         return Err(fail(AWARI_BAD_INPUT, "pits is a null pointer".into()));
