@@ -39,8 +39,11 @@ class Database:
     """Exact scores from a folder of tables (built by `awari build`, or a VU
     dataset folder). Safe to share between threads."""
 
-    def __init__(self, path: Union[str, PathLike[str]]) -> None:
-        """Opens a folder; FileNotFoundError when it is missing or holds no tables."""
+    def __init__(self, path: Union[str, PathLike[str]], *, mapped: bool = False) -> None:
+        """Opens a folder; FileNotFoundError when it is missing or holds no tables.
+
+        mapped=True maps the tables (faster batches); the caller promises no
+        table is truncated or modified meanwhile (else SIGBUS kills the process)."""
     @property
     def path(self) -> str:
         """The folder."""

@@ -121,9 +121,25 @@ struct Database {
 impl Database {
     /// Opens the folder `path`. Raises FileNotFoundError when it does not
     /// exist or holds no tables, DamagedTable for a damaged manifest.
+    ///
+    /// By default the tables are read with `pread`: a table cut short
+    /// while open is an error, never a crash. With `mapped=True` they are
+    /// mapped into memory instead (batch probes several times faster), and
+    /// the caller promises that no table of the folder is truncated or
+    /// modified while the Database lives: a mapped page gone from its file
+    /// kills the process (SIGBUS), the contract of the library's
+    /// `Database::open_mapped` and the C API's `awari_open_mapped`.
     #[new]
-    fn new(py: Python<'_>, path: std::path::PathBuf) -> PyResult<Self> {
-        let db = Db::open(&path).map_err(|e| to_py(py, e))?;
+    #[pyo3(signature = (path, *, mapped = false))]
+    fn new(py: Python<'_>, path: std::path::PathBuf, mapped: bool) -> PyResult<Self> {
+        let db = if mapped {
+            // SAFETY: the caller asked for the mapping and its contract
+            // (documented above): no table is truncated while mapped.
+            unsafe { Db::open_mapped(&path) }
+        } else {
+            Db::open(&path)
+        }
+        .map_err(|e| to_py(py, e))?;
         Ok(Database {
             db,
             path: path.display().to_string(),

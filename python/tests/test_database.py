@@ -115,6 +115,16 @@ def test_probes_match_the_binary(db, sample, answers):
         assert db.answer(pits, pv=30) == a
 
 
+def test_mapped_tables_give_the_same_answers(folder, db):
+    mapped = Database(folder, mapped=True)
+    boards = random_boards(np.random.default_rng(4), 20_000)
+    assert np.array_equal(mapped.scores(boards), db.scores(boards))
+    b = [int(x) for x in boards[7]]
+    assert mapped.moves(b) == db.moves(b)
+    with pytest.raises(TypeError):
+        Database(folder, True)  # mapped is keyword-only
+
+
 def test_any_sequence_of_ints_is_a_board(db, sample):
     b = sample[0]
     want = db.score([int(x) for x in b])
