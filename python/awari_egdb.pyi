@@ -1,0 +1,76 @@
+"""Exact endgame scores for Awari (Oware): Python bindings of awari-egdb."""
+
+from os import PathLike
+from typing import Literal, Optional, Sequence, SupportsIndex, TypedDict, Union
+
+import numpy as np
+import numpy.typing as npt
+
+__version__: str
+
+Board = Sequence[SupportsIndex]
+"""12 pit counts (ints 0..=255), the mover's pits 0..5 (A..F) first."""
+
+class Move(TypedDict):
+    pit: int
+    label: str
+    legal: bool
+    captures: int
+    worth: Optional[int]
+    child: Optional[list[int]]
+
+class PvStep(TypedDict):
+    pits: list[int]
+    score: int
+    pit: int
+    captures: int
+
+class Pv(TypedDict):
+    steps: list[PvStep]
+    last: list[int]
+    end: Literal["game_over", "repetition", "limit"]
+
+class DamagedTable(OSError):
+    """A table of the folder is damaged; `path` names the file."""
+
+    path: Optional[str]
+
+class Database:
+    """Exact scores from a folder of tables (built by `awari build`, or a VU
+    dataset folder). Safe to share between threads."""
+
+    def __init__(self, path: Union[str, PathLike[str]], *, mapped: bool = False) -> None:
+        """Opens a folder; FileNotFoundError when it is missing or holds no tables.
+
+        mapped=True maps the tables (faster batches); the caller promises no
+        table is truncated or modified meanwhile (else SIGBUS kills the process)."""
+    @property
+    def path(self) -> str:
+        """The folder."""
+    @property
+    def rules(self) -> str:
+        """The rule set: "awari", "abapa", "olympiad" or "awale"."""
+    def layers(self) -> list[int]:
+        """The layers (seed counts) the folder holds."""
+    def score(self, pits: Board) -> int:
+        """The exact score of a board for the side to move."""
+    def scores(self, boards: npt.ArrayLike) -> npt.NDArray[np.int8]:
+        """The scores of an (N, 12) integer array of boards, as int8 (GIL released)."""
+    def envelope(self, pits: Board) -> Optional[tuple[int, int]]:
+        """(lower, upper) of the cycle envelope, or None when not built."""
+    def moves(self, pits: Board) -> list[Move]:
+        """The six pits of the mover as moves."""
+    def best(self, pits: Board) -> list[int]:
+        """The best pits (0..5); empty when the game is over."""
+    def pv(self, pits: Board, n: int = 100) -> Pv:
+        """The line of best play of at most n moves."""
+    def answer(self, pits: Board, pv: Optional[int] = None) -> dict[str, object]:
+        """Everything about a board, as `awari query --json` prints it."""
+    def index(self, pits: Board) -> int:
+        """The Goedel number of a board within its layer."""
+
+def index(pits: Board) -> int:
+    """The Goedel number of a board within its layer (its seed count)."""
+
+def position(seeds: int, index: int) -> list[int]:
+    """The board with Goedel number `index` in layer `seeds`."""

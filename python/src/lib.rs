@@ -1,0 +1,381 @@
+//! Python bindings of `awari_egdb`: exact endgame scores of Awari (Oware)
+//! from a folder of tables, as the Python module `awari_egdb`.
+//!
+//! Every board is 12 pit counts, the mover's pits 0..5 first. No user
+//! input reaches an `unwrap`: a bad board is a `ValueError`, a missing
+//! folder or layer a `FileNotFoundError`, a damaged table a
+//! `DamagedTable` (a subclass of `OSError`) naming the file.
+
+use ::awari_egdb::index;
+use ::awari_egdb::probe::{Database as Db, PvEnd};
+use ::awari_egdb::rules::Position;
+use ::awari_egdb::{Error, ErrorKind};
+use numpy::{PyArray1, PyReadonlyArray2};
+use pyo3::exceptions::{
+    PyBlockingIOError, PyFileNotFoundError, PyMemoryError, PyNotADirectoryError, PyOSError,
+    PyRuntimeError, PyValueError,
+};
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList};
+
+pyo3::create_exception!(
+    awari_egdb,
+    DamagedTable,
+    PyOSError,
+    "A table of the folder is damaged (wrong size or checksum, or a value no \
+     score of its layer can take). `path` names the file; rebuilding the \
+     layer repairs it."
+);
+
+/// The library's error as a Python exception.
+fn to_py(py: Python<'_>, e: Error) -> PyErr {
+    let msg = e.to_string();
+    let path = e.path().map(|p| p.display().to_string());
+    match &e {
+        Error::MissingLayer { .. } | Error::NoSuchFolder(_) | Error::NoTables(_) => {
+            PyFileNotFoundError::new_err(msg)
+        }
+        Error::NotAFolder(_) => PyNotADirectoryError::new_err(msg),
+        Error::Io { source, .. } if source.kind() == std::io::ErrorKind::NotFound => {
+            PyFileNotFoundError::new_err(msg)
+        }
+        _ => match e.kind() {
+            ErrorKind::Damaged => {
+                let err = DamagedTable::new_err(msg);
+                // The file, as an attribute; a failure to set it leaves the message.
+                let _ = err.value(py).setattr("path", path);
+                err
+            }
+            ErrorKind::Io => PyOSError::new_err(msg),
+            ErrorKind::Memory => PyMemoryError::new_err(msg),
+            ErrorKind::Busy => PyBlockingIOError::new_err(msg),
+            ErrorKind::Stopped => PyRuntimeError::new_err(msg),
+            _ => PyValueError::new_err(msg),
+        },
+    }
+}
+
+/// 12 pit counts from any sequence of 12 ints, each in 0..=255.
+fn pits_of(obj: &Bound<'_, PyAny>) -> PyResult<[u8; 12]> {
+    if obj.is_instance_of::<pyo3::types::PyString>() || obj.is_instance_of::<pyo3::types::PyBytes>()
+    {
+        return Err(PyValueError::new_err(
+            "a board is a sequence of 12 pit counts, not a string",
+        ));
+    }
+    let n = obj.len().map_err(|_| {
+        PyValueError::new_err("a board is a sequence of 12 pit counts (ints 0..=255)")
+    })?;
+    if n != 12 {
+        return Err(PyValueError::new_err(format!(
+            "a board has 12 pits, not {n}"
+        )));
+    }
+    let mut pits = [0u8; 12];
+    for (k, pit) in pits.iter_mut().enumerate() {
+        let v: i64 = obj
+            .get_item(k)?
+            .extract()
+            .map_err(|_| PyValueError::new_err(format!("pit {k}: not an int in 0..=255")))?;
+        *pit = u8::try_from(v)
+            .map_err(|_| PyValueError::new_err(format!("pit {k} holds {v}, outside 0..=255")))?;
+    }
+    Ok(pits)
+}
+
+/// A board that has a Goedel number (at most 48 seeds, some opponent pit
+/// empty).
+fn position_of(py: Python<'_>, obj: &Bound<'_, PyAny>) -> PyResult<Position> {
+    Position::indexable(pits_of(obj)?).map_err(|e| to_py(py, e))
+}
+
+/// Bytes as a list of ints (a `Vec<u8>` would become `bytes`).
+fn ints(b: &[u8]) -> Vec<u32> {
+    b.iter().map(|&x| x as u32).collect()
+}
+
+fn end_name(end: PvEnd) -> &'static str {
+    match end {
+        PvEnd::GameOver => "game_over",
+        PvEnd::Repetition => "repetition",
+        PvEnd::Limit => "limit",
+    }
+}
+
+/// Exact scores from a folder of tables (one built by `awari build`, or a
+/// VU dataset folder of `scores.N` files).
+///
+/// A board is any sequence of 12 ints, the mover's pits 0..5 (A..F)
+/// first, then the opponent's 6..11. A score is the number of seeds the
+/// side to move captures from here on, minus the opponent's, with best
+/// play by both. Layers are opened on first use and read with `pread`;
+/// the object is safe to share between threads, and `scores` releases the
+/// GIL while it probes.
+#[pyclass(frozen, module = "awari_egdb")]
+struct Database {
+    db: Db,
+    path: String,
+}
+
+#[pymethods]
+impl Database {
+    /// Opens the folder `path`. Raises FileNotFoundError when it does not
+    /// exist or holds no tables, DamagedTable for a damaged manifest.
+    ///
+    /// By default the tables are read with `pread`: a table cut short
+    /// while open is an error, never a crash. With `mapped=True` they are
+    /// mapped into memory instead (batch probes several times faster), and
+    /// the caller promises that no table of the folder is truncated or
+    /// modified while the Database lives: a mapped page gone from its file
+    /// kills the process (SIGBUS), the contract of the library's
+    /// `Database::open_mapped` and the C API's `awari_open_mapped`.
+    #[new]
+    #[pyo3(signature = (path, *, mapped = false))]
+    fn new(py: Python<'_>, path: std::path::PathBuf, mapped: bool) -> PyResult<Self> {
+        let db = if mapped {
+            // SAFETY: the caller asked for the mapping and its contract
+            // (documented above): no table is truncated while mapped.
+            unsafe { Db::open_mapped(&path) }
+        } else {
+            Db::open(&path)
+        }
+        .map_err(|e| to_py(py, e))?;
+        Ok(Database {
+            db,
+            path: path.display().to_string(),
+        })
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "awari_egdb.Database({:?}, rules={:?})",
+            self.path,
+            self.db.rules().name
+        )
+    }
+
+    /// The folder.
+    #[getter]
+    fn path(&self) -> &str {
+        &self.path
+    }
+
+    /// The rule set of the tables: "awari", "abapa", "olympiad" or "awale".
+    #[getter]
+    fn rules(&self) -> &'static str {
+        self.db.rules().name
+    }
+
+    /// The layers (seed counts) the folder holds, ascending.
+    fn layers(&self) -> Vec<u32> {
+        self.db.layers()
+    }
+
+    /// The exact score of a board for the side to move.
+    ///
+    /// Raises ValueError for a bad board (not 12 ints in 0..=255, over 48
+    /// seeds, 47 seeds, or every opponent pit holding seeds: no Goedel
+    /// number), FileNotFoundError for a layer the folder lacks,
+    /// DamagedTable for a damaged table.
+    fn score(&self, py: Python<'_>, pits: &Bound<'_, PyAny>) -> PyResult<i8> {
+        let p = position_of(py, pits)?;
+        self.db.score(&p).map_err(|e| to_py(py, e))
+    }
+
+    /// The scores of many boards: `boards` is an (N, 12) array of ints
+    /// (any integer dtype, or a list of lists); returns an int8 numpy
+    /// array of N scores. The GIL is released while the tables are read.
+    fn scores<'py>(
+        &self,
+        py: Python<'py>,
+        boards: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyArray1<i8>>> {
+        let np = py.import("numpy")?;
+        let arr = np.call_method1("asarray", (boards,))?;
+        let kind: String = arr.getattr("dtype")?.getattr("kind")?.extract()?;
+        let shape: Vec<usize> = arr.getattr("shape")?.extract()?;
+        if !matches!(kind.as_str(), "u" | "i" | "b") {
+            return Err(PyValueError::new_err(format!(
+                "boards must be an array of ints, not of dtype kind '{kind}'"
+            )));
+        }
+        if shape.len() != 2 || shape[1] != 12 {
+            return Err(PyValueError::new_err(format!(
+                "boards must have shape (N, 12), not {shape:?}"
+            )));
+        }
+        let rows = shape[0];
+        let mut ps = Vec::with_capacity(rows);
+        let check = |i: usize, pits: [u8; 12]| {
+            Position::indexable(pits).map_err(|e| PyValueError::new_err(format!("board {i}: {e}")))
+        };
+        if kind == "u"
+            && arr
+                .getattr("dtype")?
+                .getattr("itemsize")?
+                .extract::<usize>()?
+                == 1
+        {
+            let a: PyReadonlyArray2<'py, u8> = arr.extract()?;
+            for (i, row) in a.as_array().outer_iter().enumerate() {
+                let mut pits = [0u8; 12];
+                for (d, &s) in pits.iter_mut().zip(row.iter()) {
+                    *d = s;
+                }
+                ps.push(check(i, pits)?);
+            }
+        } else {
+            let a = arr.call_method1("astype", (np.getattr("int64")?,))?;
+            let a: PyReadonlyArray2<'py, i64> = a.extract()?;
+            for (i, row) in a.as_array().outer_iter().enumerate() {
+                let mut pits = [0u8; 12];
+                for (k, (d, &s)) in pits.iter_mut().zip(row.iter()).enumerate() {
+                    *d = u8::try_from(s).map_err(|_| {
+                        PyValueError::new_err(format!(
+                            "board {i}: pit {k} holds {s}, outside 0..=255"
+                        ))
+                    })?;
+                }
+                ps.push(check(i, pits)?);
+            }
+        }
+        let mut out = vec![0i8; rows];
+        let db = &self.db;
+        py.detach(|| db.scores(&ps, &mut out))
+            .map_err(|e| to_py(py, e))?;
+        Ok(PyArray1::from_vec(py, out))
+    }
+
+    /// The cycle envelope of a board, (lower, upper), where the folder
+    /// holds it (built with the envelope); else None. The score is
+    /// independent of the cycle rule when lower == upper.
+    fn envelope(&self, py: Python<'_>, pits: &Bound<'_, PyAny>) -> PyResult<Option<(i8, i8)>> {
+        let p = position_of(py, pits)?;
+        let env = self.db.envelope(&p).map_err(|e| to_py(py, e))?;
+        Ok(env.map(|e| (e.lower, e.upper)))
+    }
+
+    /// The six pits of the mover as moves: a list of 6 dicts with `pit`
+    /// (0..5), `label` ("A".."F"), `legal`, `captures` (seeds the move
+    /// captures), `worth` (the move's score for the mover, None for an
+    /// empty pit or an illegal move) and `child` (the board after a legal
+    /// move, from the opponent's side, else None).
+    fn moves<'py>(
+        &self,
+        py: Python<'py>,
+        pits: &Bound<'py, PyAny>,
+    ) -> PyResult<Vec<Bound<'py, PyDict>>> {
+        let p = position_of(py, pits)?;
+        let moves = self.db.moves(&p).map_err(|e| to_py(py, e))?;
+        moves
+            .iter()
+            .map(|m| {
+                let d = PyDict::new(py);
+                d.set_item("pit", m.pit)?;
+                d.set_item("label", ((b'A' + m.pit) as char).to_string())?;
+                d.set_item("legal", m.legal)?;
+                d.set_item("captures", m.captures)?;
+                d.set_item("worth", m.score)?;
+                d.set_item("child", m.child.filter(|_| m.legal).map(|c| ints(&c.0)))?;
+                Ok(d)
+            })
+            .collect()
+    }
+
+    /// The best pits (0..5): every legal move of the best worth; empty when
+    /// the game is over.
+    fn best(&self, py: Python<'_>, pits: &Bound<'_, PyAny>) -> PyResult<Vec<u32>> {
+        let p = position_of(py, pits)?;
+        let best = self.db.best_moves(&p).map_err(|e| to_py(py, e))?;
+        Ok(ints(&best))
+    }
+
+    /// The line of best play (the lowest best pit at each step) of at most
+    /// `n` moves: a dict with `steps` (a list of dicts: `pits`, the board
+    /// before the move; `score`, its score; `pit`, the pit played;
+    /// `captures`), `last` (the board reached) and `end`, why the line
+    /// stops: "game_over", "repetition" or "limit".
+    #[pyo3(signature = (pits, n = 100))]
+    fn pv<'py>(
+        &self,
+        py: Python<'py>,
+        pits: &Bound<'py, PyAny>,
+        n: usize,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        let p = position_of(py, pits)?;
+        let line = self
+            .db
+            .principal_variation(&p, n)
+            .map_err(|e| to_py(py, e))?;
+        let steps = PyList::empty(py);
+        for s in &line.steps {
+            let d = PyDict::new(py);
+            d.set_item("pits", ints(&s.position.0))?;
+            d.set_item("score", s.score)?;
+            d.set_item("pit", s.pit)?;
+            d.set_item("captures", s.captures)?;
+            steps.append(d)?;
+        }
+        let out = PyDict::new(py);
+        out.set_item("steps", steps)?;
+        out.set_item("last", ints(&line.last.0))?;
+        out.set_item("end", end_name(line.end))?;
+        Ok(out)
+    }
+
+    /// Everything about one board as a dict, the object `awari query
+    /// --json` prints (rules, pits, seeds, index, score, lower, upper,
+    /// pinned, moves, best, and with `pv` a line of at most `pv` moves).
+    /// Unlike the other methods it also answers a board without a Goedel
+    /// number (every opponent pit holding seeds, as at the opening) from
+    /// its moves.
+    #[pyo3(signature = (pits, pv = None))]
+    fn answer<'py>(
+        &self,
+        py: Python<'py>,
+        pits: &Bound<'py, PyAny>,
+        pv: Option<usize>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let p = Position::new(pits_of(pits)?).map_err(|e| to_py(py, e))?;
+        let a = self.db.answer(&p, pv).map_err(|e| to_py(py, e))?;
+        let text = serde_json::to_string(&a)
+            .map_err(|e| PyRuntimeError::new_err(format!("cannot encode the answer: {e}")))?;
+        py.import("json")?.call_method1("loads", (text,))
+    }
+
+    /// The Goedel number of a board within its layer (see `index`).
+    fn index(&self, py: Python<'_>, pits: &Bound<'_, PyAny>) -> PyResult<u64> {
+        Ok(index::rank(&position_of(py, pits)?))
+    }
+}
+
+/// The Goedel number of a board within its layer (its seed count): the
+/// entry of `scores.N` that holds its score. Raises ValueError for a board
+/// that has none.
+#[pyfunction(name = "index")]
+fn index_of(py: Python<'_>, pits: &Bound<'_, PyAny>) -> PyResult<u64> {
+    Ok(index::rank(&position_of(py, pits)?))
+}
+
+/// The board with Goedel number `index` in layer `seeds`, as a list of 12
+/// ints. Raises ValueError for a layer outside 0..=48 or an index outside
+/// the layer.
+#[pyfunction]
+fn position(py: Python<'_>, seeds: u32, index: u64) -> PyResult<Vec<u32>> {
+    index::unrank(seeds, index)
+        .map(|p| ints(&p.0))
+        .map_err(|e| to_py(py, e))
+}
+
+/// Exact endgame scores for Awari (Oware): `Database(folder)` probes a
+/// folder of tables built by `awari build` (or a VU dataset folder).
+#[pymodule]
+#[pyo3(name = "awari_egdb")]
+fn py_awari_egdb(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<Database>()?;
+    m.add("DamagedTable", m.py().get_type::<DamagedTable>())?;
+    m.add_function(wrap_pyfunction!(index_of, m)?)?;
+    m.add_function(wrap_pyfunction!(position, m)?)?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    Ok(())
+}

@@ -1,0 +1,238 @@
+"""Tests of the Python module awari_egdb against the `awari` binary.
+
+The folder of tables is $AWARI_TEST_DB when set (layers 0..=12 at least,
+with the envelope), else built here with the repository's binary
+(`awari build --max-seeds 12`). The binary is $AWARI_BIN when set, else
+`cargo run --release --bin awari --` from the repository's root.
+"""
+
+import json
+import os
+import shutil
+import subprocess
+import threading
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import awari_egdb
+from awari_egdb import Database, DamagedTable
+
+ROOT = Path(__file__).resolve().parents[2]
+MAX = 12
+
+
+def awari(*args, stdin=None):
+    """Runs the binary; returns its standard output."""
+    exe = os.environ.get("AWARI_BIN")
+    cmd = [exe] if exe else ["cargo", "run", "--release", "-q", "--bin", "awari", "--"]
+    out = subprocess.run(
+        cmd + [str(a) for a in args],
+        cwd=ROOT,
+        input=stdin,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return out.stdout
+
+
+@pytest.fixture(scope="session")
+def folder(tmp_path_factory):
+    given = os.environ.get("AWARI_TEST_DB")
+    if given:
+        return Path(given)
+    d = tmp_path_factory.mktemp("db")
+    awari("build", "--max-seeds", MAX, "--db", d, "-q")
+    return d
+
+
+@pytest.fixture(scope="session")
+def db(folder):
+    return Database(folder)
+
+
+def random_boards(rng, count, max_seeds=MAX):
+    """`count` random boards with a Goedel number, of 0..=max_seeds seeds."""
+    seeds = rng.integers(0, max_seeds + 1, size=count)
+    boards = np.zeros((count, 12), dtype=np.uint8)
+    for i, n in enumerate(seeds):
+        pits = np.bincount(rng.integers(0, 12, size=n), minlength=12)
+        if np.all(pits[6:] > 0):
+            pits[6 + rng.integers(0, 6)] = 0  # some opponent pit empty
+        boards[i] = pits
+    return boards
+
+
+@pytest.fixture(scope="session")
+def sample(db):
+    rng = np.random.default_rng(1)
+    return random_boards(rng, 300)
+
+
+@pytest.fixture(scope="session")
+def answers(folder, sample):
+    """What `awari query --json --pv 30` prints for each board of the sample."""
+    text = "\n".join(" ".join(str(int(x)) for x in b) for b in sample) + "\n"
+    lines = awari("query", "--db", folder, "--json", "--pv", 30, "--stdin", stdin=text)
+    out = [json.loads(line) for line in lines.splitlines() if line.strip()]
+    assert len(out) == len(sample)
+    return out
+
+
+def test_rules_and_layers(db):
+    assert db.rules == "awari"
+    assert db.layers()[: MAX + 1] == list(range(MAX + 1))
+    assert "Database(" in repr(db)
+
+
+def test_probes_match_the_binary(db, sample, answers):
+    for board, a in zip(sample, answers):
+        pits = [int(x) for x in board]
+        assert a["pits"] == pits
+        assert db.score(pits) == a["score"]
+        assert db.index(pits) == a["index"] == awari_egdb.index(pits)
+        assert awari_egdb.position(sum(pits), a["index"]) == pits
+        env = db.envelope(pits)
+        assert env == (a["lower"], a["upper"])
+        moves = db.moves(pits)
+        assert len(moves) == 6
+        for m, am in zip(moves, a["moves"]):
+            assert m["pit"] == am["pit"]
+            assert m["label"] == am["label"] == "ABCDEF"[m["pit"]]
+            assert m["legal"] == am["legal"]
+            assert m["captures"] == am["captures"]
+            assert m["worth"] == am["score"]
+            assert m["child"] == am["child"]
+        assert db.best(pits) == a["best"]
+        pv = db.pv(pits, 30)
+        assert pv["end"] == a["pv_end"]
+        assert [
+            {"pits": s["pits"], "score": s["score"], "pit": s["pit"], "captures": s["captures"]}
+            for s in pv["steps"]
+        ] == a["pv"]
+        assert db.answer(pits, pv=30) == a
+
+
+def test_mapped_tables_give_the_same_answers(folder, db):
+    mapped = Database(folder, mapped=True)
+    boards = random_boards(np.random.default_rng(4), 20_000)
+    assert np.array_equal(mapped.scores(boards), db.scores(boards))
+    b = [int(x) for x in boards[7]]
+    assert mapped.moves(b) == db.moves(b)
+    with pytest.raises(TypeError):
+        Database(folder, True)  # mapped is keyword-only
+
+
+def test_any_sequence_of_ints_is_a_board(db, sample):
+    b = sample[0]
+    want = db.score([int(x) for x in b])
+    assert db.score(tuple(int(x) for x in b)) == want
+    assert db.score(b) == want
+    assert db.score(b.astype(np.int64)) == want
+
+
+def test_batch_scores_match(db, sample, answers):
+    got = db.scores(sample)
+    assert got.dtype == np.int8
+    assert got.shape == (len(sample),)
+    assert got.tolist() == [a["score"] for a in answers]
+    # Any integer dtype, and a list of lists.
+    assert db.scores(sample.astype(np.int32)).tolist() == got.tolist()
+    assert db.scores(sample.tolist()).tolist() == got.tolist()
+    assert db.scores(np.zeros((0, 12), dtype=np.uint8)).shape == (0,)
+
+
+def test_batch_of_100000(db):
+    rng = np.random.default_rng(2)
+    boards = random_boards(rng, 100_000)
+    got = db.scores(boards)
+    assert got.dtype == np.int8 and got.shape == (100_000,)
+    for i in rng.integers(0, len(boards), size=2_000):
+        assert got[i] == db.score(boards[i])
+
+
+@pytest.mark.parametrize(
+    "pits",
+    [
+        [1] * 11,
+        [1] * 13,
+        [-1] + [0] * 11,
+        [256] + [0] * 11,
+        [0] * 6 + [1] * 6,  # no Goedel number
+        [49] + [0] * 11,  # over 48 seeds
+        [47] + [0] * 11,  # 47 seeds
+        "abcdefghijkl",
+        5,
+    ],
+)
+def test_bad_boards_raise_value_error(db, pits):
+    with pytest.raises(ValueError):
+        db.score(pits)
+
+
+def test_bad_batches_raise_value_error(db):
+    with pytest.raises(ValueError):
+        db.scores(np.zeros((3, 11), dtype=np.uint8))
+    with pytest.raises(ValueError):
+        db.scores(np.full((2, 12), -1, dtype=np.int64))
+    with pytest.raises(ValueError):
+        db.scores(np.ones((2, 12), dtype=np.uint8))  # no Goedel number
+    with pytest.raises(ValueError):
+        db.scores(np.zeros((2, 12), dtype=np.float64))
+    with pytest.raises(ValueError):
+        awari_egdb.position(49, 0)
+    with pytest.raises(ValueError):
+        awari_egdb.position(2, 10**9)
+
+
+def test_a_layer_not_built_raises_file_not_found(db):
+    board = [MAX + 1] + [0] * 11
+    with pytest.raises(FileNotFoundError, match=f"layer {MAX + 1}"):
+        db.score(board)
+    with pytest.raises(FileNotFoundError):
+        db.scores(np.array([board], dtype=np.uint8))
+
+
+def test_a_missing_folder_raises_file_not_found(tmp_path):
+    with pytest.raises(FileNotFoundError):
+        Database(tmp_path / "nothing-here")
+    with pytest.raises(FileNotFoundError):
+        Database(tmp_path)  # no tables
+
+
+def test_a_damaged_table_raises_damaged_table(folder, tmp_path):
+    copy = tmp_path / "damaged"
+    shutil.copytree(folder, copy)
+    table = copy / "scores.10"
+    table.write_bytes(b"\x7f" * table.stat().st_size)
+    db = Database(copy)
+    board = [10] + [0] * 11
+    with pytest.raises(DamagedTable, match="scores.10") as e:
+        db.score(board)
+    assert e.value.path.endswith("scores.10")
+    assert isinstance(e.value, OSError)
+    with pytest.raises(DamagedTable, match="scores.10"):
+        db.scores(np.array([board], dtype=np.uint8))
+    # Other layers still answer.
+    assert db.score([2] + [0] * 11) == Database(folder).score([2] + [0] * 11)
+
+
+def test_threads_share_a_database_and_scores_releases_the_gil(db):
+    rng = np.random.default_rng(3)
+    boards = random_boards(rng, 20_000)
+    want = db.scores(boards)
+    results = [None] * 4
+
+    def work(k):
+        results[k] = db.scores(boards)
+
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=120)
+    assert all(not t.is_alive() for t in threads)
+    for r in results:
+        assert np.array_equal(r, want)
