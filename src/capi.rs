@@ -161,6 +161,31 @@ pub unsafe extern "C" fn awari_rules(db: *const awari_db) -> *const c_char {
     }
 }
 
+/// The part every one-board call shares, under the panic guard: the
+/// handle and the output pointer checked (not null), the board read, then
+/// `probe(database, board, out)`, its error mapped to a status.
+#[inline(always)]
+unsafe fn one_board<T>(
+    db: *const awari_db,
+    pits: *const u8,
+    out: *mut T,
+    probe: impl FnOnce(&Database, &Position, *mut T) -> Result<(), Error>,
+) -> awari_status {
+    guard(|| {
+        let (Some(d), false) = (db.as_ref(), out.is_null()) else {
+            return fail(AWARI_BAD_INPUT, "a null pointer".into());
+        };
+        let p = match board(pits) {
+            Ok(p) => p,
+            Err(code) => return code,
+        };
+        match probe(&d.db, &p, out) {
+            Ok(()) => AWARI_OK,
+            Err(e) => error(e),
+        }
+    })
+}
+
 /// The exact score of the board `pits[12]` for the side to move.
 #[no_mangle]
 pub unsafe extern "C" fn awari_score(
@@ -168,21 +193,9 @@ pub unsafe extern "C" fn awari_score(
     pits: *const u8,
     score: *mut i8,
 ) -> awari_status {
-    guard(|| {
-        let (Some(d), false) = (db.as_ref(), score.is_null()) else {
-            return fail(AWARI_BAD_INPUT, "a null pointer".into());
-        };
-        let p = match board(pits) {
-            Ok(p) => p,
-            Err(code) => return code,
-        };
-        match d.db.score(&p) {
-            Ok(s) => {
-                *score = s;
-                AWARI_OK
-            }
-            Err(e) => error(e),
-        }
+    one_board(db, pits, score, |d, p, out| {
+        *out = d.score(p)?;
+        Ok(())
     })
 }
 
@@ -193,29 +206,19 @@ pub unsafe extern "C" fn awari_moves(
     pits: *const u8,
     moves: *mut awari_move,
 ) -> awari_status {
-    guard(|| {
-        let (Some(d), false) = (db.as_ref(), moves.is_null()) else {
-            return fail(AWARI_BAD_INPUT, "a null pointer".into());
-        };
-        let p = match board(pits) {
-            Ok(p) => p,
-            Err(code) => return code,
-        };
-        match d.db.moves(&p) {
-            Ok(ms) => {
-                let out = std::slice::from_raw_parts_mut(moves, 6);
-                for (o, m) in out.iter_mut().zip(ms) {
-                    *o = awari_move {
-                        pit: m.pit,
-                        legal: u8::from(m.legal),
-                        captures: m.captures,
-                        worth: m.score.unwrap_or(0),
-                    };
-                }
-                AWARI_OK
-            }
-            Err(e) => error(e),
+    one_board(db, pits, moves, |d, p, moves| {
+        let ms = d.moves(p)?;
+        // SAFETY: the caller gives room for 6 moves at `moves`.
+        let out = std::slice::from_raw_parts_mut(moves, 6);
+        for (o, m) in out.iter_mut().zip(ms) {
+            *o = awari_move {
+                pit: m.pit,
+                legal: u8::from(m.legal),
+                captures: m.captures,
+                worth: m.score.unwrap_or(0),
+            };
         }
+        Ok(())
     })
 }
 
@@ -227,21 +230,9 @@ pub unsafe extern "C" fn awari_best_move(
     pits: *const u8,
     pit: *mut c_int,
 ) -> awari_status {
-    guard(|| {
-        let (Some(d), false) = (db.as_ref(), pit.is_null()) else {
-            return fail(AWARI_BAD_INPUT, "a null pointer".into());
-        };
-        let p = match board(pits) {
-            Ok(p) => p,
-            Err(code) => return code,
-        };
-        match d.db.best_moves(&p) {
-            Ok(best) => {
-                *pit = best.first().map_or(-1, |&b| c_int::from(b));
-                AWARI_OK
-            }
-            Err(e) => error(e),
-        }
+    one_board(db, pits, pit, |d, p, out| {
+        *out = d.best_moves(p)?.first().map_or(-1, |&b| c_int::from(b));
+        Ok(())
     })
 }
 

@@ -9,6 +9,7 @@ use awari_egdb::error::human;
 use awari_egdb::probe::Database;
 use awari_egdb::stats::{self, LayerStats};
 use clap::Args;
+use plotters::coord::types::RangedCoordf64;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use std::ops::RangeInclusive;
@@ -267,14 +268,7 @@ where
                 .iter()
                 .filter_map(|s| get(s).map(|c| (s.seeds as f64, s.share(c))))
                 .collect();
-            if points.is_empty() {
-                continue;
-            }
-            chart
-                .draw_series(LineSeries::new(points.clone(), color.stroke_width(2)))?
-                .label(shown.label(all))
-                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], color));
-            chart.draw_series(points.iter().map(|&p| Circle::new(p, 3, color.filled())))?;
+            share_series(&mut chart, shown.label(all), color, points)?;
         }
         chart
             .configure_series_labels()
@@ -284,6 +278,28 @@ where
             .draw()?;
     }
     root.present()?;
+    Ok(())
+}
+
+/// One series of shares by layer: a line with a dot at each layer, in
+/// the legend as `name`; nothing for a series without points.
+fn share_series<DB: DrawingBackend>(
+    chart: &mut ChartContext<'_, DB, Cartesian2d<RangedCoordf64, RangedCoordf64>>,
+    name: String,
+    color: RGBColor,
+    points: Vec<(f64, f64)>,
+) -> DrawResult
+where
+    DB::ErrorType: 'static,
+{
+    if points.is_empty() {
+        return Ok(());
+    }
+    chart
+        .draw_series(LineSeries::new(points.clone(), color.stroke_width(2)))?
+        .label(name)
+        .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], color));
+    chart.draw_series(points.iter().map(|&p| Circle::new(p, 3, color.filled())))?;
     Ok(())
 }
 
@@ -325,14 +341,7 @@ where
             .iter()
             .filter_map(|s| get(s).map(|c| (s.seeds as f64, s.share(c))))
             .collect();
-        if points.is_empty() {
-            continue;
-        }
-        shares
-            .draw_series(LineSeries::new(points.clone(), color.stroke_width(2)))?
-            .label(name)
-            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], color));
-        shares.draw_series(points.iter().map(|&p| Circle::new(p, 3, color.filled())))?;
+        share_series(&mut shares, name.to_string(), color, points)?;
     }
     shares
         .configure_series_labels()

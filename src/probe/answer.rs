@@ -102,27 +102,43 @@ impl Database {
         let env = self.envelope(p)?;
         let moves = self.moves(p)?;
         let best = super::query::best_of(&moves);
-        let (pv, pv_end) = match pv {
-            Some(limit) => {
-                let (steps, end) = self.line(p, limit)?;
-                (Some(steps), Some(end))
-            }
-            None => (None, None),
+        let line = match pv {
+            Some(limit) => Some(self.line(p, limit)?),
+            None => None,
         };
-        Ok(Answer {
+        let env = env.map(|e| (e.lower, e.upper));
+        let index = Some(index::rank(p));
+        Ok(self.assemble(p, index, score, env, &moves, best, line))
+    }
+
+    /// The answer of `p` from its parts: what [`answer`](Self::answer)
+    /// gives for boards with and without a Goedel number alike.
+    #[allow(clippy::too_many_arguments)]
+    fn assemble(
+        &self,
+        p: &Position,
+        index: Option<u64>,
+        score: i8,
+        env: Option<(i8, i8)>,
+        moves: &[MoveInfo; 6],
+        best: Vec<u8>,
+        line: Option<(Vec<AnswerStep>, PvEnd)>,
+    ) -> Answer {
+        let (pv, pv_end) = line.map_or((None, None), |(s, e)| (Some(s), Some(e)));
+        Answer {
             rules: self.rules().name,
             pits: p.0,
             seeds: p.seeds(),
-            index: Some(index::rank(p)),
+            index,
             score,
-            lower: env.map(|e| e.lower),
-            upper: env.map(|e| e.upper),
-            pinned: env.map(|e| e.pinned()),
-            moves: answer_moves(&moves),
+            lower: env.map(|e| e.0),
+            upper: env.map(|e| e.1),
+            pinned: env.map(|e| e.0 == e.1),
+            moves: answer_moves(moves),
             best,
             pv,
             pv_end,
-        })
+        }
     }
 
     /// The principal variation of an indexed board, as answer steps.
@@ -143,7 +159,7 @@ impl Database {
 
     /// [`answer`](Self::answer) of a board without a Goedel number.
     fn answer_from_moves(&self, p: &Position, pv: Option<usize>) -> Result<Answer> {
-        let n = Self::seeds_of(p)?;
+        Self::seeds_of(p)?; // at most 48 seeds, not 47
         let moves = self.moves_of(p)?;
         let best = super::query::best_of(&moves);
         let score = match moves.iter().filter_map(|m| m.score).max() {
@@ -176,10 +192,10 @@ impl Database {
                 (l, h)
             }
         });
-        let (pv, pv_end) = match pv {
-            None => (None, None),
-            Some(0) => (Some(Vec::new()), Some(PvEnd::Limit)),
-            Some(_) if best.is_empty() => (Some(Vec::new()), Some(PvEnd::GameOver)),
+        let line = match pv {
+            None => None,
+            Some(0) => Some((Vec::new(), PvEnd::Limit)),
+            Some(_) if best.is_empty() => Some((Vec::new(), PvEnd::GameOver)),
             Some(limit) => {
                 let m = &moves[best[0] as usize];
                 let child = m.child.expect("a legal move has a child");
@@ -193,22 +209,9 @@ impl Database {
                 // line never comes back to this board.
                 let (rest, end) = self.line(&child, limit - 1)?;
                 steps.extend(rest);
-                (Some(steps), Some(end))
+                Some((steps, end))
             }
         };
-        Ok(Answer {
-            rules: self.rules().name,
-            pits: p.0,
-            seeds: n,
-            index: None,
-            score,
-            lower: env.map(|e| e.0),
-            upper: env.map(|e| e.1),
-            pinned: env.map(|e| e.0 == e.1),
-            moves: answer_moves(&moves),
-            best,
-            pv,
-            pv_end,
-        })
+        Ok(self.assemble(p, None, score, env, &moves, best, line))
     }
 }
