@@ -177,6 +177,43 @@ fn bench_probe(c: &mut Criterion) {
     g.bench_function("capi awari_score/1 thread", |b| {
         b.iter(|| capi_sum(&positions))
     });
+    // The Rust probe called as C calls it, through a function that is not
+    // inlined into the loop: the same cost as `awari_score` (the inlined
+    // loop above overlaps more table misses).
+    #[inline(never)]
+    fn outlined(db: &Database, p: &Position) -> i8 {
+        db.score(p).expect("probe")
+    }
+    g.bench_function("score outlined/1 thread", |b| {
+        b.iter(|| {
+            positions
+                .iter()
+                .map(|p| outlined(&db, black_box(p)) as i64)
+                .sum::<i64>()
+        })
+    });
+    // The batch call against `Database::scores` ("scores batch" above).
+    let flat: Vec<u8> = positions.iter().flat_map(|p| p.0).collect();
+    let mut capi_out = vec![0i8; positions.len()];
+    g.bench_function("capi awari_scores batch/1 thread", |b| {
+        b.iter(|| {
+            // SAFETY: an open handle, 12 pits per board, a score per board.
+            let st = unsafe {
+                capi::awari_scores(
+                    handle,
+                    black_box(&flat).as_ptr(),
+                    positions.len(),
+                    capi_out.as_mut_ptr(),
+                )
+            };
+            debug_assert_eq!(st, capi::AWARI_OK);
+            capi_out[0]
+        })
+    });
+    assert!(
+        capi_out == out,
+        "awari_scores gives Database::scores' answers"
+    );
     // SAFETY: the handle of awari_open_mapped, closed once.
     unsafe { capi::awari_close(handle) };
 

@@ -366,3 +366,39 @@ fn four_threads_agree_with_sequential_probes() {
         .unwrap();
     assert_eq!(moved, file_score(&position_with(MAX)));
 }
+
+/// The batch through `pread` (nearby entries of a table read with one
+/// `pread`) equals one probe after another on the mapped tables: a dense
+/// batch (every position of layers 0..=8 twice, in a shuffled order, and
+/// 200,000 random ones of 0..=MAX: long runs), a sparse one (single reads)
+/// and an empty one; a table overwritten with a value no score of its
+/// layer takes fails the batch, naming it.
+#[test]
+fn batch_through_pread_reads_runs_and_equals_one_probe_at_a_time() {
+    use rand::{rngs::StdRng, seq::SliceRandom, SeedableRng};
+    let dir = db_dir();
+    let pread = Database::open(dir).unwrap();
+    // SAFETY: nothing writes to the shared folder while the tests run.
+    let mapped = unsafe { Database::open_mapped(dir) }.unwrap();
+    let mut dense: Vec<Position> = (0..=8)
+        .flat_map(|n| LayerIter::new(n).map(|(_, p)| p))
+        .collect();
+    dense.extend(dense.clone());
+    dense.extend(random_positions(36, 200_000, 0, MAX));
+    dense.shuffle(&mut StdRng::seed_from_u64(36));
+    for ps in [dense, random_positions(37, 50, 0, MAX), Vec::new()] {
+        let want: Vec<i8> = ps.iter().map(|p| mapped.score(p).unwrap()).collect();
+        let mut got = vec![0i8; ps.len()];
+        pread.scores(&ps, &mut got).unwrap();
+        assert!(got == want, "{} positions", ps.len());
+    }
+    let copy = common::full_copy("awari-probe-batch-bad-");
+    let table = copy.join("scores.9");
+    let len = std::fs::metadata(&table).unwrap().len() as usize;
+    std::fs::write(&table, vec![0x7fu8; len]).unwrap();
+    let bad = Database::open(&copy).unwrap();
+    let ps = random_positions(38, 10_000, 0, MAX);
+    let mut out = vec![0i8; ps.len()];
+    let e = bad.scores(&ps, &mut out).unwrap_err();
+    assert!(e.to_string().contains("scores.9"), "{e}");
+}

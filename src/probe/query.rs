@@ -8,6 +8,12 @@ use crate::index::{layer_size, rank};
 use crate::mem::prefetch;
 use crate::rules::{Position, MAX_SEEDS};
 
+/// A batch's nearby entries of a table read with `pread` are read
+/// together when no gap between them is over `GAP` bytes ...
+const GAP: u64 = 4096;
+/// ... and they span at most `SPAN` bytes.
+const SPAN: u64 = 1 << 16;
+
 /// How far the cycle rule could move a score.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct Envelope {
@@ -128,8 +134,47 @@ impl Database {
             }
         }
         later.sort_unstable();
-        for (n, g, i) in later {
-            out[i] = self.score_entry(n, g, &ps[i])?;
+        self.scores_in_order(&later, ps, out)
+    }
+
+    /// The scores [`scores`](Self::scores) left for last, `(layer, index,
+    /// output)` in index order: entries of a raw table read with `pread`
+    /// that lie close together (no gap over [`GAP`] bytes, at most
+    /// [`SPAN`] bytes in all) are read with one `pread`, so a large batch
+    /// reads a table in long runs instead of one system call per position;
+    /// compressed tables decode each block once.
+    fn scores_in_order(
+        &self,
+        later: &[(u32, u64, usize)],
+        ps: &[Position],
+        out: &mut [i8],
+    ) -> Result<()> {
+        let mut buf = Vec::new();
+        let mut k = 0;
+        while k < later.len() {
+            let (n, first, i) = later[k];
+            let t = &self.layer(n)?.score;
+            let mut end = k + 1;
+            if !t.is_compressed() && !t.is_dont_care() {
+                while end < later.len()
+                    && later[end].0 == n
+                    && later[end].1 - first < SPAN
+                    && later[end].1 - later[end - 1].1 <= GAP
+                {
+                    end += 1;
+                }
+            }
+            if end == k + 1 {
+                out[i] = self.score_entry(n, first, &ps[i])?;
+            } else {
+                buf.resize((later[end - 1].1 - first + 1) as usize, 0);
+                t.read_range(first, &mut buf)?;
+                for &(_, g, i) in &later[k..end] {
+                    let v = buf[(g - first) as usize] as i8;
+                    out[i] = self.checked(n, Kind::Score, g, v)?;
+                }
+            }
+            k = end;
         }
         Ok(())
     }
