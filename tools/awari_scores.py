@@ -19,6 +19,11 @@ never returned. Exit status as the awari binary's: 0 ok; 1 a damaged table
 differs); 2 bad input, a missing layer, a format this tool does not read
 (format 3: `tables.N.zst`, or a `scores.N.zst` of version 3), or I/O.
 
+It is kept as an oracle for the tests (tests/python_tool.rs), not as the
+way to read tables from Python: for that, the package `awari_egdb`
+(python/, README "From Python") reads every format the library reads, in
+batches from numpy, with moves, best play and the envelope.
+
 As a library:
     goedel(pits) -> int          the position's index within its layer
     layer_size(n) -> int         positions in layer n

@@ -370,7 +370,7 @@ fn position(py: Python<'_>, seeds: u32, index: u64) -> PyResult<Vec<u32>> {
 /// Exact endgame scores for Awari (Oware): `Database(folder)` probes a
 /// folder of tables built by `awari build` (or a VU dataset folder).
 #[pymodule]
-#[pyo3(name = "awari_egdb")]
+#[pyo3(name = "_native")]
 fn py_awari_egdb(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Database>()?;
     m.add("DamagedTable", m.py().get_type::<DamagedTable>())?;

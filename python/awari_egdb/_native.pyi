@@ -1,4 +1,4 @@
-"""Exact endgame scores for Awari (Oware): Python bindings of awari-egdb."""
+"""The compiled part of awari_egdb (re-exported by the package)."""
 
 from os import PathLike
 from typing import Literal, Optional, Sequence, SupportsIndex, TypedDict, Union
