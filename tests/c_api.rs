@@ -82,11 +82,11 @@ fn run(exe: &Path, args: &[&str], stdin: &str) -> Output {
     child.wait_with_output().unwrap()
 }
 
-fn boards(count: usize, seed: u64) -> Vec<Position> {
+fn boards(count: usize, max: u32, seed: u64) -> Vec<Position> {
     let mut rng = StdRng::seed_from_u64(seed);
     (0..count)
         .map(|_| {
-            let n = rng.gen_range(0..=MAX);
+            let n = rng.gen_range(0..=max);
             random_indexable(&mut rng, n, false)
         })
         .collect()
@@ -113,12 +113,13 @@ fn expected(db: &Database, p: &Position) -> String {
     s
 }
 
-#[test]
-fn the_c_example_gives_the_library_s_answers() {
-    let dir = db_dir();
+/// Runs the example on `count` random boards of 0..=`max` seeds from
+/// standard input and on one from its arguments; every line must be the
+/// library's answer from the same folder.
+fn the_example_agrees(dir: &Path, max: u32, count: usize, seed: u64) {
     let db = Database::open(dir).unwrap();
     let exe = compile("examples/c/probe.c", "probe");
-    let ps = boards(500, 1);
+    let ps = boards(count, max, seed);
     let out = run(&exe, &[s(dir)], &lines(&ps));
     assert!(
         out.status.success(),
@@ -150,11 +151,56 @@ fn the_c_example_gives_the_library_s_answers() {
 }
 
 #[test]
+fn the_c_example_gives_the_library_s_answers() {
+    the_example_agrees(db_dir(), MAX, 500, 1);
+}
+
+/// Layers 0..=16 (scores only, built here: a few seconds), and a copy
+/// compressed as an engine ships it (format 4, scores only, the raw
+/// tables removed): the example reads both, and both give the raw
+/// folder's scores.
+#[test]
+fn the_c_example_reads_layers_0_to_16_raw_and_compressed() {
+    use awari_egdb::codec::Settings;
+    use awari_egdb::pack::{self, CompressOptions, Quiet};
+    let raw = common::scratch("awari-capi-16-");
+    awari_egdb::build::build(
+        &common::options(&raw, 16, false),
+        &awari_egdb::solve::Silent,
+    )
+    .expect("build 0..=16");
+    let packed = common::scratch("awari-capi-16z-");
+    for entry in std::fs::read_dir(&raw).unwrap() {
+        let from = entry.unwrap().path();
+        std::fs::copy(&from, packed.join(from.file_name().unwrap())).expect("copy");
+    }
+    let copts = CompressOptions {
+        settings: Settings {
+            scores_only: true,
+            ..Settings::random_access()
+        },
+        layers: 0..=48,
+        remove_raw: true,
+    };
+    pack::compress_folder(&packed, &copts, &Quiet).expect("compress");
+    assert!(packed.join("scores.16.zst").exists() && !packed.join("scores.16").exists());
+    the_example_agrees(&raw, 16, 400, 2);
+    the_example_agrees(&packed, 16, 400, 2);
+    let (a, b) = (
+        Database::open(&raw).unwrap(),
+        Database::open(&packed).unwrap(),
+    );
+    for p in boards(2_000, 16, 3) {
+        assert_eq!(a.score(&p).unwrap(), b.score(&p).unwrap(), "{p}");
+    }
+}
+
+#[test]
 fn four_threads_on_one_handle_agree_with_the_library() {
     let dir = db_dir();
     let db = Database::open(dir).unwrap();
     let exe = compile("tests/c/threads.c", "threads");
-    let ps = boards(20_000, 2);
+    let ps = boards(20_000, MAX, 2);
     let out = run(&exe, &[s(dir)], &lines(&ps));
     assert!(
         out.status.success(),
