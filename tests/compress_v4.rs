@@ -1,6 +1,7 @@
 //! Format 4: every table of layers 0..=12 round trips at several layouts
 //! (the full form also 13 and 14)
-//! (decoded whole and probed entry by entry), and damage of every kind is
+//! (decoded whole and probed entry by entry; the full form's layers 11
+//! and 12 at random entries and in batches), and damage of every kind is
 //! an error or, for a probe that does not check its block, a value within
 //! the layer's range: never a panic, never a wrong table that passes.
 
@@ -62,7 +63,7 @@ fn every_table_of_layers_0_to_12_round_trips_at_several_layouts() {
                 assert_eq!(out, raw[a as usize..b as usize], "layer {n} {a}..{b}");
             }
             assert!(matches!(t.get(len), Err(CompressError::OutOfRange { .. })));
-            get_many_agrees(&t, &raw, n);
+            get_many_agrees(&t, &raw, n, true);
         }
     }
 }
@@ -94,12 +95,19 @@ fn the_full_form_round_trips_every_table_of_layers_0_to_12_at_several_layouts() 
                     .decompress_all()
                     .unwrap_or_else(|e| panic!("layer {n} {kind:?} {lay:?}: {e}"));
                 assert!(all == *raw, "layer {n} {kind:?} {lay:?} decoded whole");
-                for (g, &v) in raw.iter().enumerate() {
-                    assert_eq!(
-                        t.get(g as u64).expect("get"),
-                        v as i8,
-                        "layer {n} {kind:?} entry {g} {lay:?}"
-                    );
+                // Every entry one probe at a time, up to layer 10 (above,
+                // the whole decode just done covers every entry, and the
+                // random probes below the block index): layers 11 and 12
+                // are three quarters of the entries, and one probe at a
+                // time at five layouts was most of this test's time.
+                if n <= 10 {
+                    for (g, &v) in raw.iter().enumerate() {
+                        assert_eq!(
+                            t.get(g as u64).expect("get"),
+                            v as i8,
+                            "layer {n} {kind:?} entry {g} {lay:?}"
+                        );
+                    }
                 }
                 // Probes out of order, and ranges that start and end
                 // inside blocks.
@@ -123,7 +131,7 @@ fn the_full_form_round_trips_every_table_of_layers_0_to_12_at_several_layouts() 
                     );
                 }
                 assert!(matches!(t.get(len), Err(CompressError::OutOfRange { .. })));
-                get_many_agrees(&t, raw, n);
+                get_many_agrees(&t, raw, n, n <= 10);
             }
         }
     }
@@ -155,9 +163,9 @@ fn a_table_of_values_out_of_range_or_the_wrong_size_is_refused() {
     assert!(encode_scores(&scores(5), &AWARI, 5, bad).is_err());
 }
 
-/// Batches of probes, sorted, repeated and in any order, every entry once
-/// in order, and an index past the end.
-fn get_many_agrees(t: &CompressedTable<&[u8]>, raw: &[u8], n: u32) {
+/// Batches of probes, sorted, repeated and in any order, (with `every`)
+/// every entry once in order, and an index past the end.
+fn get_many_agrees(t: &CompressedTable<&[u8]>, raw: &[u8], n: u32, every: bool) {
     let len = raw.len() as u64;
     let mut rng = rand::rngs::StdRng::seed_from_u64(len + n as u64);
     let mut any: Vec<u64> = (0..rng.gen_range(1..300))
@@ -166,7 +174,11 @@ fn get_many_agrees(t: &CompressedTable<&[u8]>, raw: &[u8], n: u32) {
     let mut sorted = any.clone();
     sorted.sort_unstable();
     any.extend_from_slice(&sorted[..sorted.len() / 2]);
-    let every: Vec<u64> = (0..len).collect();
+    let every: Vec<u64> = if every {
+        (0..len).collect()
+    } else {
+        Vec::new()
+    };
     for gs in [any, sorted, every, Vec::new()] {
         let mut out = vec![0i8; gs.len()];
         t.get_many(&gs, &mut out).expect("get_many");
