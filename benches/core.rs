@@ -1,6 +1,7 @@
 //! Throughput of the core primitives: Goedel rank/unrank, move generation and
-//! predecessor (un-move) generation, each over a fixed batch of random
-//! indexable positions.
+//! predecessor (un-move) generation (by internal moves, and by captures of 2
+//! to 6 seeds, as the compact solver's exits pass takes them back), each
+//! over a fixed batch of random indexable positions.
 
 use std::hint::black_box;
 
@@ -87,6 +88,20 @@ fn bench_core(c: &mut Criterion) {
                     black_box(p).for_each_predecessor(&AWARI, |r| {
                         acc = acc.wrapping_add(u64::from(black_box(r).0[0]) + 1);
                     });
+                }
+                acc
+            })
+        });
+
+        g.bench_function("capture predecessors", |b| {
+            b.iter(|| {
+                let mut acc = 0u64;
+                for p in &positions {
+                    for c in 2..=6 {
+                        black_box(p).for_each_capture_predecessor(c, |r| {
+                            acc = acc.wrapping_add(u64::from(black_box(r).0[0]) + 1);
+                        });
+                    }
                 }
                 acc
             })
