@@ -169,11 +169,7 @@ fn the_c_example_reads_layers_0_to_16_raw_and_compressed() {
         &awari_egdb::solve::Silent,
     )
     .expect("build 0..=16");
-    let packed = common::scratch("awari-capi-16z-");
-    for entry in std::fs::read_dir(&raw).unwrap() {
-        let from = entry.unwrap().path();
-        std::fs::copy(&from, packed.join(from.file_name().unwrap())).expect("copy");
-    }
+    let packed = common::copy_folder(&raw, "awari-capi-16z-");
     let copts = CompressOptions {
         settings: Settings {
             scores_only: true,

@@ -41,16 +41,7 @@ pub fn raw_dir() -> &'static Path {
 
 /// A copy of the raw folder (tables and manifest).
 pub fn copy(prefix: &str) -> PathBuf {
-    let src = raw_dir();
-    let dst = scratch(prefix);
-    for e in std::fs::read_dir(src).unwrap() {
-        let e = e.unwrap();
-        if e.file_name() == "build.lock" {
-            continue;
-        }
-        std::fs::copy(e.path(), dst.join(e.file_name())).unwrap();
-    }
-    dst
+    super::copy_folder(raw_dir(), prefix)
 }
 
 /// The names of the `.zst` files in `dir`.

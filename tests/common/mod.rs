@@ -98,7 +98,12 @@ pub fn vu_copy(prefix: &str) -> PathBuf {
 
 /// A full copy of the shared folder (manifest and every table).
 pub fn full_copy(prefix: &str) -> PathBuf {
-    let src = db_dir();
+    copy_folder(db_dir(), prefix)
+}
+
+/// A copy of the folder `src` (manifest and every table, not its build
+/// lock) in a new scratch folder.
+pub fn copy_folder(src: &Path, prefix: &str) -> PathBuf {
     let dst = scratch(prefix);
     for e in std::fs::read_dir(src).expect("read folder") {
         let e = e.expect("entry");
