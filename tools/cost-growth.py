@@ -25,14 +25,23 @@ matplotlib).
 import argparse
 import csv
 import math
+import os
 import statistics
 from collections import defaultdict
 
 
+def layer_sizes():
+    """Positions per layer, from the repository's data/layer-sizes.csv."""
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data", "layer-sizes.csv")
+    with open(path) as f:
+        return {int(r["seeds"]): int(r["entries_in_scores_file"]) for r in csv.DictReader(f)}
+
+
+SIZES = layer_sizes()
+
+
 def layer_size(n):
-    """Positions of layer n: C(n+11, 11) less those with every opponent pit
-    holding seeds (no Goedel number)."""
-    return math.comb(n + 11, 11) - (math.comb(n + 5, 11) if n >= 6 else 0)
+    return SIZES[n]
 
 
 def fit(xs, ys):
