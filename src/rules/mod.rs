@@ -442,7 +442,15 @@ impl Position {
     /// is reported when `self`'s mover has no seeds (a move into such a
     /// position is an exit, not an internal move).
     #[inline]
-    pub fn for_each_predecessor(&self, rules: &Rules, f: impl FnMut(Position)) {
+    pub fn for_each_predecessor(&self, rules: &Rules, mut f: impl FnMut(Position)) {
+        self.for_each_predecessor_packed(rules, |p| f(Position::from_packed(p)));
+    }
+
+    /// [`Position::for_each_predecessor`], each predecessor given packed
+    /// ([`Position::packed`]), the form the solvers rank
+    /// ([`crate::index::rank_packed`]) without unpacking it.
+    #[inline]
+    pub fn for_each_predecessor_packed(&self, rules: &Rules, f: impl FnMut(u128)) {
         // A move that captures nothing and feeds is legal under every rule
         // set; only a grand slam that stands is a sowing that captured
         // nothing although its last seed made 2 or 3.
@@ -452,11 +460,24 @@ impl Position {
         }
     }
 
+    /// The board packed little-endian into a `u128`: pit `k` in byte `k`,
+    /// bytes 12..=15 zero.
+    #[inline(always)]
+    pub fn packed(&self) -> u128 {
+        pack(&self.0)
+    }
+
+    /// The position of a board packed as [`Position::packed`] packs it.
+    #[inline(always)]
+    pub fn from_packed(x: u128) -> Position {
+        Position(unpack(x))
+    }
+
     /// [`Position::for_each_predecessor`] with the grand slam rule resolved
     /// at compile time (`SLAM_STANDS`: a grand slam captures nothing, so it
     /// is an internal move).
     #[inline(always)]
-    fn predecessors_with<const SLAM_STANDS: bool>(&self, mut f: impl FnMut(Position)) {
+    fn predecessors_with<const SLAM_STANDS: bool>(&self, mut f: impl FnMut(u128)) {
         if self.mover_seeds() == 0 {
             return;
         }
@@ -487,7 +508,7 @@ impl Position {
                 if !has_zero_byte((p >> 48) as u64 | (0x0101 << 48)) {
                     continue;
                 }
-                f(Position(unpack(p)));
+                f(p);
             }
         }
     }
