@@ -4,6 +4,7 @@
 //! misses of a batch overlap. Each solver says how to locate a
 //! predecessor's state and what a settlement does to it.
 
+use crate::index::rank_packed;
 use crate::rules::{Position, Rules};
 
 /// A settlement whose predecessors are still to visit.
@@ -24,21 +25,21 @@ pub const BATCH: usize = 32;
 pub struct Work {
     /// Settled positions whose predecessors are not yet visited.
     pub stack: Vec<Item>,
-    /// Predecessors of a batch: state offset, position, whether they were
-    /// reached from a `<= -t` settlement.
-    preds: Vec<(usize, Position, bool)>,
+    /// Predecessors of a batch: state offset, position (packed), whether
+    /// they were reached from a `<= -t` settlement.
+    preds: Vec<(usize, u128, bool)>,
 }
 
 /// Propagates the settlements on `work`'s stack to closure under `rules`,
-/// a batch at a time: `locate(p)` gives a predecessor's state offset (and prefetches
-/// its state), so a batch's cache misses overlap before `visit(offset, p,
+/// a batch at a time: `locate(g)` gives the state offset of the predecessor
+/// whose Goedel number is `g` (and prefetches its state), so a batch's cache misses overlap before `visit(offset, p,
 /// from_lose, stack)` updates each predecessor and pushes what settles.
 /// Returns the settlements whose predecessors were visited.
 #[inline]
 pub fn drain(
     work: &mut Work,
     rules: &Rules,
-    locate: impl Fn(&Position) -> usize,
+    locate: impl Fn(u64) -> usize,
     mut visit: impl FnMut(usize, Position, bool, &mut Vec<Item>),
 ) -> u64 {
     let Work { stack, preds } = work;
@@ -48,11 +49,12 @@ pub fn drain(
         count += (stack.len() - from) as u64;
         preds.clear();
         for it in stack.drain(from..) {
-            it.pos
-                .for_each_predecessor(rules, |p| preds.push((locate(&p), p, it.lose)));
+            it.pos.for_each_predecessor_packed(rules, |p| {
+                preds.push((locate(rank_packed(p)), p, it.lose))
+            });
         }
         for &(i, p, from_lose) in preds.iter() {
-            visit(i, p, from_lose, stack);
+            visit(i, Position::from_packed(p), from_lose, stack);
         }
     }
     count

@@ -9,9 +9,8 @@ use super::lists::{for_each_index, segments, unpack, write_lists, Disk, List, Li
 use super::{Ranks, APPLY_WINDOWS, CHUNK, RECEIVED_BATCH, WINDOW};
 use crate::comm::Part;
 use crate::error::{Error, Result};
-use crate::index::{rank, unrank_unchecked};
+use crate::index::unrank_unchecked;
 use crate::mem::{prefetch, Buffer};
-use crate::rules::Position;
 use crate::solve::kernel::{self, Item, Work};
 use crate::solve::Observer;
 use rayon::prelude::*;
@@ -156,8 +155,7 @@ impl Sweep<'_> {
     /// `g << 1 | from_lose`.
     pub(super) fn drain(&self, work: &mut Work, remote: &mut Vec<u64>) -> u64 {
         let part = self.part;
-        let locate = |p: &Position| {
-            let g = rank(p);
+        let locate = |g: u64| {
             if part.has(g) {
                 prefetch(self.st[(g - part.lo) as usize].as_ptr());
             }

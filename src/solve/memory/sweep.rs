@@ -3,9 +3,8 @@
 //! propagation of what settles (through [`crate::solve::kernel`]).
 
 use super::{CHUNK, CNT, SETTLED, SUB};
-use crate::index::{rank, unrank_unchecked};
+use crate::index::unrank_unchecked;
 use crate::mem::prefetch;
-use crate::rules::Position;
 use crate::solve::kernel::{drain, Item, Work, BATCH};
 use crate::solve::{dec, enc, Observer};
 use rayon::prelude::*;
@@ -86,7 +85,9 @@ pub(super) const GROUP: u64 = 8;
 
 /// Per word of a group of 8 positions (at most 3 words): the byte a scan
 /// looks for in the group's `>= t` lanes and in its `<= -t` lanes, and
-/// 0x01 in the other lanes (never zero after the exclusive or).
+/// 0x01 in the other lanes (never zero after the exclusive or). When the
+/// two sides are different lanes (the envelope), `want_win` and
+/// `other_win` look for both at once and the `lose` pair is not used.
 #[derive(Clone, Copy, Default)]
 struct Patterns {
     want_win: [u64; 3],
@@ -147,6 +148,12 @@ impl Sweep<'_> {
                 p.other_lose[k] |= 1 << b;
             }
         }
+        if self.win != self.lose {
+            for k in 0..3 {
+                p.want_win[k] |= p.want_lose[k];
+                p.other_win[k] &= p.other_lose[k];
+            }
+        }
         p
     }
 
@@ -174,7 +181,12 @@ impl Sweep<'_> {
                     let end = (first + CHUNK).min(size);
                     let subs = (first..end).step_by(SUB as usize);
                     for lo in subs.filter(|&lo| self.masks.has((lo / SUB) as usize, t)) {
-                        count += self.scan(work, lo, (lo + SUB).min(end), t, &patterns);
+                        let hi = (lo + SUB).min(end);
+                        count += if self.win != self.lose {
+                            self.scan::<true>(work, lo, hi, t, &patterns)
+                        } else {
+                            self.scan::<false>(work, lo, hi, t, &patterns)
+                        };
                     }
                     count += self.drain(work, t);
                     if count > 0 {
@@ -201,8 +213,17 @@ impl Sweep<'_> {
     /// exactly `-t` (it waited for this threshold). The scan therefore
     /// compares 8 positions' bytes at once with those two values, and looks
     /// at single positions only in the groups where one matches.
+    /// `APART`: the two sides are different lanes, so that one comparison
+    /// per word finds both.
     #[inline]
-    fn scan(&self, work: &mut Work, lo: u64, hi: u64, t: i32, patterns: &Patterns) -> u64 {
+    fn scan<const APART: bool>(
+        &self,
+        work: &mut Work,
+        lo: u64,
+        hi: u64,
+        t: i32,
+        patterns: &Patterns,
+    ) -> u64 {
         let mut count = 0;
         let (win, lose, shift, stride) = (self.win, self.lose, self.shift, self.stride);
         let Patterns {
@@ -218,8 +239,10 @@ impl Sweep<'_> {
             let mut hit = 0;
             for k in 0..stride {
                 let w = self.st[w0 + k].load(Relaxed);
-                hit |= zero_bytes((w ^ want_win[k]) | other_win[k])
-                    | zero_bytes((w ^ want_lose[k]) | other_lose[k]);
+                hit |= zero_bytes((w ^ want_win[k]) | other_win[k]);
+                if !APART {
+                    hit |= zero_bytes((w ^ want_lose[k]) | other_lose[k]);
+                }
             }
             let end = (g + GROUP).min(hi);
             if hit != 0 {
@@ -255,8 +278,8 @@ impl Sweep<'_> {
     /// Propagates the settlements on the stack at threshold `t` to closure,
     /// a batch at a time.
     fn drain(&self, work: &mut Work, t: i32) -> u64 {
-        let locate = |p: &Position| {
-            let i = rank(p) as usize * self.stride;
+        let locate = |g: u64| {
+            let i = g as usize * self.stride;
             prefetch(self.st[i / 8].as_ptr() as *const u8);
             i
         };
