@@ -20,8 +20,10 @@
 //! Per position the solver keeps one byte per quantity being swept (a settled
 //! flag and a 7-bit value; before settling the value is the best exit) plus
 //! one byte of two 3-bit counters of internal moves: 3 bytes with the
-//! envelope (whose bytes are written out and reused for the score), 2
-//! without ([`cost`]). The exits are computed once, in one pass
+//! envelope, 2 without ([`cost`]). Once the envelope is written out, the
+//! state closes up to the 2 bytes a position the score needs (the counters
+//! and one value byte), so that the score sweep's random updates range over
+//! two thirds of the memory. The exits are computed once, in one pass
 //! that works in batches, prefetching the lower layers' entries of a
 //! batch's captures before reading any of them. With the envelope the
 //! state has no room for the score's exits during the envelope sweep, so
@@ -111,9 +113,9 @@ pub fn work_units(n: u32, envelope: bool) -> u64 {
 
 /// Offsets in a position's state bytes: the counters, then the two value
 /// bytes. With the envelope, `A` and `B` hold `lower` and `upper` during the
-/// envelope sweep; once those are written out, `A` holds the score for the
-/// score sweep. So the solver needs 3 bytes per position (2 without the
-/// envelope).
+/// envelope sweep; once those are written out, the state closes up to 2
+/// bytes a position and `A` holds the score for the score sweep. So the
+/// solver needs 3 bytes per position (2 without the envelope).
 const CNT: usize = 0;
 const A: usize = 1;
 const B: usize = 2;
