@@ -15,35 +15,51 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
-/// `libawari_egdb.a`, built for the test: `cargo test` builds only the
-/// Rust library, so a cargo of its own (the one running the tests) builds
-/// the static library, without the binary's features, in `target/capi`
-/// (its own lock; the first time about a minute, then nothing to do).
+/// `libawari_egdb.a`. The cargo that builds this test compiles the library
+/// in all its crate types, the static one too, into the folder of the test
+/// binary (`target/release/deps`), so that one is used: it is the library
+/// this test links, of the same sources and features. With the `mpi`
+/// feature that archive would need the MPI library at link time, so then
+/// (and wherever the archive is missing) a cargo of its own builds it
+/// without the binary's features in `target/capi` (its own lock; the first
+/// time about a minute, then nothing to do).
 fn static_lib() -> &'static Path {
     static LIB: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
     LIB.get_or_init(|| {
-        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-        let target = std::env::var_os("CARGO_TARGET_DIR")
-            .map_or(root.join("target"), PathBuf::from)
-            .join("capi");
-        let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-        let st = Command::new(cargo)
-            .args([
-                "build",
-                "--release",
-                "--lib",
-                "--no-default-features",
-                "--quiet",
-            ])
-            .arg("--manifest-path")
-            .arg(root.join("Cargo.toml"))
-            .arg("--target-dir")
-            .arg(&target)
-            .status()
-            .expect("cargo runs");
-        assert!(st.success(), "cargo build of the static library failed");
-        target.join("release").join("libawari_egdb.a")
+        let beside = std::env::current_exe()
+            .ok()
+            .and_then(|exe| Some(exe.parent()?.join("libawari_egdb.a")));
+        match beside {
+            Some(lib) if lib.exists() && !cfg!(feature = "mpi") => lib,
+            _ => build_static_lib(),
+        }
     })
+}
+
+/// Builds `libawari_egdb.a` without the binary's features in
+/// `target/capi` and returns its path.
+fn build_static_lib() -> PathBuf {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let target = std::env::var_os("CARGO_TARGET_DIR")
+        .map_or(root.join("target"), PathBuf::from)
+        .join("capi");
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let st = Command::new(cargo)
+        .args([
+            "build",
+            "--release",
+            "--lib",
+            "--no-default-features",
+            "--quiet",
+        ])
+        .arg("--manifest-path")
+        .arg(root.join("Cargo.toml"))
+        .arg("--target-dir")
+        .arg(&target)
+        .status()
+        .expect("cargo runs");
+    assert!(st.success(), "cargo build of the static library failed");
+    target.join("release").join("libawari_egdb.a")
 }
 
 /// Compiles a C file against the static library, once per name.
