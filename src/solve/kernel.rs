@@ -31,10 +31,12 @@ pub struct Work {
 }
 
 /// Propagates the settlements on `work`'s stack to closure under `rules`,
-/// a batch at a time: `locate(g)` gives the state offset of the predecessor
-/// whose Goedel number is `g` (and prefetches its state), so a batch's cache misses overlap before `visit(offset, p,
-/// from_lose, stack)` updates each predecessor and pushes what settles.
-/// Returns the settlements whose predecessors were visited.
+/// a batch at a time: the kernel ranks each predecessor as the un-moves
+/// make it (packed), `locate(g)` gives the state offset of the one whose
+/// Goedel number is `g` (and prefetches its state), so a batch's cache
+/// misses overlap before `visit(offset, p, from_lose, stack)` updates each
+/// predecessor and pushes what settles. Returns the settlements whose
+/// predecessors were visited.
 #[inline]
 pub fn drain(
     work: &mut Work,
