@@ -29,7 +29,7 @@
 //! `j = 11` gives back the `W(12, n-6)`). The prefix sums come from one
 //! multiplication of the packed board, and `j` from its zero bytes.
 
-use super::ways_c;
+use super::ways_c as w;
 use crate::rules::{Position, MAX_SEEDS};
 
 /// Columns of [`TERMS`]: a prefix sum `0..=48`, padded.
@@ -43,14 +43,6 @@ const END: usize = 16;
 static TERMS: [[u64; X]; 22] = build_terms();
 /// `W(12, n) - W(12, n - 6)`, the rank's constant in layer `n`.
 static BASE: [u64; X] = build_base();
-
-const fn w(k: usize, m: i32) -> u64 {
-    if m < 0 {
-        0
-    } else {
-        ways_c(k, m)
-    }
-}
 
 const fn build_terms() -> [[u64; X]; 22] {
     let mut t = [[0u64; X]; 22];
@@ -90,9 +82,8 @@ const fn build_base() -> [u64; X] {
 }
 
 /// The Goedel number of a board packed as [`Position::packed`] packs it,
-/// indexable (at most 48 seeds, some
-/// opponent pit empty); the result is meaningless otherwise (but the call
-/// is safe).
+/// indexable (at most 48 seeds, some opponent pit empty); the result is
+/// meaningless otherwise (but the call is safe).
 #[inline(always)]
 pub fn rank_packed(x: u128) -> u64 {
     let lo = x as u64;

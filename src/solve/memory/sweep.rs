@@ -213,8 +213,9 @@ impl Sweep<'_> {
     /// exactly `-t` (it waited for this threshold). The scan therefore
     /// compares 8 positions' bytes at once with those two values, and looks
     /// at single positions only in the groups where one matches.
+    ///
     /// `APART`: the two sides are different lanes, so that one comparison
-    /// per word finds both.
+    /// per word finds both ([`Sweep::patterns`] folds them together).
     #[inline]
     fn scan<const APART: bool>(
         &self,
