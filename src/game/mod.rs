@@ -68,6 +68,8 @@
 //! # The files
 //!
 //! One job each: `board.rs` the board and the sides ([`Side`], [`Board`]);
+//! `notation.rs` the position notation ([`Board::notation`],
+//! [`Board::from_notation`]);
 //! `end.rs` what ends a game and its result ([`End`], [`Game::end`],
 //! [`Game::result`]); `record.rs` the game record ([`Game::record`],
 //! [`Game::from_record`]); `player.rs` the computer player ([`MoveWorth`],
@@ -76,11 +78,13 @@
 
 mod board;
 mod end;
+mod notation;
 mod player;
 mod record;
 
 pub use board::{Board, Side};
 pub use end::End;
+pub use notation::NotationFault;
 pub use player::{best_labels, choose, line_labels, move_worths, Choice, MoveWorth, Player};
 
 use crate::error::{Error, Result};
