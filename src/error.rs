@@ -221,6 +221,30 @@ pub enum Error {
         /// An envelope table found there.
         file: String,
     },
+    /// The tables play alike under several rule sets.
+    #[error(
+        "{}: its tables are those of any of the {} rules as far as they go; say which with --rules",
+        dir.display(), rules.join(", ")
+    )]
+    RulesUnknown {
+        /// The folder.
+        dir: PathBuf,
+        /// The rule sets they fit.
+        rules: Vec<&'static str>,
+    },
+    /// Tables of layers to build that the folder's manifest does not list.
+    #[error(
+        "{}: holds {} but its manifest does not list {}; a build does not replace tables it did \
+         not write: `awari recover` lists them if they can be trusted, else move them out of \
+         the folder",
+        dir.display(), files.join(", "), if files.len() == 1 { "it" } else { "them" }
+    )]
+    Unlisted {
+        /// The folder.
+        dir: PathBuf,
+        /// The files.
+        files: Vec<String>,
+    },
     /// The folder holds tables but no manifest, and none of our envelope
     /// tables: a VU dataset or another tool's folder; nothing is written
     /// there.
@@ -556,6 +580,8 @@ impl Error {
             | RulesDiffer { dir, .. }
             | VuOnly { dir, .. }
             | LostManifest { dir, .. }
+            | Unlisted { dir, .. }
+            | RulesUnknown { dir, .. }
             | ForeignFolder { dir, .. }
             | NoEnvelope { dir, .. }
             | Scratch { dir, .. }

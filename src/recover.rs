@@ -15,7 +15,10 @@
 //!   more than one solution), and the recovered entry says which way each
 //!   layer was trusted.
 //!
-//! A layer whose tables differ from the known-good list is never trusted.
+//! A layer whose tables differ from the known-good list is never trusted;
+//! the files of a layer not trusted are kept under new names
+//! (`NAME.untrusted`), so that a build does not replace them unasked
+//! ([`store::check_unlisted`]) and the layer can be built again.
 //! Recovered entries carry the tables' checksums, pinned counts and score
 //! histograms computed from the tables; their build figures are unknown and
 //! zero. A damaged manifest is kept beside the new one as
@@ -74,6 +77,9 @@ pub struct LayerOutcome {
     /// Why it was not, if it was not (written as its message in JSON).
     #[serde(serialize_with = "message")]
     pub reason: Option<Error>,
+    /// The new names of its files when it was not trusted (`NAME.untrusted`):
+    /// kept, out of the way of a build.
+    pub set_aside: Vec<String>,
 }
 
 fn message<S: serde::Serializer>(e: &Option<Error>, s: S) -> std::result::Result<S::Ok, S::Error> {
@@ -166,8 +172,10 @@ fn find_layer(dir: &Path, n: u32) -> Result<Found> {
 /// Rebuilds the manifest of our folder `dir` from its tables (see the
 /// module's documentation). The tables follow `rules`; `None`: the rule set
 /// the damaged manifest names, else the one under which the most layers
-/// are trusted (awari on a tie). `known` is a list of known-good checksums
-/// (of that rule set).
+/// are trusted, among the rule sets of the lists `known` (all four
+/// presets when there is none); two that trust the same number of layers
+/// are [`Error::RulesUnknown`]. `known`: lists of known-good checksums,
+/// at most one a rule set.
 ///
 /// Memory: within `budget`, layer by layer. The tables are read with
 /// `pread`, streamed for their checksums and figures; a layer's Bellman
@@ -177,11 +185,11 @@ fn find_layer(dir: &Path, n: u32) -> Result<Found> {
 pub fn recover(
     dir: &Path,
     rules: Option<&Rules>,
-    known: Option<&KnownGood>,
+    known: &[KnownGood],
     budget: Budget,
 ) -> Result<RecoverReport> {
     store::check_folder(dir)?;
-    if let (Some(r), Some(k)) = (rules, known) {
+    if let (Some(r), [k]) = (rules, known) {
         if r != &k.rules {
             return Err(Error::ListOfOtherRules {
                 path: k.path.clone(),
@@ -208,19 +216,35 @@ pub fn recover(
         Err(Error::ForeignManifest { .. }) => true,
         Err(e) => return Err(e),
     };
-    let candidates: Vec<Rules> = match (rules, known, damaged_rules(dir)) {
-        (Some(r), _, _) => vec![*r],
-        (None, Some(k), _) => vec![k.rules],
-        (None, None, Some(r)) => vec![r],
-        (None, None, None) => PRESETS.to_vec(),
+    // The rule sets the tables may follow, each with its list (if any).
+    let list_of = |r: &Rules| known.iter().find(|k| &k.rules == r);
+    let named = damaged_rules(dir).filter(|r| known.is_empty() || list_of(r).is_some());
+    let candidates: Vec<(Rules, Option<&KnownGood>)> = match (rules.copied(), named) {
+        (Some(r), _) | (None, Some(r)) => vec![(r, list_of(&r))],
+        (None, None) if !known.is_empty() => known.iter().map(|k| (k.rules, Some(k))).collect(),
+        (None, None) => PRESETS.iter().map(|r| (*r, None)).collect(),
     };
-    let mut best: Option<(Rules, Vec<LayerOutcome>, Vec<LayerEntry>)> = None;
-    for r in candidates {
-        let (layers, entries) = assess(dir, &r, known, budget)?;
-        if best.as_ref().map_or(true, |b| entries.len() > b.2.len()) {
-            best = Some((r, layers, entries));
-        }
+    let mut assessed = Vec::new();
+    for (r, list) in candidates {
+        let (layers, entries) = assess(dir, &r, list, budget)?;
+        assessed.push((r, layers, entries));
     }
+    // The rule set under which the most layers are trusted; two or more
+    // that trust the same layers (small layers play alike under several
+    // rule sets) leave the folder's rule set unknown: refused.
+    let most = assessed.iter().map(|a| a.2.len()).max().unwrap_or(0);
+    let tied: Vec<&'static str> = assessed
+        .iter()
+        .filter(|a| a.2.len() == most)
+        .map(|a| a.0.name)
+        .collect();
+    if tied.len() > 1 && most > 0 {
+        return Err(Error::RulesUnknown {
+            dir: dir.to_path_buf(),
+            rules: tied,
+        });
+    }
+    let best = assessed.into_iter().find(|a| a.2.len() == most);
     let (rules, layers, entries) = best.expect("a candidate");
     let rules = &rules;
     report.rules = rules.name;
@@ -283,6 +307,13 @@ pub fn recover(
         fs::rename(&from, &to).at(&to)?;
         report.damaged_manifest = Some(to);
     }
+    // What was not trusted is kept under another name, so that no build
+    // replaces it unasked and nothing in the folder goes unlisted.
+    for l in report.layers.iter_mut().filter(|l| l.trust.is_none()) {
+        for name in store::layer_files(dir, l.seeds) {
+            l.set_aside.push(store::set_aside(dir, &name)?);
+        }
+    }
     manifest.store(dir)?;
     Ok(report)
 }
@@ -332,6 +363,7 @@ fn assess(
                 seeds: n,
                 trust: None,
                 reason: Some(reason),
+                set_aside: Vec::new(),
             }),
         }
     }
@@ -407,6 +439,7 @@ fn assess(
             seeds: n,
             trust,
             reason,
+            set_aside: Vec::new(),
         });
     }
     layers.sort_by_key(|l| l.seeds);

@@ -234,6 +234,9 @@ pub fn build_ranks(
         .filter(|&n| known.layer(n).is_none())
         .collect();
     plan::check_range(dir, &todo, opts, ranks, Budget::now(opts.memory_limit))?;
+    if dir.exists() {
+        store::check_unlisted(dir, &known, &todo)?;
+    }
 
     // Rank 0 alone writes to the folder outside the tables' byte ranges.
     let mut lock = None;

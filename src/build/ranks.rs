@@ -58,7 +58,7 @@ pub(super) fn same_folder(dir: &Path, lock: Option<&FolderLock>, comm: &dyn Comm
         l.record(&format!("ranks {:016x}", nonce[0]))?;
     }
     comm.broadcast(&mut nonce)?;
-    let seen = fs::read_to_string(dir.join("build.lock")).unwrap_or_default();
+    let seen = crate::store::lock::recorded(dir);
     let mut differ = [(seen.trim() != format!("ranks {:016x}", nonce[0])) as u64];
     comm.sum(&mut differ)?;
     if differ[0] > 0 {

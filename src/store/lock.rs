@@ -1,9 +1,18 @@
 //! The folder's lock, `build.lock`.
+//!
+//! The file exists while a writer holds the lock, and after a build that
+//! stopped in the middle of a layer (it records which): the next build
+//! reads it. A holder that leaves nothing to say removes it when it lets
+//! go, so a folder at rest holds tables and its manifest only.
 
 use crate::error::{AtPath, Error, Result};
+use std::cell::Cell;
 use std::fs::{self, File};
 use std::io::Read;
 use std::path::{Path, PathBuf};
+
+/// The lock's file name.
+pub const LOCK: &str = "build.lock";
 
 /// Holds a folder's `build.lock` (taken by `build`, `compress`,
 /// `decompress` and `recover`, which rewrite the folder) until dropped.
@@ -13,6 +22,8 @@ pub struct FolderLock {
     /// What the lock file said when it was taken: the layer a build was
     /// working on when it stopped, if it stopped in the middle of one.
     previous: String,
+    /// The file says nothing now: removed when the lock is let go.
+    blank: Cell<bool>,
 }
 
 impl FolderLock {
@@ -21,46 +32,57 @@ impl FolderLock {
     /// process this one forked (until it execs), so a few short retries
     /// come first.
     pub fn acquire(dir: &Path) -> Result<FolderLock> {
-        let path = dir.join("build.lock");
-        let file = fs::OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create(true)
-            .truncate(false)
-            .open(&path)
-            .at(&path)?;
-        #[cfg(unix)]
-        {
-            use std::os::unix::io::AsRawFd;
-            for attempt in 0.. {
+        let path = dir.join(LOCK);
+        let mut attempt = 0;
+        let file = loop {
+            let file = fs::OpenOptions::new()
+                .read(true)
+                .write(true)
+                .create(true)
+                .truncate(false)
+                .open(&path)
+                .at(&path)?;
+            #[cfg(unix)]
+            {
+                use std::os::unix::fs::MetadataExt;
+                use std::os::unix::io::AsRawFd;
                 // SAFETY: flock on a descriptor we own; released when it is closed.
                 let r = unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) };
-                if r == 0 {
-                    break;
+                if r != 0 {
+                    attempt += 1;
+                    if attempt == 20 {
+                        return Err(Error::Locked(dir.to_path_buf()));
+                    }
+                    std::thread::sleep(std::time::Duration::from_millis(50));
+                    continue;
                 }
-                if attempt == 20 {
-                    return Err(Error::Locked(dir.to_path_buf()));
+                // The holder before may have removed the file between our
+                // open and our lock: then ours is a lock on nothing.
+                let same = match (file.metadata(), fs::metadata(&path)) {
+                    (Ok(a), Ok(b)) => a.ino() == b.ino() && a.dev() == b.dev(),
+                    _ => false,
+                };
+                if !same {
+                    continue;
                 }
-                std::thread::sleep(std::time::Duration::from_millis(50));
             }
-        }
+            break file;
+        };
         let mut previous = String::new();
         let _ = (&file).read_to_string(&mut previous);
+        let blank = Cell::new(previous.trim().is_empty());
         Ok(FolderLock {
             file,
             path,
             previous,
+            blank,
         })
     }
 
     /// The layer a build was working on when it stopped without finishing
     /// it (killed, or one of its ranks was), as the lock file recorded it.
     pub fn interrupted_layer(&self) -> Option<u32> {
-        self.previous
-            .trim()
-            .strip_prefix("building layer ")?
-            .parse()
-            .ok()
+        interrupted(&self.previous)
     }
 
     /// Records in the lock file what the holder is doing (`building layer
@@ -70,6 +92,33 @@ impl FolderLock {
         use std::os::unix::fs::FileExt;
         self.file.set_len(0).at(&self.path)?;
         self.file.write_all_at(what.as_bytes(), 0).at(&self.path)?;
+        self.blank.set(what.trim().is_empty());
         self.file.sync_data().at(&self.path)
     }
+}
+
+impl Drop for FolderLock {
+    fn drop(&mut self) {
+        if self.blank.get() {
+            // Removed while still held: a process that opened it before
+            // sees, once it holds it, that the name is gone and opens anew.
+            let _ = fs::remove_file(&self.path);
+        }
+    }
+}
+
+/// What the lock file of `dir` says now, read without taking the lock
+/// (the ranks of a build read what rank 0 recorded); empty without one.
+pub fn recorded(dir: &Path) -> String {
+    fs::read_to_string(dir.join(LOCK)).unwrap_or_default()
+}
+
+/// The layer a build of `dir` stopped in the middle of, as its lock file
+/// records it now (read without taking the lock).
+pub fn interrupted_layer(dir: &Path) -> Option<u32> {
+    interrupted(&recorded(dir))
+}
+
+fn interrupted(text: &str) -> Option<u32> {
+    text.trim().strip_prefix("building layer ")?.parse().ok()
 }

@@ -242,6 +242,58 @@ pub fn unlisted_copies(dir: &Path, n: u32, kind: Kind) -> impl Iterator<Item = S
         .map(|path| Stored::Compressed { path, listed: None })
 }
 
+/// The files of layer `n` in `dir`, listed or not: its raw tables and
+/// their compressed copies, by name.
+pub fn layer_files(dir: &Path, n: u32) -> Vec<String> {
+    let mut names: Vec<String> = Vec::new();
+    for kind in [Kind::Score, Kind::Lower, Kind::Upper] {
+        let [copy, shared] = codec::copy_names(kind, n);
+        for name in [kind.file_name(n), copy, shared] {
+            if !names.contains(&name) && dir.join(&name).exists() {
+                names.push(name);
+            }
+        }
+    }
+    names
+}
+
+/// Refuses to build the layers `todo` of `dir` (whose manifest is `m`)
+/// over tables the folder holds but its manifest does not list
+/// ([`Error::Unlisted`]): they were not written by a build of this folder
+/// (or `awari recover` could not trust them), and a build never replaces
+/// what it did not write. The layer a build stopped in the middle of
+/// (the lock file says which) is its own and may be written again.
+pub fn check_unlisted(dir: &Path, m: &Manifest, todo: &[u32]) -> Result<()> {
+    let own = lock::interrupted_layer(dir);
+    let files: Vec<String> = todo
+        .iter()
+        .filter(|&&n| m.layer(n).is_none() && Some(n) != own)
+        .flat_map(|&n| layer_files(dir, n))
+        .collect();
+    if files.is_empty() {
+        return Ok(());
+    }
+    Err(Error::Unlisted {
+        dir: dir.to_path_buf(),
+        files,
+    })
+}
+
+/// Moves the file `name` of `dir` aside to `NAME.untrusted` (or
+/// `NAME.untrusted.1`, ... if taken), keeping its bytes; the new name.
+pub fn set_aside(dir: &Path, name: &str) -> Result<String> {
+    let aside = (0..)
+        .map(|i| match i {
+            0 => format!("{name}.untrusted"),
+            i => format!("{name}.untrusted.{i}"),
+        })
+        .find(|a| !dir.join(a).exists())
+        .expect("a free name");
+    let to = dir.join(&aside);
+    fs::rename(dir.join(name), &to).at(&to)?;
+    Ok(aside)
+}
+
 /// Opens the compressed file `path` over `bytes` and checks that it holds
 /// table `kind` of layer `n`: header and block index (against the
 /// checksum the header carries), and, when listed, the checksum of the
