@@ -63,11 +63,11 @@ pub enum Error {
     /// More than 48 seeds on the board.
     #[error("{0} seeds on the board; awari has at most 48")]
     TooManySeeds(u32),
-    /// Every opponent pit (6..11) holds seeds, so the opponent cannot have
+    /// Every opponent pit (a..f) holds seeds, so the opponent cannot have
     /// just moved; such boards have no Goedel number.
     #[error(
-        "every opponent pit (6..11) holds seeds, so the opponent cannot have just moved \
-         (it empties the pit it sows from); such a board has no Goedel number"
+        "every pit of the opponent (a..f) holds seeds, so the opponent cannot have just moved \
+         (a move empties the pit it sows from); such a board has no Goedel number"
     )]
     OpponentFull,
     /// The layer does not exist.
@@ -479,6 +479,27 @@ pub enum Error {
         /// The value found.
         value: i8,
     },
+    /// A layer's score lies outside its own envelope: one of its three
+    /// tables is damaged.
+    #[error(
+        "{}: entry {index} of layer {layer} holds score {score:+} outside its envelope \
+         {lower:+}..{upper:+}; one of scores.{layer}, lower.{layer}, upper.{layer} is damaged",
+        dir.display()
+    )]
+    OutsideEnvelope {
+        /// The folder.
+        dir: PathBuf,
+        /// The layer.
+        layer: u32,
+        /// The entry.
+        index: u64,
+        /// The score.
+        score: i8,
+        /// The envelope's lower end.
+        lower: i8,
+        /// Its upper end.
+        upper: i8,
+    },
 
     // ---- other --------------------------------------------------------
     /// A layer does not fit in the memory allowed.
@@ -542,9 +563,12 @@ impl Error {
                 source: CompressError::Read(k),
                 ..
             } if *k != io::ErrorKind::UnexpectedEof => ErrorKind::Io,
-            Size { .. } | Missing(_) | Checksum { .. } | Compressed { .. } | BadValue { .. } => {
-                ErrorKind::Damaged
-            }
+            Size { .. }
+            | Missing(_)
+            | Checksum { .. }
+            | Compressed { .. }
+            | BadValue { .. }
+            | OutsideEnvelope { .. } => ErrorKind::Damaged,
             NoScoreTable(_) | HalfEnvelope(..) | NotKnownGood(_) | Contradicted(..) => {
                 ErrorKind::Damaged
             }
@@ -581,6 +605,7 @@ impl Error {
             | VuOnly { dir, .. }
             | LostManifest { dir, .. }
             | Unlisted { dir, .. }
+            | OutsideEnvelope { dir, .. }
             | RulesUnknown { dir, .. }
             | ForeignFolder { dir, .. }
             | NoEnvelope { dir, .. }

@@ -244,9 +244,20 @@ fn failures_are_status_codes_with_messages() {
             "no Goedel number",
         ),
         (
-            &["49", "0", "0", "0", "0", "0", "0", "0", "0", "0", "0", "0"],
+            &["25", "24", "0", "0", "0", "0", "0", "0", "0", "0", "0", "0"],
             1,
             "49 seeds",
+        ),
+        // The example checks what it reads, as users who copy it should.
+        (
+            &["257", "0", "0", "0", "0", "0", "0", "0", "0", "0", "0", "0"],
+            2,
+            "pit A: '257' is not a number of seeds",
+        ),
+        (
+            &["0", "0", "0", "0", "0", "0", "0", "a", "0", "0", "0", "0"],
+            2,
+            "pit b: 'a' is not a number of seeds",
         ),
         (
             &["47", "0", "0", "0", "0", "0", "0", "0", "0", "0", "0", "0"],
@@ -275,4 +286,18 @@ fn failures_are_status_codes_with_messages() {
         "0 0 0 0 0 1 0 0 0 0 0 0\n13 0 0 0 0 0 0 0 0 0 0 0\n",
     );
     assert_eq!(out.status.code(), Some(1));
+    // A line it cannot read is an error naming it, not the end of input.
+    for (input, words) in [
+        (
+            "0 0 0 0 0 1 0 0 0 0 0 0\n0 0 x 0 0 0 0 0 0 0 0 0\n",
+            "line 2: pit C: 'x'",
+        ),
+        ("0 0 0 0 0 1 0 0 0 0 0\n", "line 1: 11 pit counts, not 12"),
+        ("0 0 0 0 0 1 0 0 0 0 0 0 0\n", "line 1: more than 12"),
+    ] {
+        let out = run(&exe, &[s(dir)], input);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{input:?}: {err}");
+        assert!(err.contains(words), "{input:?}: {err}");
+    }
 }

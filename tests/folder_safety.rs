@@ -55,7 +55,15 @@ fn an_olympiad_folder_that_lost_its_manifest_stays_olympiad() {
     assert_eq!(rule_set(&dir), "olympiad");
     // The builder goes on in the folder's rule set; one of awari is
     // refused; nothing that was there changed.
-    let line = usage_error(&["build", "--rules", "awari", "--max-seeds", "12", "--db", s(&dir)]);
+    let line = usage_error(&[
+        "build",
+        "--rules",
+        "awari",
+        "--max-seeds",
+        "12",
+        "--db",
+        s(&dir),
+    ]);
     assert!(line.contains("olympiad"), "{line}");
     ok(&["build", "--max-seeds", "11", "--db", s(&dir), "-q"]);
     assert_eq!(rule_set(&dir), "olympiad");
@@ -68,7 +76,13 @@ fn an_olympiad_folder_that_lost_its_manifest_stays_olympiad() {
     // not lost, and the awari build that follows writes beside them.
     fs::remove_file(dir.join("manifest.json")).unwrap();
     let (out, err) = awari_status(
-        &["recover", "--db", s(&dir), "--checksums", common::KNOWN_GOOD],
+        &[
+            "recover",
+            "--db",
+            s(&dir),
+            "--checksums",
+            common::KNOWN_GOOD,
+        ],
         1,
     );
     assert!(out.contains("scores.3.untrusted"), "{out}");

@@ -481,3 +481,46 @@ fn play_starts_from_the_opening() {
     assert!(out.status.success(), "{text}{}", common::text(&out.stderr));
     assert!(text.contains("South plays A"), "{text}");
 }
+
+/// A damaged byte inside the score range is still damage when it puts the
+/// score outside its own envelope: `query` and the library's `envelope`
+/// say so (exit 1), never print it as a score.
+#[test]
+fn a_score_outside_its_envelope_is_damage() {
+    let dir = full_copy("awari-newcomer-envelope-");
+    let upper = fs::read(dir.join("upper.12")).unwrap();
+    let g = (0..upper.len())
+        .find(|&g| (upper[g] as i8) < 12)
+        .expect("an entry with room above its upper end");
+    let mut scores = fs::read(dir.join("scores.12")).unwrap();
+    scores[g] = (upper[g] as i8 + 1) as u8;
+    fs::write(dir.join("scores.12"), &scores).unwrap();
+    let pits = index::unrank(12, g as u64)
+        .unwrap()
+        .0
+        .map(|v| v.to_string());
+    let (out, err) = awari_status(&args(&["query", "--db", s(&dir)], &pits), 1);
+    assert!(!out.contains("envelope"), "{out}");
+    assert!(
+        err.contains("outside its envelope") && err.contains("scores.12"),
+        "{err}"
+    );
+    let db = Database::open(&dir).unwrap();
+    let e = db
+        .envelope(&index::unrank(12, g as u64).unwrap())
+        .unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::Damaged, "{e}");
+}
+
+/// `verify --checksums` names a missing table missing, not "differ".
+#[test]
+fn verify_calls_a_missing_table_missing() {
+    let dir = full_copy("awari-newcomer-verify-missing-");
+    fs::remove_file(dir.join("lower.5")).unwrap();
+    let (out, err) = awari_status(&["verify", "--db", s(&dir), "--checksums", "known"], 1);
+    assert!(out.contains("lower.5: missing"), "{out}");
+    assert!(
+        err.contains("1 table(s) missing") && err.contains("lower.5") && !err.contains("differ"),
+        "{err}"
+    );
+}

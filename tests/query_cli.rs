@@ -216,7 +216,7 @@ fn text_output_shows_board_score_and_best() {
         .as_array()
         .unwrap()
         .iter()
-        .map(|b| b.to_string())
+        .map(|b| ((b'A' + b.as_u64().unwrap() as u8) as char).to_string())
         .collect();
     assert!(out.contains(&format!("best: {}", best.join(", "))), "{out}");
     assert!(out.contains("envelope"), "{out}");

@@ -6,10 +6,58 @@
  *   ./probe DB 1 1 1 1 1 2 4 2 3 0 0 0
  *
  * With only DB, it reads one board per line (12 numbers) from standard
- * input and prints "score best" per line, then the batch scores. */
+ * input and prints "score best" per line, then the batch scores. Every
+ * count is checked (a whole number of seeds, 0..48): a bad one is an
+ * error naming the pit and the line, exit 2. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include "awari_egdb.h"
+
+/* Pit labels as players read them: the mover's A..F, the opponent's a..f. */
+static const char LABELS[] = "ABCDEFabcdef";
+
+/* One pit count from `text` (up to `end`, or its NUL): a whole number
+ * 0..48; 0 and an error on stderr otherwise. */
+static int count(const char *text, const char **end, int pit, const char *where, uint8_t *out) {
+    char *stop;
+    errno = 0;
+    long v = strtol(text, &stop, 10);
+    if (stop == text || errno != 0 || v < 0 || v > 48 ||
+        (*stop != '\0' && *stop != ' ' && *stop != '\t' && *stop != '\n' && *stop != '\r')) {
+        int len = (int)strcspn(text, " \t\r\n");
+        fprintf(stderr, "probe: %spit %c: '%.*s' is not a number of seeds (0..48)\n", where,
+                LABELS[pit], len, text);
+        return 0;
+    }
+    *out = (uint8_t)v;
+    if (end)
+        *end = stop;
+    return 1;
+}
+
+/* Twelve counts from a line; 0 and an error on stderr otherwise. */
+static int parse_line(const char *line, size_t lineno, uint8_t pits[12]) {
+    char where[32];
+    snprintf(where, sizeof where, "line %zu: ", lineno);
+    const char *at = line;
+    for (int i = 0; i < 12; i++) {
+        at += strspn(at, " \t");
+        if (*at == '\0' || *at == '\n' || *at == '\r') {
+            fprintf(stderr, "probe: %s%d pit counts, not 12\n", where, i);
+            return 0;
+        }
+        if (!count(at, &at, i, where, &pits[i]))
+            return 0;
+    }
+    at += strspn(at, " \t\r\n");
+    if (*at != '\0') {
+        fprintf(stderr, "probe: %smore than 12 pit counts\n", where);
+        return 0;
+    }
+    return 1;
+}
 
 static int show(const awari_db *db, const uint8_t pits[12]) {
     int8_t score;
@@ -44,17 +92,26 @@ int main(int argc, char **argv) {
     uint8_t pits[12];
     int status = 0;
     if (argc == 14) {
-        for (int i = 0; i < 12; i++)
-            pits[i] = (uint8_t)atoi(argv[i + 2]);
+        for (int i = 0; i < 12; i++) {
+            if (!count(argv[i + 2], NULL, i, "", &pits[i])) {
+                awari_close(db);
+                return 2;
+            }
+        }
         status = show(db, pits);
     } else {
-        size_t n = 0, cap = 1024;
+        size_t n = 0, cap = 1024, lineno = 0;
         uint8_t *all = malloc(12 * cap);
-        int v[12];
-        while (scanf("%d %d %d %d %d %d %d %d %d %d %d %d", &v[0], &v[1], &v[2], &v[3],
-                     &v[4], &v[5], &v[6], &v[7], &v[8], &v[9], &v[10], &v[11]) == 12) {
-            for (int i = 0; i < 12; i++)
-                pits[i] = (uint8_t)v[i];
+        char line[1024];
+        while (fgets(line, sizeof line, stdin)) {
+            lineno++;
+            if (strspn(line, " \t\r\n") == strlen(line))
+                continue; /* a blank line */
+            if (!parse_line(line, lineno, pits)) {
+                free(all);
+                awari_close(db);
+                return 2;
+            }
             status |= show(db, pits);
             if (n == cap) {
                 cap *= 2;

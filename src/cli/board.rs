@@ -8,7 +8,7 @@ use clap::Args;
 #[derive(Args)]
 #[command(after_help = super::EXIT_CODES)]
 pub struct IndexArgs {
-    /// Twelve pit counts, pit 0 first: the mover's pits 0..5, then the opponent's 6..11.
+    /// Twelve pit counts: the mover's pits A..F, then the opponent's a..f.
     #[arg(value_name = "PIT", num_args = 0.., allow_negative_numbers = true)]
     pits: Vec<String>,
     /// Print one JSON object.
@@ -30,16 +30,35 @@ pub struct PositionArgs {
     json: bool,
 }
 
-/// Parses twelve pit counts into an indexable position, with a one-line
-/// reason on failure.
+/// Parses twelve pit counts into a board a probe answers: at most 48
+/// seeds, not 47 (a board without a Goedel number, as the opening, is
+/// answered from its moves), with a one-line reason on failure.
 pub fn parse_board(words: &[String]) -> Result<Position, Failure> {
-    let pits = parse_pits(words)?;
-    let p = Position::indexable(pits)
-        .map_err(|e| Failure::usage(format!("{}: {e}", Position(pits))))?;
-    if p.seeds() == 47 {
+    let p = Position(parse_pits(words)?);
+    let n = p.seeds();
+    if n > MAX_SEEDS {
+        return Err(awari_egdb::Error::TooManySeeds(n).into());
+    }
+    if n == 47 {
         return Err(awari_egdb::Error::Layer47.into());
     }
     Ok(p)
+}
+
+/// [`parse_board`] of a board with a Goedel number.
+fn parse_indexable(words: &[String]) -> Result<Position, Failure> {
+    let p = parse_board(words)?;
+    Position::indexable(p.0).map_err(|e| Failure::usage(format!("{p}: {e}")))
+}
+
+/// The label of pit `i` of a board as the commands take it: the mover's
+/// `A`..`F` (South's, in `play`), then the opponent's `a`..`f`.
+pub fn label(i: usize) -> char {
+    (if i < 6 {
+        b'A' + i as u8
+    } else {
+        b'a' + (i - 6) as u8
+    }) as char
 }
 
 /// Parses twelve pit counts, each 0..=48 (any board a game can start
@@ -47,21 +66,22 @@ pub fn parse_board(words: &[String]) -> Result<Position, Failure> {
 pub fn parse_pits(words: &[String]) -> Result<[u8; 12], Failure> {
     if words.len() != 12 {
         return Err(Failure::usage(format!(
-            "a board is 12 pit counts (pit 0 first), got {} value{}",
+            "a board is 12 pit counts (A..F, then a..f), got {} value{}",
             words.len(),
             if words.len() == 1 { "" } else { "s" }
         )));
     }
     let mut pits = [0u8; 12];
     for (i, w) in words.iter().enumerate() {
+        let l = label(i);
         let v: u64 = w.trim().parse().map_err(|_| {
             Failure::usage(format!(
-                "pit {i}: '{w}' is not a seed count (a whole number from 0 to {MAX_SEEDS})"
+                "pit {l}: '{w}' is not a seed count (a whole number from 0 to {MAX_SEEDS})"
             ))
         })?;
         if v > MAX_SEEDS as u64 {
             return Err(Failure::usage(format!(
-                "pit {i}: {v} seeds; the whole board holds at most {MAX_SEEDS}"
+                "pit {l}: {v} seeds; the whole board holds at most {MAX_SEEDS}"
             )));
         }
         pits[i] = v as u8;
@@ -92,7 +112,7 @@ fn print_board(p: &Position, g: u64, json: bool) {
 }
 
 pub fn index(a: IndexArgs) -> Result<(), Failure> {
-    let p = parse_board(&a.pits)?;
+    let p = parse_indexable(&a.pits)?;
     print_board(&p, index::rank(&p), a.json);
     Ok(())
 }

@@ -1,6 +1,6 @@
 //! `awari query`: exact scores, the envelope, the six moves and best play.
 
-use super::board::parse_board;
+use super::board::{label, parse_board};
 use super::Failure;
 use awari_egdb::probe::{Answer, Database, PvEnd};
 use awari_egdb::rules::Position;
@@ -12,7 +12,7 @@ use std::io::BufRead;
 pub struct QueryArgs {
     #[command(flatten)]
     db: super::DbArg,
-    /// Twelve pit counts, pit 0 first (the mover's 0..5, then the opponent's 6..11).
+    /// Twelve pit counts: the mover's pits A..F, then the opponent's a..f.
     #[arg(value_name = "PIT", num_args = 0.., allow_negative_numbers = true)]
     pits: Vec<String>,
     /// Print one JSON object (one per line with --stdin).
@@ -73,12 +73,16 @@ fn print_text(p: &Position, a: &Answer) {
                 signed(m.score.expect("legal move has a score"))
             )
         };
-        println!("{:>3}  {:>5}  {what}", m.pit, seeds);
+        println!("{:>3}  {:>5}  {what}", label(m.pit as usize), seeds);
     }
     if a.best.is_empty() {
         println!("best: none (no seeds to move: the game is over)");
     } else {
-        let best: Vec<String> = a.best.iter().map(|b| b.to_string()).collect();
+        let best: Vec<String> = a
+            .best
+            .iter()
+            .map(|&b| label(b as usize).to_string())
+            .collect();
         println!("best: {}", best.join(", "));
     }
     if let (Some(steps), Some(end)) = (&a.pv, a.pv_end) {
@@ -89,7 +93,7 @@ fn print_text(p: &Position, a: &Answer) {
                 i + 1,
                 Position(s.pits).to_string(),
                 signed(s.score),
-                s.pit,
+                label(s.pit as usize),
                 if s.captures > 0 {
                     format!(", captures {}", s.captures)
                 } else {
@@ -127,13 +131,39 @@ pub fn run(a: QueryArgs) -> Result<(), Failure> {
         return run_stdin(&db, a.json, a.pv);
     }
     let p = parse_board(&a.pits)?;
-    let ans = db.answer(&p, a.pv)?;
+    let ans = db.answer(&p, a.pv).map_err(|e| not_built(&db, &p, e))?;
     if a.json {
         println!("{}", serde_json::to_string(&ans).expect("JSON"));
     } else {
         print_text(&p, &ans);
     }
     Ok(())
+}
+
+/// A board whose own layer is not built, said as a player needs it: which
+/// layer it needs and which the folder holds.
+pub fn not_built(db: &Database, p: &Position, e: awari_egdb::Error) -> Failure {
+    let n = p.seeds();
+    match e {
+        awari_egdb::Error::MissingLayer { layer, dir, .. } if layer == n => {
+            let held = db.layers();
+            let holds = match held.last() {
+                Some(top) => format!(
+                    "holds layers {} (up to {top} seeds)",
+                    super::verify::runs(&held)
+                ),
+                None => "holds no layer".into(),
+            };
+            Failure::usage(format!(
+                "this board has {n} seeds: its score needs layer {n}, and {} {holds}; \
+                 `awari build --max-seeds {n} --db {}` builds it (layer 48, the opening's, \
+                 is the whole game)",
+                dir.display(),
+                dir.display()
+            ))
+        }
+        e => e.into(),
+    }
 }
 
 fn run_stdin(db: &Database, json: bool, pv: Option<usize>) -> Result<(), Failure> {

@@ -35,10 +35,7 @@ pub fn run(a: RecoverArgs) -> Result<(), Failure> {
     let dir = a.db.path();
     // `known`: the built-in list of the rule set asked for (or the damaged
     // manifest names), else all of them: the tables tell which fits.
-    let asked = a
-        .db
-        .rules_asked()
-        .or_else(|| recover::damaged_rules(&dir));
+    let asked = a.db.rules_asked().or_else(|| recover::damaged_rules(&dir));
     let known: Vec<verify::KnownGood> = match &a.checksums {
         None => Vec::new(),
         Some(list) if list.as_path() == std::path::Path::new(super::verify::KNOWN) => match asked {
@@ -71,7 +68,10 @@ pub fn run(a: RecoverArgs) -> Result<(), Failure> {
                 (None, Some(why)) => {
                     println!("layer {:>2}: left out: {why}", l.seeds);
                     if !l.set_aside.is_empty() {
-                        println!("          its files were kept as {}", l.set_aside.join(", "));
+                        println!(
+                            "          its files were kept as {}",
+                            l.set_aside.join(", ")
+                        );
                     }
                 }
                 (None, None) => {}

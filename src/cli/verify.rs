@@ -325,16 +325,32 @@ fn run_checksums(
         }
     }
     if !bad.is_empty() {
-        let names: Vec<String> = bad
-            .iter()
-            .map(|t| t.known.kind.file_name(t.known.layer))
-            .collect();
-        return Err(Failure::failed(format!(
-            "{} table(s) differ from {}: {}",
-            bad.len(),
-            list.display(),
-            names.join(", ")
-        )));
+        // Each failure named as what it is: differs, missing or damaged.
+        let of = |want: fn(&verify::TableOutcome) -> bool| -> Vec<String> {
+            bad.iter()
+                .filter(|t| want(&t.outcome))
+                .map(|t| t.known.kind.file_name(t.known.layer))
+                .collect()
+        };
+        let parts: Vec<String> = [
+            (
+                of(|o| matches!(o, verify::TableOutcome::Differs { .. })),
+                format!("differ from {}", list.display()),
+            ),
+            (
+                of(|o| matches!(o, verify::TableOutcome::Missing)),
+                "missing (the manifest lists them)".to_string(),
+            ),
+            (
+                of(|o| matches!(o, verify::TableOutcome::Damaged { .. })),
+                "damaged".to_string(),
+            ),
+        ]
+        .into_iter()
+        .filter(|(names, _)| !names.is_empty())
+        .map(|(names, what)| format!("{} table(s) {what}: {}", names.len(), names.join(", ")))
+        .collect();
+        return Err(Failure::failed(parts.join("; ")));
     }
     if r.tables.is_empty() {
         return Err(Failure::usage(format!(

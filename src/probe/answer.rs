@@ -162,10 +162,7 @@ impl Database {
         Self::seeds_of(p)?; // at most 48 seeds, not 47
         let moves = self.moves_of(p)?;
         let best = super::query::best_of(&moves);
-        let score = match moves.iter().filter_map(|m| m.score).max() {
-            Some(s) => s,
-            None => p.final_score(&self.rules) as i8,
-        };
+        let score = self.score_from_moves(p, &moves)?;
         // Each move's envelope: its captures less the child's, ends swapped.
         let mut env = Some((i8::MIN, i8::MIN));
         for m in moves.iter().filter(|m| m.legal) {

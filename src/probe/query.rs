@@ -92,9 +92,26 @@ impl Database {
 
     /// The score of a position for the side to move.
     #[inline]
+    ///
+    /// A board without a Goedel number (every opponent pit holds seeds, as
+    /// at the opening: no move leads to it, so no table holds it) is
+    /// answered from its moves, whose children have numbers: its score is
+    /// its best move's worth.
     pub fn score(&self, p: &Position) -> Result<i8> {
+        if !p.is_indexable() {
+            return self.score_from_moves(p, &self.moves_of(p)?);
+        }
         let (n, g) = Self::locate(p)?;
         self.score_entry(n, g, p)
+    }
+
+    /// The score of `p` from its `moves`: the best worth, or the end's
+    /// score when it has no legal move.
+    pub(super) fn score_from_moves(&self, p: &Position, moves: &[MoveInfo; 6]) -> Result<i8> {
+        Ok(match moves.iter().filter_map(|m| m.score).max() {
+            Some(s) => s,
+            None => p.final_score(&self.rules) as i8,
+        })
     }
 
     /// The scores of many positions, written to `out` (one per position).
@@ -102,7 +119,9 @@ impl Database {
     /// overlap: much faster than one [`score`](Self::score) after another
     /// on random positions. Positions in compressed tables are looked up
     /// last, in index order, so that each block is decompressed once per
-    /// call. Stops at the first position that fails.
+    /// call; boards without a Goedel number are answered from their moves
+    /// as [`score`](Self::score) answers them. Stops at the first position
+    /// that fails.
     pub fn scores(&self, ps: &[Position], out: &mut [i8]) -> Result<()> {
         if ps.len() != out.len() {
             return Err(Error::Lengths {
@@ -114,8 +133,15 @@ impl Database {
         static NONE: [u8; 1] = [0];
         let mut at = [(&NONE[..], 0usize, 0u32); GROUP];
         let mut later: Vec<(u32, u64, usize)> = Vec::new();
+        let mut from_moves: Vec<usize> = Vec::new();
         for (c, (pc, oc)) in ps.chunks(GROUP).zip(out.chunks_mut(GROUP)).enumerate() {
             for (k, p) in pc.iter().enumerate() {
+                if !p.is_indexable() {
+                    Self::seeds_of(p)?;
+                    from_moves.push(c * GROUP + k);
+                    at[k] = (&NONE[..], 0, 0);
+                    continue;
+                }
                 let (n, g) = Self::locate(p)?;
                 match self.layer(n)?.score.as_slice() {
                     Some(t) => {
@@ -134,7 +160,11 @@ impl Database {
             }
         }
         later.sort_unstable();
-        self.scores_in_order(&later, ps, out)
+        self.scores_in_order(&later, ps, out)?;
+        for i in from_moves {
+            out[i] = self.score(&ps[i])?;
+        }
+        Ok(())
     }
 
     /// The scores [`scores`](Self::scores) left for last, `(layer, index,
@@ -193,15 +223,32 @@ impl Database {
     }
 
     /// The cycle envelope of a position (`None` for tables without one).
+    /// Its score is read too: a score outside its envelope means one of
+    /// the three tables is damaged ([`Error::OutsideEnvelope`]).
     pub fn envelope(&self, p: &Position) -> Result<Option<Envelope>> {
         let (n, g) = Self::locate(p)?;
-        match &self.layer(n)?.envelope {
-            Some((lo, hi)) => Ok(Some(Envelope {
-                lower: self.checked(n, Kind::Lower, g, lo.get(g)?)?,
-                upper: self.checked(n, Kind::Upper, g, hi.get(g)?)?,
-            })),
-            None => Ok(None),
+        let Some((lo, hi)) = &self.layer(n)?.envelope else {
+            return Ok(None);
+        };
+        let e = Envelope {
+            lower: self.checked(n, Kind::Lower, g, lo.get(g)?)?,
+            upper: self.checked(n, Kind::Upper, g, hi.get(g)?)?,
+        };
+        let score = self.score_entry(n, g, p)?;
+        if e.lower <= score && score <= e.upper {
+            return Ok(Some(e));
         }
+        Err(Error::OutsideEnvelope {
+            dir: self
+                .dir()
+                .unwrap_or(std::path::Path::new("(memory)"))
+                .into(),
+            layer: n,
+            index: g,
+            score,
+            lower: e.lower,
+            upper: e.upper,
+        })
     }
 
     /// The seeds of a board that may lack a Goedel number (the opening):
@@ -217,14 +264,14 @@ impl Database {
         Ok(n)
     }
 
-    /// The six pits as moves, with their legality, captures and worth.
+    /// The six pits as moves, with their legality, captures and worth (of
+    /// any board of at most 48 seeds, not 47: one without a Goedel number
+    /// too, its children have one).
     pub fn moves(&self, p: &Position) -> Result<[MoveInfo; 6]> {
-        Self::locate(p)?;
         self.moves_of(p)
     }
 
-    /// [`moves`](Self::moves) of a board that need not have a Goedel
-    /// number (its children do).
+    /// [`moves`](Self::moves).
     pub(super) fn moves_of(&self, p: &Position) -> Result<[MoveInfo; 6]> {
         let n = Self::seeds_of(p)?;
         let list = p.moves(&self.rules);

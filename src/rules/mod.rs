@@ -663,7 +663,7 @@ impl Position {
                 .join("")
         };
         format!(
-            "  opponent  11 10  9  8  7  6\n            {}\n            {}\n  mover      0  1  2  3  4  5\n",
+            "  opponent   f  e  d  c  b  a\n            {}\n            {}\n  mover      A  B  C  D  E  F\n",
             row(&[11, 10, 9, 8, 7, 6]),
             row(&[0, 1, 2, 3, 4, 5])
         )
