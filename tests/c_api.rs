@@ -239,11 +239,6 @@ fn failures_are_status_codes_with_messages() {
             "layer 13",
         ),
         (
-            &["1", "1", "1", "1", "1", "1", "1", "1", "1", "1", "1", "1"],
-            1,
-            "no Goedel number",
-        ),
-        (
             &["25", "24", "0", "0", "0", "0", "0", "0", "0", "0", "0", "0"],
             1,
             "49 seeds",
@@ -276,6 +271,22 @@ fn failures_are_status_codes_with_messages() {
             "{pits:?}: {err}"
         );
     }
+    // A board without a Goedel number (a full opponent row) is answered
+    // from its moves, as by every other front end.
+    let full = [1u8; 12];
+    let mut args = vec![s(dir)];
+    args.extend(["1"; 12]);
+    let out = run(&exe, &args, "1 1 1 1 1 1 1 1 1 1 1 1\n");
+    let want = awari_egdb::probe::Database::open(dir)
+        .unwrap()
+        .score(&awari_egdb::rules::Position(full))
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}");
+    assert!(text.contains(&format!("score {want} ")), "{text}");
+    let out = run(&exe, &[s(dir)], "1 1 1 1 1 1 1 1 1 1 1 1\n");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains(&format!("batch {want}")), "{text}");
     let out = run(&exe, &["/nonexistent/awari-db"], "");
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("/nonexistent/awari-db"));
