@@ -9,7 +9,7 @@ use awari_egdb::index;
 use awari_egdb::probe::Database;
 use awari_egdb::rules::AWARI;
 use awari_egdb::{Error, ErrorKind};
-use common::{awari, awari_status, full_copy, s, scratch, usage_error, vu_copy};
+use common::{awari, awari_status, full_copy, ok, s, scratch, usage_error, vu_copy};
 use std::fs;
 
 /// The board of the README's example, at index 100 of layer 12.
@@ -523,4 +523,69 @@ fn verify_calls_a_missing_table_missing() {
         err.contains("1 table(s) missing") && err.contains("lower.5") && !err.contains("differ"),
         "{err}"
     );
+}
+
+/// `compress --dont-care` without `--scores-only` names the missing flag
+/// (it used to fail on a temporary file and call the folder damaged).
+#[test]
+fn dont_care_without_scores_only_names_the_flag() {
+    let dir = full_copy("awari-newcomer-dont-care-");
+    let line = usage_error(&["compress", "--db", s(&dir), "--format", "4", "--dont-care"]);
+    assert!(line.contains("--scores-only"), "{line}");
+    assert!(!line.contains("damaged"), "{line}");
+    ok(&["verify", "--db", s(&dir), "--checksums", "known"]);
+}
+
+/// `stats --plot FILE` replaces FILE only once the new plot is whole: one
+/// cut short (here by a file size limit, as a full disk would) leaves the
+/// old file as it was.
+#[test]
+fn a_plot_cut_short_leaves_the_old_file_whole() {
+    let dir = full_copy("awari-newcomer-plot-");
+    let old = dir.join("old.png");
+    let bytes: Vec<u8> = (0..200_000u32).map(|i| i as u8).collect();
+    fs::write(&old, &bytes).unwrap();
+    let cmd = format!(
+        "ulimit -f 16; exec '{}' stats --db '{}' --plot '{}'",
+        env!("CARGO_BIN_EXE_awari"),
+        dir.display(),
+        old.display()
+    );
+    let out = std::process::Command::new("sh")
+        .args(["-c", &cmd])
+        .output()
+        .unwrap();
+    assert!(!out.status.success(), "a 16-block limit stops the plot");
+    assert!(fs::read(&old).unwrap() == bytes, "old.png changed");
+    ok(&["stats", "--db", s(&dir), "--plot", s(&old)]);
+    assert_eq!(&fs::read(&old).unwrap()[..4], b"\x89PNG");
+}
+
+/// The files the README's examples create in a checkout are ignored by git.
+#[test]
+fn what_the_examples_create_is_ignored() {
+    let root = env!("CARGO_MANIFEST_DIR");
+    let Ok(out) = std::process::Command::new("git")
+        .args([
+            "-C",
+            root,
+            "check-ignore",
+            "db",
+            "db12",
+            ".venv",
+            "probe",
+            "olympiad",
+            "abapa12",
+        ])
+        .output()
+    else {
+        eprintln!("no git: skipped");
+        return;
+    };
+    if !std::path::Path::new(root).join(".git").exists() {
+        eprintln!("not a git checkout: skipped");
+        return;
+    }
+    let listed = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(listed.lines().count(), 6, "{listed}");
 }

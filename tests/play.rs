@@ -448,3 +448,30 @@ fn the_ends_of_olympiad_and_awale_games() {
     g.play("F").unwrap();
     assert_eq!(g.end(), None);
 }
+
+/// `save` does not overwrite a file a player saved before: refused (from a
+/// script: exit 2, naming `save!`), the file unchanged; `save!` replaces it.
+#[test]
+fn save_does_not_overwrite_without_being_told() {
+    let dir = scratch("awari-play-save-");
+    let rec = dir.join("game.txt");
+    std::fs::write(&rec, "# an earlier game\n").unwrap();
+    let args = from(&VU_README);
+    let mut all = vec!["play", "--db", db16().to_str().unwrap()];
+    all.extend(args.iter().map(String::as_str));
+    let out = awari(&all, Some(&format!("F\nsave {}\nquit\n", rec.display())));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("exists") && err.contains("save!"), "{err}");
+    assert_eq!(
+        std::fs::read_to_string(&rec).unwrap(),
+        "# an earlier game\n"
+    );
+    let out = play(
+        db16(),
+        &all[3..],
+        &format!("F\nsave! {}\nquit\n", rec.display()),
+    );
+    assert!(out.contains("saved 2 move(s)"), "{out}");
+    assert!(std::fs::read_to_string(&rec).unwrap().contains("\nF"));
+}

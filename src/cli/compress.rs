@@ -116,6 +116,13 @@ fn settings(a: &CompressArgs) -> Result<Settings, Failure> {
             "--dont-care is a form of --format 4".to_string(),
         ));
     }
+    if a.dont_care && !a.scores_only {
+        return Err(Failure::usage(
+            "--dont-care codes the scores alone: add --scores-only (the envelope's tables \
+             stay as they are)"
+                .to_string(),
+        ));
+    }
     if a.block_bytes.is_some() && format != 4 {
         return Err(Failure::usage(
             "--block-bytes is a setting of --format 4".to_string(),

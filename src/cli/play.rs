@@ -28,7 +28,8 @@ enum Computer {
 #[command(after_help = concat!(
     "Commands, one per line: a pit label (A..F for South, a..f for North) plays it; ",
     "undo takes moves back to your last turn (repeatable); go lets the computer move for the side to move; ",
-    "hint shows the best moves; save FILE writes the game record; load FILE reads one; ",
+    "hint shows the best moves; save FILE writes the game record (save! FILE replaces an \
+     existing file); load FILE reads one; ",
     "help; quit. On a terminal a bad line is refused and the game goes on; from a script the first ",
     "bad line stops the game (exit 2) naming it.\n\n",
     "The computer plays a best move of the tables at once where every move leads into a built layer; ",
@@ -313,7 +314,7 @@ impl<'d> Session<'d> {
     }
 }
 
-const HELP: &str = "commands: a pit label (A..F South, a..f North) | undo | go | hint | save FILE | load FILE | help | quit";
+const HELP: &str = "commands: a pit label (A..F South, a..f North) | undo | go | hint | save FILE | save! FILE | load FILE | help | quit";
 
 pub fn run(a: PlayArgs) -> Result<(), Failure> {
     let rules = a.db.rules()?;
@@ -476,7 +477,10 @@ pub fn run(a: PlayArgs) -> Result<(), Failure> {
                     );
                 }
             }
-            ["save", file] if !a.protocol => {
+            ["save", file] if !a.protocol && Path::new(file).exists() => bad(format!(
+                "{file} exists: `save! {file}` replaces it, or save under another name"
+            ))?,
+            ["save" | "save!", file] if !a.protocol => {
                 match awari_egdb::store::write_atomic(Path::new(file), s.g.record().as_bytes()) {
                     Ok(()) => println!("saved {} move(s) to {file}", s.g.moves().len()),
                     Err(e) => bad(e.to_string())?,
@@ -495,7 +499,9 @@ pub fn run(a: PlayArgs) -> Result<(), Failure> {
                 }
                 Err(e) => bad(e)?,
             },
-            ["save" | "load"] if !a.protocol => bad("save and load need one file name".into())?,
+            ["save" | "save!" | "load"] if !a.protocol => {
+                bad("save and load need one file name".into())?
+            }
             [label] => match s.person_move(label) {
                 Ok(()) => {
                     auto = true;

@@ -177,16 +177,8 @@ fn plot(path: &Path, figure: Figure) -> Result<(), Failure> {
         .and_then(|e| e.to_str())
         .map(str::to_ascii_lowercase);
     let size = (1000, 900);
-    if matches!(ext.as_deref(), Some("png" | "svg")) {
-        // The plotting backends report a file they cannot create as a raw
-        // debug string: find out first, in plain words.
-        std::fs::File::create(path)
-            .map_err(|e| Failure::usage(format!("{}: {e}", path.display())))?;
-    }
-    register_font()?;
-    let r = match ext.as_deref() {
-        Some("png") => figure.draw(BitMapBackend::new(path, size).into_drawing_area()),
-        Some("svg") => figure.draw(SVGBackend::new(path, size).into_drawing_area()),
+    let ext = match ext.as_deref() {
+        Some(e @ ("png" | "svg")) => e,
         _ => {
             return Err(Failure::usage(format!(
                 "{}: --plot writes .png or .svg files",
@@ -194,7 +186,35 @@ fn plot(path: &Path, figure: Figure) -> Result<(), Failure> {
             )))
         }
     };
-    r.map_err(|e| Failure::usage(format!("{}: {e}", path.display())))
+    // Drawn under a temporary name (with the same extension, which picks
+    // the encoder), synced, then renamed over `path`: a plot that fails
+    // half-way (a full disk) leaves an older file whole.
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let tmp = path.with_file_name(format!(".{name}.tmp.{ext}"));
+    let failed = |e: &dyn std::fmt::Display| {
+        let _ = std::fs::remove_file(&tmp);
+        Failure::usage(format!("{}: {e}", path.display()))
+    };
+    // The plotting backends report a file they cannot create as a raw
+    // debug string: find out first, in plain words.
+    std::fs::File::create(&tmp).map_err(|e| failed(&e))?;
+    register_font()?;
+    let r = match ext {
+        "png" => figure.draw(BitMapBackend::new(&tmp, size).into_drawing_area()),
+        _ => figure.draw(SVGBackend::new(&tmp, size).into_drawing_area()),
+    };
+    r.map_err(|e| failed(&e))?;
+    std::fs::File::open(&tmp)
+        .and_then(|f| f.sync_all())
+        .and_then(|_| std::fs::rename(&tmp, path))
+        .map_err(|e| failed(&e))?;
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        let _ = awari_egdb::store::sync_dir(dir);
+    }
+    Ok(())
 }
 
 /// Text is laid out with DejaVu Sans, compiled in (no system fonts needed).

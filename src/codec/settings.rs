@@ -90,6 +90,13 @@ impl Settings {
                 "entries left \"don't care\" are a form of format 4".into(),
             ));
         }
+        if self.dont_care && !self.scores_only {
+            return Err((
+                "don't care",
+                "entries left \"don't care\" are a form of the scores alone (add --scores-only)"
+                    .into(),
+            ));
+        }
         if self.version != 4 && self.block_bytes != 0 {
             return Err((
                 "block bytes",
