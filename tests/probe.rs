@@ -402,3 +402,38 @@ fn batch_through_pread_reads_runs_and_equals_one_probe_at_a_time() {
     let e = bad.scores(&ps, &mut out).unwrap_err();
     assert!(e.to_string().contains("scores.9"), "{e}");
 }
+
+/// A batch can ask for "not available" per board: boards of layers the
+/// folder lacks get `None`, the rest the scores `score` gives (a board
+/// without a Goedel number too, answered from its moves); the plain batch
+/// answers that board the same and fails on the missing layer.
+#[test]
+fn a_batch_can_say_not_available_per_board() {
+    let db = Database::open(db_dir()).unwrap();
+    let full = Position([1; 12]); // 12 seeds, every opponent pit full
+    let above = Position([MAX as u8 + 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]);
+    let mut ps = random_positions(7, 50, 0, MAX);
+    ps.insert(10, above);
+    ps.insert(20, full);
+    let mut out = vec![None; ps.len()];
+    let missing = db.scores_where_built(&ps, &mut out).unwrap();
+    assert_eq!(missing, 1);
+    for (p, v) in ps.iter().zip(&out) {
+        if *p == above {
+            assert_eq!(*v, None);
+        } else {
+            assert_eq!(*v, Some(db.score(p).unwrap()), "{p}");
+        }
+    }
+    let moves = db.moves(&full).unwrap();
+    assert_eq!(out[20], moves.iter().filter_map(|m| m.score).max());
+    let mut plain = vec![0i8; ps.len()];
+    match db.scores(&ps, &mut plain) {
+        Err(Error::MissingLayer { layer, .. }) => assert_eq!(layer, MAX + 1),
+        other => panic!("{other:?}"),
+    }
+    ps.remove(10);
+    plain.pop();
+    db.scores(&ps, &mut plain).unwrap();
+    assert_eq!(plain[19], out[20].unwrap());
+}

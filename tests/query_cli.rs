@@ -356,7 +356,7 @@ fn stdin_answers_good_lines_and_reports_bad_ones_by_line_number() {
                 bad_lines.push(input.lines().count());
             }
             5 => {
-                input.push_str("1 1 1 1 1 1 1 1 1 1 1 1\n");
+                input.push_str("47 0 0 0 0 0 0 0 0 0 0 0\n");
                 bad_lines.push(input.lines().count());
             }
             6 => {
@@ -443,7 +443,9 @@ fn malformed_boards_are_one_line_errors() {
         &[
             "20", "20", "20", "0", "0", "0", "0", "0", "0", "0", "0", "0",
         ],
-        &["1", "1", "1", "1", "1", "1", "1", "1", "1", "1", "1", "1"],
+        // 47 seeds: no such layer (a full opponent row, as "1" x 12, is
+        // answered from its moves).
+        &["47", "0", "0", "0", "0", "0", "0", "0", "0", "0", "0", "0"],
         &["4"; 12],
         &["1.5", "1", "1", "1", "1", "1", "0", "0", "0", "0", "0", "0"],
     ];

@@ -1,6 +1,7 @@
 """The compiled part of awari_egdb (re-exported by the package)."""
 
 from os import PathLike
+from types import TracebackType
 from typing import Literal, Optional, Sequence, SupportsIndex, TypedDict, Union
 
 import numpy as np
@@ -8,8 +9,15 @@ import numpy.typing as npt
 
 __version__: str
 
-Board = Sequence[SupportsIndex]
-"""12 pit counts (ints 0..=255), the mover's pits 0..5 (A..F) first."""
+Board = Union[Sequence[SupportsIndex], str]
+"""12 pit counts (ints 0..=255), the mover's pits A..F (0..5) first, or a
+position's notation ("4,4,4,4,4,4/4,4,4,4,4,4/S/0,0")."""
+
+class Notation(TypedDict):
+    pits: list[int]
+    to_move: Literal["S", "N"]
+    captured: tuple[int, int]
+    board: list[int]
 
 class Move(TypedDict):
     pit: int
@@ -44,6 +52,18 @@ class Database:
 
         mapped=True maps the tables (faster batches); the caller promises no
         table is truncated or modified meanwhile (else SIGBUS kills the process)."""
+    def close(self) -> None:
+        """Closes the tables; later probes raise ValueError."""
+    @property
+    def closed(self) -> bool:
+        """Whether close() was called."""
+    def __enter__(self) -> "Database": ...
+    def __exit__(
+        self,
+        exc_type: Optional[type[BaseException]],
+        exc: Optional[BaseException],
+        tb: Optional[TracebackType],
+    ) -> bool: ...
     @property
     def path(self) -> str:
         """The folder."""
@@ -54,8 +74,11 @@ class Database:
         """The layers (seed counts) the folder holds."""
     def score(self, pits: Board) -> int:
         """The exact score of a board for the side to move."""
-    def scores(self, boards: npt.ArrayLike) -> npt.NDArray[np.int8]:
-        """The scores of an (N, 12) integer array of boards, as int8 (GIL released)."""
+    def scores(
+        self, boards: npt.ArrayLike, *, missing: Optional[int] = None
+    ) -> npt.NDArray[np.int8]:
+        """The scores of an (N, 12) integer array of boards, as int8 (GIL released);
+        with missing=V, boards of layers not built get V instead of failing the batch."""
     def envelope(self, pits: Board) -> Optional[tuple[int, int]]:
         """(lower, upper) of the cycle envelope, or None when not built."""
     def moves(self, pits: Board) -> list[Move]:
@@ -74,3 +97,13 @@ def index(pits: Board) -> int:
 
 def position(seeds: int, index: int) -> list[int]:
     """The board with Goedel number `index` in layer `seeds`."""
+
+def parse_notation(text: str) -> Notation:
+    """A position's notation read: South's pits, side to move, captured, and the board to move."""
+
+def notation(
+    pits: Sequence[SupportsIndex],
+    to_move: str = "S",
+    captured: Optional[tuple[int, int]] = None,
+) -> str:
+    """The notation of a position (South's A..F first)."""

@@ -24,8 +24,9 @@ what each side captured already, so that its sign is the winner with best
 play. A position whose value is not pinned (``Database.envelope`` gives
 lower < upper) depends on how endless play is scored; OpenSpiel ends a game
 at the first repetition of a board since the last capture, each side taking
-the seeds of its own row. Use a folder built with ``--rules abapa``; any
-folder is read, and another rule set's values are not OpenSpiel's.
+the seeds of its own row. The folder must be built with ``--rules abapa``:
+one of another rule set is refused (ValueError), since its values are not
+OpenSpiel's.
 
 The module does not import ``pyspiel``: it reads a state through its
 ``observation_string`` and ``is_terminal`` methods, and OpenSpiel cannot set
@@ -110,11 +111,15 @@ def observation(
 
 
 def _answer(db, pits: List[int]) -> dict:
-    """Score and best pits; a board without a Goedel number (every opponent
-    pit holding seeds, as in the middle game) is answered from its moves."""
-    if min(pits[HOUSES:]) == 0:
-        return {"score": db.score(pits), "best": db.best(pits)}
-    return db.answer(pits)
+    """Score and best pits (a board without a Goedel number, every opponent
+    pit holding seeds, is answered from its moves); a folder of another
+    rule set than OpenSpiel's is refused."""
+    if db.rules != "abapa":
+        raise ValueError(
+            f"{db.path} holds {db.rules} tables; OpenSpiel's oware plays the abapa rules "
+            "(build a folder with `awari build --rules abapa`)"
+        )
+    return {"score": db.score(pits), "best": db.best(pits)}
 
 
 def value(db, state) -> int:

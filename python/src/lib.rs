@@ -1,11 +1,13 @@
 //! Python bindings of `awari_egdb`: exact endgame scores of Awari (Oware)
 //! from a folder of tables, as the Python module `awari_egdb`.
 //!
-//! Every board is 12 pit counts, the mover's pits 0..5 first. No user
+//! Every board is 12 pit counts, the mover's pits A..F (0..5) first, or a
+//! position in the notation (`4,4,4,4,4,4/4,4,4,4,4,4/S/0,0`). No user
 //! input reaches an `unwrap`: a bad board is a `ValueError`, a missing
 //! folder or layer a `FileNotFoundError`, a damaged table a
 //! `DamagedTable` (a subclass of `OSError`) naming the file.
 
+use ::awari_egdb::game::{Board, Side};
 use ::awari_egdb::index;
 use ::awari_egdb::probe::{Database as Db, PvEnd};
 use ::awari_egdb::rules::Position;
@@ -55,16 +57,32 @@ fn to_py(py: Python<'_>, e: Error) -> PyErr {
     }
 }
 
-/// 12 pit counts from any sequence of 12 ints, each in 0..=255.
-fn pits_of(obj: &Bound<'_, PyAny>) -> PyResult<[u8; 12]> {
-    if obj.is_instance_of::<pyo3::types::PyString>() || obj.is_instance_of::<pyo3::types::PyBytes>()
-    {
+/// The label of pit `k` of a board: the mover's A..F, the opponent's a..f.
+fn label(k: usize) -> char {
+    (if k < 6 {
+        b'A' + k as u8
+    } else {
+        b'a' + (k - 6) as u8
+    }) as char
+}
+
+/// 12 pit counts from any sequence of 12 ints, each in 0..=255, or from a
+/// position in the notation (seen from its side to move).
+fn pits_of(py: Python<'_>, obj: &Bound<'_, PyAny>) -> PyResult<[u8; 12]> {
+    if let Ok(text) = obj.extract::<String>() {
+        let b = Board::from_notation(&text).map_err(|e| to_py(py, e))?;
+        return Ok(b.position().0);
+    }
+    if obj.is_instance_of::<pyo3::types::PyBytes>() {
         return Err(PyValueError::new_err(
-            "a board is a sequence of 12 pit counts, not a string",
+            "a board is a sequence of 12 pit counts or a position's notation, not bytes",
         ));
     }
     let n = obj.len().map_err(|_| {
-        PyValueError::new_err("a board is a sequence of 12 pit counts (ints 0..=255)")
+        PyValueError::new_err(
+            "a board is a sequence of 12 pit counts (ints 0..=255) or a position's notation \
+             (e.g. \"4,4,4,4,4,4/4,4,4,4,4,4/S/0,0\")",
+        )
     })?;
     if n != 12 {
         return Err(PyValueError::new_err(format!(
@@ -73,20 +91,37 @@ fn pits_of(obj: &Bound<'_, PyAny>) -> PyResult<[u8; 12]> {
     }
     let mut pits = [0u8; 12];
     for (k, pit) in pits.iter_mut().enumerate() {
+        let l = label(k);
         let v: i64 = obj
             .get_item(k)?
             .extract()
-            .map_err(|_| PyValueError::new_err(format!("pit {k}: not an int in 0..=255")))?;
+            .map_err(|_| PyValueError::new_err(format!("pit {l}: not an int in 0..=255")))?;
         *pit = u8::try_from(v)
-            .map_err(|_| PyValueError::new_err(format!("pit {k} holds {v}, outside 0..=255")))?;
+            .map_err(|_| PyValueError::new_err(format!("pit {l} holds {v}, outside 0..=255")))?;
     }
     Ok(pits)
+}
+
+/// Any board a probe answers: at most 48 seeds, not 47 (a board without a
+/// Goedel number is answered from its moves).
+fn board_of(py: Python<'_>, obj: &Bound<'_, PyAny>) -> PyResult<Position> {
+    let p = Position::new(pits_of(py, obj)?).map_err(|e| to_py(py, e))?;
+    if p.seeds() == 47 {
+        return Err(to_py(py, Error::Layer47));
+    }
+    Ok(p)
 }
 
 /// A board that has a Goedel number (at most 48 seeds, some opponent pit
 /// empty).
 fn position_of(py: Python<'_>, obj: &Bound<'_, PyAny>) -> PyResult<Position> {
-    Position::indexable(pits_of(obj)?).map_err(|e| to_py(py, e))
+    Position::indexable(pits_of(py, obj)?).map_err(|e| to_py(py, e))
+}
+
+/// A count given from Python, checked: a `ValueError` naming `what` for a
+/// negative one (not pyo3's `OverflowError`).
+fn count<T: TryFrom<i64>>(what: &str, v: i64) -> PyResult<T> {
+    T::try_from(v).map_err(|_| PyValueError::new_err(format!("{what} must be at least 0, not {v}")))
 }
 
 /// Bytes as a list of ints (a `Vec<u8>` would become `bytes`).
@@ -113,8 +148,23 @@ fn end_name(end: PvEnd) -> &'static str {
 /// GIL while it probes.
 #[pyclass(frozen, module = "awari_egdb")]
 struct Database {
-    db: Db,
+    /// `None` once closed.
+    db: std::sync::RwLock<Option<Db>>,
     path: String,
+}
+
+impl Database {
+    /// Runs `f` on the open database; a `ValueError` once it is closed.
+    fn with<T>(&self, f: impl FnOnce(&Db) -> PyResult<T>) -> PyResult<T> {
+        let guard = self.db.read().unwrap_or_else(|e| e.into_inner());
+        match guard.as_ref() {
+            Some(db) => f(db),
+            None => Err(PyValueError::new_err(format!(
+                "the database of {:?} is closed",
+                self.path
+            ))),
+        }
+    }
 }
 
 #[pymethods]
@@ -141,17 +191,48 @@ impl Database {
         }
         .map_err(|e| to_py(py, e))?;
         Ok(Database {
-            db,
+            db: std::sync::RwLock::new(Some(db)),
             path: path.display().to_string(),
         })
     }
 
-    fn __repr__(&self) -> String {
-        format!(
-            "awari_egdb.Database({:?}, rules={:?})",
-            self.path,
-            self.db.rules().name
-        )
+    fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
+        // Python's own quoting of the path.
+        let path = pyo3::types::PyString::new(py, &self.path)
+            .repr()?
+            .to_string();
+        let guard = self.db.read().unwrap_or_else(|e| e.into_inner());
+        Ok(match guard.as_ref() {
+            Some(db) => format!(
+                "<awari_egdb.Database path={path} rules='{}'>",
+                db.rules().name
+            ),
+            None => format!("<awari_egdb.Database path={path} closed>"),
+        })
+    }
+
+    /// Closes the folder's tables (their files and mappings); any later
+    /// probe raises ValueError. Closing twice is harmless. A `with
+    /// Database(...) as db:` block closes it at its end.
+    fn close(&self) {
+        let mut guard = self.db.write().unwrap_or_else(|e| e.into_inner());
+        *guard = None;
+    }
+
+    /// Whether `close` was called.
+    #[getter]
+    fn closed(&self) -> bool {
+        self.db.read().unwrap_or_else(|e| e.into_inner()).is_none()
+    }
+
+    fn __enter__(slf: Py<Self>) -> Py<Self> {
+        slf
+    }
+
+    #[pyo3(signature = (*_args))]
+    fn __exit__(&self, _args: &Bound<'_, pyo3::types::PyTuple>) -> bool {
+        self.close();
+        false
     }
 
     /// The folder.
@@ -162,33 +243,41 @@ impl Database {
 
     /// The rule set of the tables: "awari", "abapa", "olympiad" or "awale".
     #[getter]
-    fn rules(&self) -> &'static str {
-        self.db.rules().name
+    fn rules(&self) -> PyResult<&'static str> {
+        self.with(|db| Ok(db.rules().name))
     }
 
     /// The layers (seed counts) the folder holds, ascending.
-    fn layers(&self) -> Vec<u32> {
-        self.db.layers()
+    fn layers(&self) -> PyResult<Vec<u32>> {
+        self.with(|db| Ok(db.layers()))
     }
 
     /// The exact score of a board for the side to move.
     ///
-    /// Raises ValueError for a bad board (not 12 ints in 0..=255, over 48
-    /// seeds, 47 seeds, or every opponent pit holding seeds: no Goedel
-    /// number), FileNotFoundError for a layer the folder lacks,
-    /// DamagedTable for a damaged table.
+    /// A board without a Goedel number (every opponent pit holding seeds,
+    /// as at the opening) is answered from its moves: its best move's
+    /// worth. Raises ValueError for a bad board (not 12 ints in 0..=255 or
+    /// a notation, over 48 seeds, 47 seeds), FileNotFoundError for a layer
+    /// the folder lacks, DamagedTable for a damaged table.
     fn score(&self, py: Python<'_>, pits: &Bound<'_, PyAny>) -> PyResult<i8> {
-        let p = position_of(py, pits)?;
-        self.db.score(&p).map_err(|e| to_py(py, e))
+        let p = board_of(py, pits)?;
+        self.with(|db| db.score(&p).map_err(|e| to_py(py, e)))
     }
 
     /// The scores of many boards: `boards` is an (N, 12) array of ints
     /// (any integer dtype, or a list of lists); returns an int8 numpy
-    /// array of N scores. The GIL is released while the tables are read.
+    /// array of N scores, boards without a Goedel number answered from
+    /// their moves as by `score`. The GIL is released while the tables are
+    /// read. By default a board whose layer the folder lacks fails the
+    /// whole batch (FileNotFoundError); with `missing=V` (an int, e.g.
+    /// -128, which no score takes) such boards get V instead: "not
+    /// available".
+    #[pyo3(signature = (boards, *, missing = None))]
     fn scores<'py>(
         &self,
         py: Python<'py>,
         boards: &Bound<'py, PyAny>,
+        missing: Option<i8>,
     ) -> PyResult<Bound<'py, PyArray1<i8>>> {
         let np = py.import("numpy")?;
         let arr = np.call_method1("asarray", (boards,))?;
@@ -207,7 +296,15 @@ impl Database {
         let rows = shape[0];
         let mut ps = Vec::with_capacity(rows);
         let check = |i: usize, pits: [u8; 12]| {
-            Position::indexable(pits).map_err(|e| PyValueError::new_err(format!("board {i}: {e}")))
+            let p = Position::new(pits)
+                .map_err(|e| PyValueError::new_err(format!("board {i}: {e}")))?;
+            if p.seeds() == 47 {
+                return Err(PyValueError::new_err(format!(
+                    "board {i}: {}",
+                    Error::Layer47
+                )));
+            }
+            Ok(p)
         };
         if kind == "u"
             && arr
@@ -232,17 +329,28 @@ impl Database {
                 for (k, (d, &s)) in pits.iter_mut().zip(row.iter()).enumerate() {
                     *d = u8::try_from(s).map_err(|_| {
                         PyValueError::new_err(format!(
-                            "board {i}: pit {k} holds {s}, outside 0..=255"
+                            "board {i}: pit {} holds {s}, outside 0..=255",
+                            label(k)
                         ))
                     })?;
                 }
                 ps.push(check(i, pits)?);
             }
         }
-        let mut out = vec![0i8; rows];
-        let db = &self.db;
-        py.detach(|| db.scores(&ps, &mut out))
-            .map_err(|e| to_py(py, e))?;
+        let out = self.with(|db| {
+            py.detach(|| match missing {
+                None => {
+                    let mut out = vec![0i8; rows];
+                    db.scores(&ps, &mut out).map(|_| out)
+                }
+                Some(v) => {
+                    let mut out = vec![None; rows];
+                    db.scores_where_built(&ps, &mut out)
+                        .map(|_| out.into_iter().map(|s| s.unwrap_or(v)).collect())
+                }
+            })
+            .map_err(|e| to_py(py, e))
+        })?;
         Ok(PyArray1::from_vec(py, out))
     }
 
@@ -251,7 +359,7 @@ impl Database {
     /// independent of the cycle rule when lower == upper.
     fn envelope(&self, py: Python<'_>, pits: &Bound<'_, PyAny>) -> PyResult<Option<(i8, i8)>> {
         let p = position_of(py, pits)?;
-        let env = self.db.envelope(&p).map_err(|e| to_py(py, e))?;
+        let env = self.with(|db| db.envelope(&p).map_err(|e| to_py(py, e)))?;
         Ok(env.map(|e| (e.lower, e.upper)))
     }
 
@@ -265,8 +373,8 @@ impl Database {
         py: Python<'py>,
         pits: &Bound<'py, PyAny>,
     ) -> PyResult<Vec<Bound<'py, PyDict>>> {
-        let p = position_of(py, pits)?;
-        let moves = self.db.moves(&p).map_err(|e| to_py(py, e))?;
+        let p = board_of(py, pits)?;
+        let moves = self.with(|db| db.moves(&p).map_err(|e| to_py(py, e)))?;
         moves
             .iter()
             .map(|m| {
@@ -285,8 +393,8 @@ impl Database {
     /// The best pits (0..5): every legal move of the best worth; empty when
     /// the game is over.
     fn best(&self, py: Python<'_>, pits: &Bound<'_, PyAny>) -> PyResult<Vec<u32>> {
-        let p = position_of(py, pits)?;
-        let best = self.db.best_moves(&p).map_err(|e| to_py(py, e))?;
+        let p = board_of(py, pits)?;
+        let best = self.with(|db| db.best_moves(&p).map_err(|e| to_py(py, e)))?;
         Ok(ints(&best))
     }
 
@@ -300,13 +408,11 @@ impl Database {
         &self,
         py: Python<'py>,
         pits: &Bound<'py, PyAny>,
-        n: usize,
+        n: i64,
     ) -> PyResult<Bound<'py, PyDict>> {
         let p = position_of(py, pits)?;
-        let line = self
-            .db
-            .principal_variation(&p, n)
-            .map_err(|e| to_py(py, e))?;
+        let n: usize = count("n", n)?;
+        let line = self.with(|db| db.principal_variation(&p, n).map_err(|e| to_py(py, e)))?;
         let steps = PyList::empty(py);
         for s in &line.steps {
             let d = PyDict::new(py);
@@ -326,18 +432,18 @@ impl Database {
     /// Everything about one board as a dict, the object `awari query
     /// --json` prints (rules, pits, seeds, index, score, lower, upper,
     /// pinned, moves, best, and with `pv` a line of at most `pv` moves).
-    /// Unlike the other methods it also answers a board without a Goedel
-    /// number (every opponent pit holding seeds, as at the opening) from
-    /// its moves.
+    /// A board without a Goedel number (every opponent pit holding seeds,
+    /// as at the opening) is answered from its moves.
     #[pyo3(signature = (pits, pv = None))]
     fn answer<'py>(
         &self,
         py: Python<'py>,
         pits: &Bound<'py, PyAny>,
-        pv: Option<usize>,
+        pv: Option<i64>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let p = Position::new(pits_of(pits)?).map_err(|e| to_py(py, e))?;
-        let a = self.db.answer(&p, pv).map_err(|e| to_py(py, e))?;
+        let p = board_of(py, pits)?;
+        let pv = pv.map(|n| count::<usize>("pv", n)).transpose()?;
+        let a = self.with(|db| db.answer(&p, pv).map_err(|e| to_py(py, e)))?;
         let text = serde_json::to_string(&a)
             .map_err(|e| PyRuntimeError::new_err(format!("cannot encode the answer: {e}")))?;
         py.import("json")?.call_method1("loads", (text,))
@@ -345,7 +451,7 @@ impl Database {
 
     /// The Goedel number of a board within its layer (see `index`).
     fn index(&self, py: Python<'_>, pits: &Bound<'_, PyAny>) -> PyResult<u64> {
-        Ok(index::rank(&position_of(py, pits)?))
+        self.with(|_| Ok(index::rank(&position_of(py, pits)?)))
     }
 }
 
@@ -358,13 +464,74 @@ fn index_of(py: Python<'_>, pits: &Bound<'_, PyAny>) -> PyResult<u64> {
 }
 
 /// The board with Goedel number `index` in layer `seeds`, as a list of 12
-/// ints. Raises ValueError for a layer outside 0..=48 or an index outside
-/// the layer.
+/// ints. Raises ValueError for a layer outside 0..=48 or 47 (no board of
+/// 47 seeds has a table), or an index outside the layer.
 #[pyfunction]
-fn position(py: Python<'_>, seeds: u32, index: u64) -> PyResult<Vec<u32>> {
-    index::unrank(seeds, index)
+fn position(py: Python<'_>, seeds: i64, index: i64) -> PyResult<Vec<u32>> {
+    let n: u32 = count("seeds", seeds)?;
+    let g: u64 = count("index", index)?;
+    if n == 47 {
+        return Err(to_py(py, Error::Layer47));
+    }
+    index::unrank(n, g)
         .map(|p| ints(&p.0))
         .map_err(|e| to_py(py, e))
+}
+
+/// A position in the notation (`4,4,4,4,4,4/4,4,4,4,4,4/S/0,0`: South's
+/// pits A..F, North's a..f, the side to move, the seeds captured by South
+/// and North; the last field may be left out, the seeds off the board then
+/// split evenly) as a dict: `pits` (12 ints, South's first), `to_move`
+/// ("S" or "N"), `captured` (South's, North's) and `board` (the 12 pits
+/// from the side to move, as the other calls take them). Raises ValueError
+/// saying what is wrong.
+#[pyfunction]
+fn parse_notation<'py>(py: Python<'py>, text: &str) -> PyResult<Bound<'py, PyDict>> {
+    let b = Board::from_notation(text).map_err(|e| to_py(py, e))?;
+    let d = PyDict::new(py);
+    d.set_item("pits", ints(&b.pits))?;
+    d.set_item("to_move", side_name(b.to_move))?;
+    d.set_item("captured", (b.captured[0], b.captured[1]))?;
+    d.set_item("board", ints(&b.position().0))?;
+    Ok(d)
+}
+
+/// The notation of a position: `pits` (12 ints, South's A..F first, then
+/// North's a..f), `to_move` ("S" or "N") and `captured` (South's,
+/// North's; by default the seeds off the board split evenly).
+#[pyfunction]
+#[pyo3(signature = (pits, to_move = "S", captured = None))]
+fn notation(
+    py: Python<'_>,
+    pits: &Bound<'_, PyAny>,
+    to_move: &str,
+    captured: Option<(i64, i64)>,
+) -> PyResult<String> {
+    if pits.extract::<String>().is_ok() {
+        return Err(PyValueError::new_err("pits: 12 ints, South's A..F first"));
+    }
+    let pits = pits_of(py, pits)?;
+    let captured = captured
+        .map(|(s, n)| Ok::<_, PyErr>([count("captured", s)?, count("captured", n)?]))
+        .transpose()?;
+    let mut b = Board::new(pits, captured).map_err(|e| to_py(py, e))?;
+    b.to_move = match to_move {
+        "S" | "s" | "South" => Side::South,
+        "N" | "n" | "North" => Side::North,
+        other => {
+            return Err(PyValueError::new_err(format!(
+                "to_move '{other}': \"S\" (South) or \"N\" (North)"
+            )))
+        }
+    };
+    Ok(b.notation())
+}
+
+fn side_name(s: Side) -> &'static str {
+    match s {
+        Side::South => "S",
+        Side::North => "N",
+    }
 }
 
 /// Exact endgame scores for Awari (Oware): `Database(folder)` probes a
@@ -376,6 +543,8 @@ fn py_awari_egdb(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("DamagedTable", m.py().get_type::<DamagedTable>())?;
     m.add_function(wrap_pyfunction!(index_of, m)?)?;
     m.add_function(wrap_pyfunction!(position, m)?)?;
+    m.add_function(wrap_pyfunction!(parse_notation, m)?)?;
+    m.add_function(wrap_pyfunction!(notation, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

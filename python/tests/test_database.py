@@ -33,7 +33,7 @@ def test_rules_and_layers(db, top):
     assert db.rules == "awari"
     assert top >= 12
     assert db.layers() == list(range(top + 1))
-    assert "Database(" in repr(db)
+    assert repr(db).startswith("<awari_egdb.Database path=") and "rules='awari'" in repr(db)
 
 
 def test_probes_match_the_binary(db, sample, answers):
@@ -109,7 +109,6 @@ def test_batch_of_100000(db, top):
         [1] * 13,
         [-1] + [0] * 11,
         [256] + [0] * 11,
-        [0] * 6 + [1] * 6,  # no Goedel number
         [49] + [0] * 11,  # over 48 seeds
         [47] + [0] * 11,  # 47 seeds
         "abcdefghijkl",
@@ -126,8 +125,6 @@ def test_bad_batches_raise_value_error(db):
         db.scores(np.zeros((3, 11), dtype=np.uint8))
     with pytest.raises(ValueError):
         db.scores(np.full((2, 12), -1, dtype=np.int64))
-    with pytest.raises(ValueError):
-        db.scores(np.ones((2, 12), dtype=np.uint8))  # no Goedel number
     with pytest.raises(ValueError):
         db.scores(np.zeros((2, 12), dtype=np.float64))
     with pytest.raises(ValueError):
@@ -187,3 +184,69 @@ def test_threads_share_a_database_and_scores_releases_the_gil(db, top):
     assert all(not t.is_alive() for t in threads)
     for r in results:
         assert np.array_equal(r, want)
+
+
+def test_a_board_without_goedel_number_is_answered_from_its_moves(db, top):
+    full = [0, 0, 0, 0, 0, 2] + [1] * 6  # every opponent pit holds seeds
+    want = db.answer(full)["score"]
+    assert db.score(full) == want
+    assert list(db.scores(np.array([full, [2] + [0] * 11], dtype=np.uint8)))[0] == want
+    assert db.best(full) == db.answer(full)["best"]
+
+
+def test_value_errors_name_pits_as_players_do(db):
+    with pytest.raises(ValueError, match="pit c holds -1"):
+        db.score([0] * 8 + [-1] + [0] * 3)
+    with pytest.raises(ValueError, match="pit B: not an int"):
+        db.score([0, "x"] + [0] * 10)
+
+
+def test_the_notation_is_read_and_written(db):
+    text = "1,0,0,0,0,3/0,0,2,0,0,0/N/20,22"
+    n = awari_egdb.parse_notation(text)
+    assert n["pits"] == [1, 0, 0, 0, 0, 3, 0, 0, 2, 0, 0, 0]
+    assert n["to_move"] == "N" and n["captured"] == (20, 22)
+    assert n["board"] == [0, 0, 2, 0, 0, 0, 1, 0, 0, 0, 0, 3]  # North's view
+    assert awari_egdb.notation(n["pits"], "N", (20, 22)) == text
+    assert awari_egdb.notation([1] + [0] * 11) == "1,0,0,0,0,0/0,0,0,0,0,0/S/24,23"
+    # Every call takes a notation as a board.
+    assert db.score(text) == db.score(n["board"])
+    assert db.answer(text)["pits"] == n["board"]
+    with pytest.raises(ValueError, match="pit C: 'x'"):
+        db.score("4,4,x,4,4,4/4,4,4,4,4,4/S")
+    with pytest.raises(ValueError, match="make 49, not 48"):
+        awari_egdb.parse_notation("4,4,4,4,4,4/4,4,4,4,4,4/S/1,0")
+    with pytest.raises(ValueError, match="to_move"):
+        awari_egdb.notation([1] + [0] * 11, "W")
+
+
+def test_counts_are_checked_with_value_errors(db):
+    with pytest.raises(ValueError, match="47"):
+        awari_egdb.position(47, 0)
+    with pytest.raises(ValueError, match="seeds must be at least 0"):
+        awari_egdb.position(-1, 0)
+    with pytest.raises(ValueError, match="index must be at least 0"):
+        awari_egdb.position(3, -2)
+    with pytest.raises(ValueError, match="n must be at least 0"):
+        db.pv([2] + [0] * 11, -1)
+    with pytest.raises(ValueError, match="pv must be at least 0"):
+        db.answer([2] + [0] * 11, pv=-1)
+
+
+def test_a_batch_can_say_not_available(db, top):
+    boards = np.array([[2] + [0] * 11, [top + 1] + [0] * 11, [3] + [0] * 11], dtype=np.uint8)
+    got = db.scores(boards, missing=-128)
+    assert list(got) == [db.score(boards[0]), -128, db.score(boards[2])]
+    with pytest.raises(FileNotFoundError):
+        db.scores(boards)
+
+
+def test_close_and_with(folder):
+    with Database(folder) as db:
+        assert db.score([2] + [0] * 11) in (-2, 0, 2)
+        assert not db.closed
+    assert db.closed
+    assert "closed" in repr(db)
+    with pytest.raises(ValueError, match="closed"):
+        db.score([2] + [0] * 11)
+    db.close()  # twice is harmless

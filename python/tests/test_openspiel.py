@@ -142,3 +142,20 @@ def test_best_play_in_openspiel_ends_as_predicted(abapa, labelled):
         assert s.returns() == want, (state.observation_string(0), state.history())
         checked += 1
     assert checked > 200, (checked, repeated)
+
+
+def test_a_folder_of_other_rules_is_refused(raw_folder):
+    """OpenSpiel plays abapa: the values of an awari folder are not its own."""
+
+    class State:
+        def observation_string(self, player):
+            return openspiel.observation([2] + [0] * 5 + [1] + [0] * 5, 0, (20, 25))
+
+        def is_terminal(self):
+            return False
+
+    db = Database(raw_folder)
+    assert db.rules == "awari"
+    for call in (openspiel.value, openspiel.returns, openspiel.best_actions):
+        with pytest.raises(ValueError, match="abapa"):
+            call(db, State())

@@ -63,6 +63,11 @@ pub struct PlayArgs {
         allow_hyphen_values = true
     )]
     captured: Option<String>,
+    /// Start from a position in the notation, e.g. 1,0,0,0,0,3/0,0,2,0,0,0/N/20,22
+    /// (South's pits A..F / North's a..f / side to move / captured by
+    /// South,North; the last field may be left out).
+    #[arg(long, value_name = "NOTATION", conflicts_with_all = ["from", "game"])]
+    pos: Option<String>,
     /// Start from a game record written by `save`.
     #[arg(long, value_name = "FILE")]
     game: Option<PathBuf>,
@@ -125,6 +130,9 @@ fn read_game(path: &Path, rules: &Rules) -> Result<Game, String> {
 fn start(a: &PlayArgs, rules: &Rules) -> Result<Game, Failure> {
     if let Some(path) = &a.game {
         return read_game(path, rules).map_err(Failure::usage);
+    }
+    if let Some(pos) = &a.pos {
+        return Ok(Game::new(Board::from_notation(pos)?, *rules));
     }
     let Some(words) = &a.from else {
         return Ok(Game::new(Board::opening(), *rules));

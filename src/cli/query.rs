@@ -2,6 +2,7 @@
 
 use super::board::{label, parse_board};
 use super::Failure;
+use awari_egdb::game::{Board, Side};
 use awari_egdb::probe::{Answer, Database, PvEnd};
 use awari_egdb::rules::Position;
 use clap::Args;
@@ -15,6 +16,11 @@ pub struct QueryArgs {
     /// Twelve pit counts: the mover's pits A..F, then the opponent's a..f.
     #[arg(value_name = "PIT", num_args = 0.., allow_negative_numbers = true)]
     pits: Vec<String>,
+    /// The position in the notation instead of the pits, e.g.
+    /// 1,0,0,0,0,3/0,0,2,0,0,0/N/20,22 (South's A..F / North's a..f / side
+    /// to move / captured); it is answered for its side to move.
+    #[arg(long, value_name = "NOTATION", conflicts_with_all = ["pits", "stdin"])]
+    pos: Option<String>,
     /// Print one JSON object (one per line with --stdin).
     #[arg(long)]
     json: bool,
@@ -42,8 +48,15 @@ fn signed(v: i8) -> String {
     format!("{v:+}")
 }
 
-fn print_text(p: &Position, a: &Answer) {
-    print!("{}", p.diagram());
+/// The answer as text; `board`: the position as players see it (from
+/// `--pos`), whose side to move's pits are labelled as `play` labels them.
+fn print_text(p: &Position, a: &Answer, board: Option<&Board>) {
+    let side = board.map_or(Side::South, |b| b.to_move);
+    let label = |pit: usize| side.label(pit);
+    match board {
+        Some(b) => print!("{}", b.diagram()),
+        None => print!("{}", p.diagram()),
+    }
     println!("seeds {}  index {}  rules {}", a.seeds, index(a), a.rules);
     print!("score {}", signed(a.score));
     match (a.lower, a.upper, a.pinned) {
@@ -93,7 +106,8 @@ fn print_text(p: &Position, a: &Answer) {
                 i + 1,
                 Position(s.pits).to_string(),
                 signed(s.score),
-                label(s.pit as usize),
+                // The line's rows alternate sides.
+                if i % 2 == 0 { side } else { side.other() }.label(s.pit as usize),
                 if s.captures > 0 {
                     format!(", captures {}", s.captures)
                 } else {
@@ -130,12 +144,23 @@ pub fn run(a: QueryArgs) -> Result<(), Failure> {
     if a.stdin {
         return run_stdin(&db, a.json, a.pv);
     }
-    let p = parse_board(&a.pits)?;
+    let board = a.pos.as_deref().map(Board::from_notation).transpose()?;
+    let p = match &board {
+        Some(b) => b.position(),
+        None => parse_board(&a.pits)?,
+    };
     let ans = db.answer(&p, a.pv).map_err(|e| not_built(&db, &p, e))?;
     if a.json {
-        println!("{}", serde_json::to_string(&ans).expect("JSON"));
+        let mut v = serde_json::to_value(&ans).expect("JSON");
+        if let Some(b) = &board {
+            v["pos"] = b.notation().into();
+        }
+        println!("{v}");
     } else {
-        print_text(&p, &ans);
+        if let Some(b) = &board {
+            println!("{}", b.notation());
+        }
+        print_text(&p, &ans, board.as_ref());
     }
     Ok(())
 }
@@ -166,6 +191,44 @@ pub fn not_built(db: &Database, p: &Position, e: awari_egdb::Error) -> Failure {
     }
 }
 
+/// One line of `--stdin` answered: printed, or counted as failed.
+fn report(
+    i: usize,
+    result: Result<(Position, Answer), Failure>,
+    json: bool,
+    failed: &mut usize,
+    damaged: &mut bool,
+) {
+    match result {
+        Ok((_, ans)) if json => {
+            println!("{}", serde_json::to_string(&ans).expect("JSON"))
+        }
+        Ok((p, ans)) => {
+            let best: Vec<String> = ans
+                .best
+                .iter()
+                .map(|&b| label(b as usize).to_string())
+                .collect();
+            println!(
+                "{p}  seeds {} index {} score {} best {}",
+                ans.seeds,
+                index(&ans),
+                signed(ans.score),
+                if best.is_empty() {
+                    "-".into()
+                } else {
+                    best.join(",")
+                }
+            );
+        }
+        Err(f) => {
+            *failed += 1;
+            *damaged |= f.code == 1;
+            eprintln!("awari: line {}: {}", i + 1, f.message);
+        }
+    }
+}
+
 fn run_stdin(db: &Database, json: bool, pv: Option<usize>) -> Result<(), Failure> {
     let stdin = std::io::stdin();
     let mut failed = 0usize;
@@ -173,6 +236,15 @@ fn run_stdin(db: &Database, json: bool, pv: Option<usize>) -> Result<(), Failure
     for (i, line) in stdin.lock().lines().enumerate() {
         let line = line.map_err(|e| Failure::usage(format!("reading standard input: {e}")))?;
         let line = line.split('#').next().unwrap_or_default();
+        if line.contains('/') {
+            // A position in the notation.
+            let result = Board::from_notation(line)
+                .map_err(Failure::from)
+                .map(|b| b.position())
+                .and_then(|p| db.answer(&p, pv).map(|r| (p, r)).map_err(Failure::from));
+            report(i, result, json, &mut failed, &mut damaged);
+            continue;
+        }
         let words: Vec<String> = line
             .split(|c: char| c == ',' || c.is_whitespace())
             .filter(|w| !w.is_empty())
@@ -183,30 +255,7 @@ fn run_stdin(db: &Database, json: bool, pv: Option<usize>) -> Result<(), Failure
         }
         let result = parse_board(&words)
             .and_then(|p| db.answer(&p, pv).map(|r| (p, r)).map_err(Failure::from));
-        match result {
-            Ok((_, ans)) if json => {
-                println!("{}", serde_json::to_string(&ans).expect("JSON"))
-            }
-            Ok((p, ans)) => {
-                let best: Vec<String> = ans.best.iter().map(|b| b.to_string()).collect();
-                println!(
-                    "{p}  seeds {} index {} score {} best {}",
-                    ans.seeds,
-                    index(&ans),
-                    signed(ans.score),
-                    if best.is_empty() {
-                        "-".into()
-                    } else {
-                        best.join(",")
-                    }
-                );
-            }
-            Err(f) => {
-                failed += 1;
-                damaged |= f.code == 1;
-                eprintln!("awari: line {}: {}", i + 1, f.message);
-            }
-        }
+        report(i, result, json, &mut failed, &mut damaged);
     }
     if failed > 0 {
         return Err(Failure {

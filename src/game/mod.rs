@@ -49,9 +49,11 @@
 //!
 //! A game record is text: `#` starts a comment; an optional first line
 //! `rules NAME` names the rule set (awari when absent); then `start`, the
-//! twelve pit counts `A`..`F` then `a`..`f`, and optionally `captured S N`;
-//! South moves first; then one move label per line, optionally followed by
-//! a comment (the computer's figures for that move).
+//! twelve pit counts `A`..`F` then `a`..`f`, and optionally `captured S N`
+//! (South moves first), or `start` and a position's notation
+//! ([`Board::from_notation`], written so when North moves first); then one
+//! move label per line, optionally followed by a comment (the computer's
+//! figures for that move).
 //!
 //! # The computer player
 //!

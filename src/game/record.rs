@@ -11,12 +11,19 @@ impl Game {
     pub fn record(&self) -> String {
         let s = self.start();
         let pits: Vec<String> = s.pits.iter().map(|p| p.to_string()).collect();
+        // North to move first: the start in the notation, which says so.
+        let start = match s.to_move {
+            super::Side::South => format!(
+                "{} captured {} {}",
+                pits.join(" "),
+                s.captured[0],
+                s.captured[1]
+            ),
+            super::Side::North => s.notation(),
+        };
         let mut out = format!(
-            "# awari game record: the rule set, the start (pits A..F, then a..f; South moves first), then one move per line\nrules {}\nstart {} captured {} {}\n",
+            "# awari game record: the rule set, the start (pits A..F, then a..f, South moving first; or a position's notation), then one move per line\nrules {}\nstart {start}\n",
             self.rules.name,
-            pits.join(" "),
-            s.captured[0],
-            s.captured[1]
         );
         for (l, note) in self.labels.iter().zip(&self.notes) {
             out.push(*l);
@@ -55,13 +62,17 @@ impl Game {
                     }
                     rules = Some(Rules::by_name(words[1]).map_err(bad)?);
                 }
+                None if line.split_whitespace().count() == 2 && line.starts_with("start") => {
+                    let start = Board::from_notation(line["start".len()..].trim()).map_err(bad)?;
+                    game = Some(Game::new(start, rules.unwrap_or_default()));
+                }
                 None => {
                     let words: Vec<&str> = line.split_whitespace().collect();
                     if words.first() != Some(&"start") || !(words.len() == 13 || words.len() == 16)
                     {
                         return Err(bad(Error::RecordSyntax(
                             "the first line must be 'start' and 12 pit counts, optionally \
-                             followed by 'captured S N'",
+                             followed by 'captured S N', or 'start' and a position's notation",
                         )));
                     }
                     let mut pits = [0u8; PITS];

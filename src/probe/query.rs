@@ -167,6 +167,52 @@ impl Database {
         Ok(())
     }
 
+    /// [`scores`](Self::scores), where a board whose score needs a layer
+    /// the folder does not hold gets `None` ("not available") instead of
+    /// failing the whole batch; every other failure (a bad board, a
+    /// damaged table) still fails it. The number of boards not available.
+    pub fn scores_where_built(&self, ps: &[Position], out: &mut [Option<i8>]) -> Result<usize> {
+        if ps.len() != out.len() {
+            return Err(Error::Lengths {
+                positions: ps.len(),
+                outputs: out.len(),
+            });
+        }
+        let mut built = [false; MAX_SEEDS as usize + 1];
+        for n in self.layers() {
+            built[n as usize] = true;
+        }
+        // The boards of built layers go through the batch; a board without
+        // a Goedel number needs its children's layers: answered alone.
+        let mut at = Vec::with_capacity(ps.len());
+        let mut batch = Vec::with_capacity(ps.len());
+        let mut missing = 0;
+        for (i, p) in ps.iter().enumerate() {
+            out[i] = None;
+            if !p.is_indexable() {
+                match self.score(p) {
+                    Ok(v) => out[i] = Some(v),
+                    Err(Error::MissingLayer { .. }) => missing += 1,
+                    Err(e) => return Err(e),
+                }
+                continue;
+            }
+            let (n, _) = Self::locate(p)?;
+            if built[n as usize] {
+                at.push(i);
+                batch.push(*p);
+            } else {
+                missing += 1;
+            }
+        }
+        let mut scores = vec![0i8; batch.len()];
+        self.scores(&batch, &mut scores)?;
+        for (i, v) in at.into_iter().zip(scores) {
+            out[i] = Some(v);
+        }
+        Ok(missing)
+    }
+
     /// The scores [`scores`](Self::scores) left for last, `(layer, index,
     /// output)` in index order: entries of a raw table read with `pread`
     /// that lie close together (no gap over [`GAP`] bytes, at most
