@@ -58,8 +58,15 @@ awari_status awari_score(const awari_db *db, const uint8_t *pits, int8_t *score)
 awari_status awari_moves(const awari_db *db, const uint8_t *pits, awari_move *moves);
 /* A best move of pits[12] (the lowest pit among equals), -1 when the game is over. */
 awari_status awari_best_move(const awari_db *db, const uint8_t *pits, int *pit);
-/* The scores of count boards (pits[12 * count]) into scores[count]. */
+/* The scores of count boards (pits[12 * count]) into scores[count]. A board
+ * without a Goedel number (every opponent pit holding seeds) is answered from
+ * its moves, as by awari_score. */
 awari_status awari_scores(const awari_db *db, const uint8_t *pits, size_t count, int8_t *scores);
+/* awari_scores, where a board whose layer the folder does not hold is "not
+ * available" instead of failing the batch: missing[i] is 1 for it (its score
+ * 0), else 0. With missing NULL it is awari_scores. */
+awari_status awari_scores_where_built(const awari_db *db, const uint8_t *pits, size_t count,
+                                      int8_t *scores, uint8_t *missing);
 /* The message of the last failed call on this thread ("" if none). */
 const char *awari_last_error(void);
 

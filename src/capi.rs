@@ -246,6 +246,21 @@ pub unsafe extern "C" fn awari_scores(
     count: usize,
     scores: *mut i8,
 ) -> awari_status {
+    awari_scores_where_built(db, pits, count, scores, std::ptr::null_mut())
+}
+
+/// [`awari_scores`], where a board whose layer the folder does not hold
+/// is "not available" instead of failing the batch: `missing[i]` is 1 for
+/// such a board (its score 0), else 0. With `missing` null, it is
+/// `awari_scores`.
+#[no_mangle]
+pub unsafe extern "C" fn awari_scores_where_built(
+    db: *const awari_db,
+    pits: *const u8,
+    count: usize,
+    scores: *mut i8,
+    missing: *mut u8,
+) -> awari_status {
     guard(|| {
         let Some(d) = db.as_ref() else {
             return fail(AWARI_BAD_INPUT, "a null pointer".into());
@@ -265,8 +280,22 @@ pub unsafe extern "C" fn awari_scores(
             .map(|c| Position(c.try_into().expect("12 pits")))
             .collect();
         let out = std::slice::from_raw_parts_mut(scores, count);
-        match d.db.scores(&boards, out) {
-            Ok(()) => AWARI_OK,
+        if missing.is_null() {
+            return match d.db.scores(&boards, out) {
+                Ok(()) => AWARI_OK,
+                Err(e) => error(e),
+            };
+        }
+        let mut got = vec![None; count];
+        match d.db.scores_where_built(&boards, &mut got) {
+            Ok(_) => {
+                let missing = std::slice::from_raw_parts_mut(missing, count);
+                for ((o, m), g) in out.iter_mut().zip(missing.iter_mut()).zip(got) {
+                    *m = u8::from(g.is_none());
+                    *o = g.unwrap_or(0);
+                }
+                AWARI_OK
+            }
             Err(e) => error(e),
         }
     })

@@ -312,3 +312,45 @@ fn failures_are_status_codes_with_messages() {
         assert!(err.contains(words), "{input:?}: {err}");
     }
 }
+
+/// `awari_scores_where_built`: boards of layers not built are marked "not
+/// available" instead of failing the batch; the others get the library's
+/// scores; with `missing` null it is `awari_scores` (which fails).
+#[test]
+fn a_batch_can_mark_boards_not_available() {
+    use awari_egdb::capi::{
+        awari_close, awari_open, awari_scores, awari_scores_where_built, AWARI_NOT_BUILT, AWARI_OK,
+    };
+    let db = Database::open(db_dir()).unwrap();
+    let mut ps = boards(20, MAX, 5);
+    ps[3] = Position([MAX as u8 + 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]);
+    ps[7] = Position([0, 0, 0, 0, 0, 2, 1, 1, 1, 1, 1, 1]); // answered from its moves
+    let flat: Vec<u8> = ps.iter().flat_map(|p| p.0).collect();
+    let path = std::ffi::CString::new(s(db_dir())).unwrap();
+    let mut h = std::ptr::null_mut();
+    let mut scores = vec![0i8; ps.len()];
+    let mut missing = vec![9u8; ps.len()];
+    // SAFETY: valid pointers and lengths; the handle is closed at the end.
+    unsafe {
+        assert_eq!(awari_open(path.as_ptr(), &mut h), AWARI_OK);
+        let r = awari_scores_where_built(
+            h,
+            flat.as_ptr(),
+            ps.len(),
+            scores.as_mut_ptr(),
+            missing.as_mut_ptr(),
+        );
+        assert_eq!(r, AWARI_OK);
+        let plain = awari_scores(h, flat.as_ptr(), ps.len(), scores.clone().as_mut_ptr());
+        assert_eq!(plain, AWARI_NOT_BUILT);
+        awari_close(h);
+    }
+    for (i, p) in ps.iter().enumerate() {
+        if i == 3 {
+            assert_eq!(missing[i], 1);
+        } else {
+            assert_eq!(missing[i], 0, "board {i}");
+            assert_eq!(scores[i], db.score(p).unwrap(), "board {i}");
+        }
+    }
+}

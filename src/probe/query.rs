@@ -136,13 +136,17 @@ impl Database {
         let mut from_moves: Vec<usize> = Vec::new();
         for (c, (pc, oc)) in ps.chunks(GROUP).zip(out.chunks_mut(GROUP)).enumerate() {
             for (k, p) in pc.iter().enumerate() {
-                if !p.is_indexable() {
-                    Self::seeds_of(p)?;
-                    from_moves.push(c * GROUP + k);
-                    at[k] = (&NONE[..], 0, 0);
-                    continue;
-                }
-                let (n, g) = Self::locate(p)?;
+                let (n, g) = match Self::locate(p) {
+                    Ok(at) => at,
+                    Err(Error::OpponentFull) => {
+                        // No Goedel number: answered from its moves, last.
+                        Self::seeds_of(p)?;
+                        from_moves.push(c * GROUP + k);
+                        at[k] = (&NONE[..], 0, 0);
+                        continue;
+                    }
+                    Err(e) => return Err(e),
+                };
                 match self.layer(n)?.score.as_slice() {
                     Some(t) => {
                         let g = g as usize;
