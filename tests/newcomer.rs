@@ -589,3 +589,26 @@ fn what_the_examples_create_is_ignored() {
     let listed = String::from_utf8_lossy(&out.stdout);
     assert_eq!(listed.lines().count(), 6, "{listed}");
 }
+
+/// The opening (and any board of a layer not built) says which layer it
+/// needs and which the folder holds; a board with a full opponent row is
+/// answered from its moves, as by the library and the API.
+#[test]
+fn the_opening_says_which_layer_it_needs() {
+    let dir = full_copy("awari-newcomer-opening-needs-");
+    let four = ["4"; 12];
+    let mut a = vec!["query", "--db", s(&dir)];
+    a.extend(four);
+    let line = usage_error(&a);
+    assert!(
+        line.contains("needs layer 48") && line.contains("holds layers 0..=12"),
+        "{line}"
+    );
+    let mut a = vec!["query", "--db", s(&dir), "--json"];
+    a.extend(["1"; 12]);
+    let v: serde_json::Value = serde_json::from_str(&ok(&a)).unwrap();
+    let db = Database::open(&dir).unwrap();
+    let want = db.score(&awari_egdb::rules::Position([1; 12])).unwrap();
+    assert_eq!(v["score"], want);
+    assert!(v["index"].is_null());
+}
