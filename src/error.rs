@@ -363,9 +363,10 @@ pub enum Error {
     Notation {
         /// The text given.
         text: String,
-        /// What is wrong with it.
+        /// What is wrong with it: a `game::NotationFault` (boxed, so that
+        /// this room does not import the game's).
         #[source]
-        fault: crate::game::NotationFault,
+        fault: Box<dyn std::error::Error + Send + Sync>,
     },
     /// A game record that cannot be read.
     #[error("line {line}: {source}")]

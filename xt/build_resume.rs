@@ -114,7 +114,7 @@ fn a_layer_missing_from_the_manifest_is_not_built_over() {
         }
         for k in ["scores", "lower", "upper"] {
             let name = format!("{k}.{n}");
-            assert!(&fs::read(dir.join(&name)).unwrap() == &t[&name], "{name}");
+            assert!(fs::read(dir.join(&name)).unwrap() == t[&name], "{name}");
             fs::rename(dir.join(&name), aside.path().join(&name)).unwrap();
         }
         let rec = Recorder::default();

@@ -61,9 +61,9 @@ impl Board {
     /// [`Error::Notation`], a board whose seeds do not make 48 with the
     /// captured ones an [`Error::SeedCount`] or [`Error::TooManySeeds`].
     pub fn from_notation(text: &str) -> Result<Board> {
-        let bad = |fault| Error::Notation {
+        let bad = |fault: NotationFault| Error::Notation {
             text: text.to_string(),
-            fault,
+            fault: Box::new(fault),
         };
         let fields: Vec<&str> = text.trim().split('/').map(str::trim).collect();
         if !(3..=4).contains(&fields.len()) {

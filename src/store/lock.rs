@@ -6,10 +6,10 @@
 //! go, so a folder at rest holds tables and its manifest only.
 
 use crate::error::{AtPath, Error, Result};
-use std::cell::Cell;
 use std::fs::{self, File};
 use std::io::Read;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 
 /// The lock's file name.
 pub const LOCK: &str = "build.lock";
@@ -23,7 +23,7 @@ pub struct FolderLock {
     /// working on when it stopped, if it stopped in the middle of one.
     previous: String,
     /// The file says nothing now: removed when the lock is let go.
-    blank: Cell<bool>,
+    blank: AtomicBool,
 }
 
 impl FolderLock {
@@ -70,7 +70,7 @@ impl FolderLock {
         };
         let mut previous = String::new();
         let _ = (&file).read_to_string(&mut previous);
-        let blank = Cell::new(previous.trim().is_empty());
+        let blank = AtomicBool::new(previous.trim().is_empty());
         Ok(FolderLock {
             file,
             path,
@@ -92,14 +92,14 @@ impl FolderLock {
         use std::os::unix::fs::FileExt;
         self.file.set_len(0).at(&self.path)?;
         self.file.write_all_at(what.as_bytes(), 0).at(&self.path)?;
-        self.blank.set(what.trim().is_empty());
+        self.blank.store(what.trim().is_empty(), Ordering::Relaxed);
         self.file.sync_data().at(&self.path)
     }
 }
 
 impl Drop for FolderLock {
     fn drop(&mut self) {
-        if self.blank.get() {
+        if self.blank.load(Ordering::Relaxed) {
             // Removed while still held: a process that opened it before
             // sees, once it holds it, that the name is gone and opens anew.
             let _ = fs::remove_file(&self.path);
