@@ -289,6 +289,13 @@ async fn positions(With(state): Shared, body: Body) -> Answer {
     let bytes = match Limited::new(body, MAX_BODY).collect().await {
         Ok(b) => b.to_bytes(),
         Err(e) if e.downcast_ref::<LengthLimitError>().is_some() => return Err(too_large()),
+        Err(e) if timed_out(&*e) => {
+            return Err(ApiError::new(
+                StatusCode::REQUEST_TIMEOUT,
+                "timeout",
+                "the body was not sent in time",
+            ))
+        }
         Err(_) => return Err(ApiError::bad("the body could not be read")),
     };
     let boards = match serde_json::from_slice::<PlainBatch>(&bytes) {
@@ -312,6 +319,25 @@ async fn positions(With(state): Shared, body: Body) -> Answer {
     })?
     .map_err(|e| ApiError::of(e, &state))?;
     Ok(Json(json!({ "rules": state.db.rules().name, "scores": scores })).into_response())
+}
+
+/// Whether reading a body failed on the connection's time-out.
+fn timed_out(e: &(dyn std::error::Error + 'static)) -> bool {
+    let mut cur = Some(e);
+    while let Some(err) = cur {
+        if let Some(io) = err.downcast_ref::<std::io::Error>() {
+            if io.kind() == std::io::ErrorKind::TimedOut {
+                return true;
+            }
+        }
+        if let Some(h) = err.downcast_ref::<hyper::Error>() {
+            if h.is_timeout() {
+                return true;
+            }
+        }
+        cur = err.source();
+    }
+    false
 }
 
 /// A batch in its common form, every board twelve counts 0..=255 (checked
