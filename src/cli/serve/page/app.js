@@ -267,7 +267,7 @@ async function ask(fromLink) {
       view = r.body;
       ok = true;
       say("status", "");
-      if (!editing) toUrl(view.pos);
+      toUrl(view.pos);
     } else if (r.status === 400) {
       view = null;
       say("status", "");
@@ -445,5 +445,6 @@ window.addEventListener("DOMContentLoaded", async () => {
   }
   fillLayers();
   $("largest").textContent = largest() === null ? "no layer" : "layers up to " + largest() + " seeds";
-  firstView();
+  await firstView();
+  document.body.dataset.first = "done";
 });
