@@ -222,7 +222,7 @@ function draw() {
   } else if (!view) {
     sum.textContent = "";
   } else if (view.end) {
-    sum.textContent = "Game over: " + view.end.result + ".";
+    sum.textContent = "Game over.";
   } else if (view.score !== undefined && view.score !== null) {
     let text = sideName(s.turn) + " to move: " + signed(view.score) + " (" + kind(view.score) + ")";
     if (view.pinned === true) text += ", pinned: the same under any cycle rule";
@@ -238,6 +238,8 @@ function draw() {
   drawMoves();
   drawPv();
   drawStats();
+  $("moves").hidden = $("moves").tBodies[0].rows.length === 0;
+  $("pv-title").hidden = $("pv").children.length === 0;
   $("edit-tools").hidden = !editing;
   if (editing) $("edit-turn").value = editing.turn;
   $("edit").textContent = editing ? "Done editing" : "Edit board";
