@@ -8,6 +8,9 @@
 //!   silent or flooding client from holding the server.
 //! * `api.rs`: the routes of `/api/v1` and their errors, JSON
 //!   `{"error", "kind"}` with the status of each kind.
+//! * `explore.rs`: `/api/v1/game` and `/api/v1/random`, what the page
+//!   plays and explores with.
+//! * `health.rs`: `/api/v1/health`, the tables' presence and sizes.
 //! * `page.rs`: the page at `/`, its files embedded in the binary.
 //!
 //! The probes are those of `awari query` ([`awari_egdb::probe::Database`],
