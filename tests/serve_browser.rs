@@ -1,10 +1,14 @@
 //! `awari serve`'s page in a real browser: headless Chromium driven over
-//! WebDriver (chromedriver, through `fantoccini`). The page is loaded from
-//! a position's URL, its worths and score are checked against the library
-//! ([`Database::moves`], [`Database::score`]), then the best move is
-//! clicked, Undo, and the set-up form, each checked the same way; a
-//! screenshot is saved to `target/serve-page.png` (under
-//! `CARGO_TARGET_DIR` when set).
+//! WebDriver (chromedriver, through `fantoccini`). Each view is checked
+//! against the library ([`Database::moves`], [`Database::score`],
+//! [`Database::envelope`], [`Game::result`]): the first view (a won
+//! position of the largest layer), a link opened fresh (`?pos=`, and an
+//! old `?pits=` one), bad links said in words, the opening above the
+//! built layers, the best move clicked and Undo, a board set up by clicks,
+//! Flip sides, a random position of a chosen layer and result, Play best
+//! until the game ends with the result named, and the narrow layout
+//! (380 px: nothing wider than the window). Screenshots go to
+//! `target/serve-*.png` (under `CARGO_TARGET_DIR` when set).
 //!
 //! Skipped (it passes, saying why) when `/usr/bin/chromium` or
 //! `/usr/bin/chromedriver` is missing, or when `AWARI_NO_BROWSER` is set.
@@ -14,8 +18,8 @@
 
 mod common;
 
+use awari_egdb::game::{Board, Game};
 use awari_egdb::probe::Database;
-use awari_egdb::rules::Position;
 use fantoccini::{Client, ClientBuilder, Locator};
 use serde_json::{json, Value};
 use std::io::{BufRead, BufReader};
@@ -128,70 +132,25 @@ fn start_chromedriver() -> (Guard, String) {
     (guard, format!("http://127.0.0.1:{port}"))
 }
 
-/// Where the screenshot goes.
-fn screenshot_path() -> PathBuf {
+/// Where screenshot `name` goes.
+fn screenshot_path(name: &str) -> PathBuf {
     let target = match std::env::var_os("CARGO_TARGET_DIR") {
         Some(d) => PathBuf::from(d),
         None => Path::new(env!("CARGO_MANIFEST_DIR")).join("target"),
     };
-    target.join("serve-page.png")
+    target.join(format!("serve-{name}.png"))
 }
 
-/// Who is to move.
-#[derive(Clone, Copy, Debug, PartialEq)]
-enum Turn {
-    South,
-    North,
-}
-
-/// A position as the page holds it: pits in absolute order (South's A..F,
-/// then North's a..f) and the side to move.
-#[derive(Clone, Copy, Debug, PartialEq)]
-struct Board {
-    pits: [u8; 12],
-    turn: Turn,
-}
-
-impl Board {
-    /// The board from the mover's side, as the library takes it.
-    fn mover(&self) -> Position {
-        let mut p = self.pits;
-        if self.turn == Turn::North {
-            p.rotate_left(6);
-        }
-        Position(p)
+/// Saves a screenshot of the page as `name`.
+async fn screenshot(c: &Client, name: &str) -> Res<()> {
+    let shot = c.screenshot().await?;
+    let path = screenshot_path(name);
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir)?;
     }
-
-    /// The board after a move, from `child` (the library's, from the
-    /// opponent's side).
-    fn after(&self, child: &Position) -> Board {
-        let turn = match self.turn {
-            Turn::South => Turn::North,
-            Turn::North => Turn::South,
-        };
-        let mut pits = child.0;
-        if turn == Turn::North {
-            pits.rotate_left(6);
-        }
-        Board { pits, turn }
-    }
-
-    /// The label of the mover's pit `pit` (0..5).
-    fn label(&self, pit: u8) -> char {
-        let row = if self.turn == Turn::South {
-            b"ABCDEF"
-        } else {
-            b"abcdef"
-        };
-        row[pit as usize] as char
-    }
-
-    /// The query string of the page's URL.
-    fn query(&self) -> String {
-        let pits: Vec<String> = self.pits.iter().map(|n| n.to_string()).collect();
-        let turn = if self.turn == Turn::South { "S" } else { "N" };
-        format!("pits={}&turn={turn}", pits.join(","))
-    }
+    std::fs::write(&path, shot)?;
+    eprintln!("screenshot: {}", path.display());
+    Ok(())
 }
 
 /// A worth as the page writes it: `+3`, `0`, `-2`.
@@ -221,7 +180,7 @@ async fn wait_for(c: &Client, script: &str, what: &str) -> Res<()> {
         if t0.elapsed() > WAIT {
             return Err(format!("waited {WAIT:?} for {what}").into());
         }
-        tokio::time::sleep(Duration::from_millis(50)).await;
+        tokio::time::sleep(Duration::from_millis(20)).await;
     }
 }
 
@@ -239,6 +198,27 @@ async fn wait_ready(c: &Client) -> Res<()> {
         "body[data-ready=yes]",
     )
     .await
+}
+
+/// Opens `url` and waits until the page has settled on its first view.
+async fn open(c: &Client, url: &str) -> Res<()> {
+    c.goto(url).await?;
+    wait_for(
+        c,
+        "return document.body.dataset.first === 'done' && document.body.dataset.ready === 'yes';",
+        "the first view",
+    )
+    .await
+}
+
+/// The text of element `id`, trimmed.
+async fn text(c: &Client, id: &str) -> Res<String> {
+    Ok(c.find(Locator::Id(id))
+        .await?
+        .text()
+        .await?
+        .trim()
+        .to_string())
 }
 
 /// The board the page shows: each pit's count from its button's text.
@@ -259,31 +239,30 @@ async fn shown_pits(c: &Client) -> Res<[u8; 12]> {
     Ok(pits)
 }
 
-/// The position the page's URL holds: `pits=..&turn=..` (decoded).
-async fn url_query(c: &Client) -> Res<String> {
+/// The position the page's URL names (`?pos=`).
+async fn url_board(c: &Client) -> Res<Board> {
     let url = c.current_url().await?;
-    let q: Vec<(String, String)> = url
+    let pos = url
         .query_pairs()
-        .map(|(k, v)| (k.into_owned(), v.into_owned()))
-        .collect();
-    let get = |k: &str| {
-        q.iter()
-            .find(|(n, _)| n == k)
-            .map(|(_, v)| v.clone())
-            .unwrap_or_default()
-    };
-    Ok(format!("pits={}&turn={}", get("pits"), get("turn")))
+        .find(|(k, _)| k == "pos")
+        .map(|(_, v)| v.into_owned())
+        .ok_or_else(|| format!("no pos= in {url}"))?;
+    Ok(Board::from_notation(&pos)?)
 }
 
 /// Checks everything the page shows for `b` against the library: the board,
-/// the URL, the status, the score, each legal move's worth in the table and
-/// on its pit, and which are best.
+/// the captured seeds, the URL, no error, the score, each legal move's
+/// worth and pinned flag in the table and on its pit, and which are best.
 async fn check_page(c: &Client, db: &Database, b: &Board, what: &str) -> Res<()> {
-    let p = b.mover();
-    let status = c.find(Locator::Id("status")).await?.text().await?;
-    assert_eq!(status.trim(), "", "{what}: the page says {status:?}");
+    let p = b.position();
+    assert_eq!(text(c, "status").await?, "", "{what}: the status");
     assert_eq!(shown_pits(c).await?, b.pits, "{what}: the board");
-    assert_eq!(url_query(c).await?, b.query(), "{what}: the URL");
+    assert_eq!(
+        [text(c, "cap-south").await?, text(c, "cap-north").await?],
+        [b.captured[0].to_string(), b.captured[1].to_string()],
+        "{what}: the captured seeds"
+    );
+    assert_eq!(url_board(c).await?, *b, "{what}: the URL");
 
     let score = db.score(&p)?;
     let summary = c.find(Locator::Id("summary")).await?;
@@ -293,14 +272,9 @@ async fn check_page(c: &Client, db: &Database, b: &Board, what: &str) -> Res<()>
         "{what}: the score ({:?})",
         summary.text().await?
     );
-    let who = if b.turn == Turn::South {
-        "South"
-    } else {
-        "North"
-    };
     let text = summary.text().await?;
     assert!(
-        text.starts_with(&format!("{who} to move: {}", signed(score))),
+        text.starts_with(&format!("{} to move: {}", b.to_move.name(), signed(score))),
         "{what}: the summary {text:?}"
     );
 
@@ -308,8 +282,10 @@ async fn check_page(c: &Client, db: &Database, b: &Board, what: &str) -> Res<()>
     let best = moves.iter().filter_map(|m| m.score).max();
     let mut want = Vec::new();
     for m in &moves {
-        if let (true, Some(s)) = (m.legal, m.score) {
-            want.push((b.label(m.pit), s, Some(s) == best));
+        if let (true, Some(s), Some(child)) = (m.legal, m.score, m.child) {
+            let pinned =
+                child.mover_seeds() == 0 || db.envelope(&child)?.is_some_and(|e| e.pinned());
+            want.push((b.to_move.label(m.pit as usize), s, Some(s) == best, pinned));
         }
     }
     // The table: one row with a worth per legal move.
@@ -321,7 +297,9 @@ async fn check_page(c: &Client, db: &Database, b: &Board, what: &str) -> Res<()>
         let l = tr.attr("data-label").await?.unwrap_or_default();
         let w = tr.attr("data-worth").await?.unwrap_or_default();
         let class = tr.attr("class").await?.unwrap_or_default();
-        let cell = tr.find(Locator::Css("td:last-child")).await?.text().await?;
+        let cells = tr.find_all(Locator::Css("td")).await?;
+        let cell = cells[3].text().await?;
+        let pinned = cells[4].text().await?;
         let worth: i8 = w
             .parse()
             .map_err(|_| format!("{what}: row {l} data-worth {w:?}"))?;
@@ -330,9 +308,13 @@ async fn check_page(c: &Client, db: &Database, b: &Board, what: &str) -> Res<()>
             l.chars().next().unwrap_or('?'),
             worth,
             class.split_whitespace().any(|k| k == "best"),
+            pinned.trim() == "yes",
         ));
     }
-    assert_eq!(rows, want, "{what}: the moves table (label, worth, best)");
+    assert_eq!(
+        rows, want,
+        "{what}: the moves table (label, worth, best, pinned)"
+    );
     // The pits: the mover's playable ones carry their worth.
     let mut pits = Vec::new();
     for pit in c.find_all(Locator::Css(".pit[data-worth]")).await? {
@@ -350,6 +332,7 @@ async fn check_page(c: &Client, db: &Database, b: &Board, what: &str) -> Res<()>
     }
     // The board lists North's pits first, f..a.
     pits.sort_by_key(|&(l, _, _)| LABELS.iter().position(|&x| x as char == l));
+    let want: Vec<_> = want.iter().map(|&(l, w, best, _)| (l, w, best)).collect();
     assert_eq!(pits, want, "{what}: the playable pits (label, worth, best)");
     Ok(())
 }
@@ -361,107 +344,180 @@ async fn click(c: &Client, css: &str) -> Res<()> {
     wait_ready(c).await
 }
 
+/// The best move of `b` by the library, the lowest pit among equals (as
+/// the page's Play best).
+fn best_move(db: &Database, b: &Board) -> Res<(char, Board)> {
+    let moves = db.moves(&b.position())?;
+    let best = moves
+        .iter()
+        .filter_map(|m| m.score)
+        .max()
+        .ok_or("no move")?;
+    let m = moves
+        .iter()
+        .find(|m| m.score == Some(best))
+        .ok_or("no best")?;
+    let (next, _) = b.play(db.rules(), m.pit as usize);
+    Ok((b.to_move.label(m.pit as usize), next))
+}
+
 /// The browser part: every check, against the server at `base`.
 async fn drive(c: &Client, base: &str, db: &Database) -> Res<()> {
-    // 1. A 12-seed position, South to move, from its URL.
-    let start = Board {
-        pits: [2, 1, 0, 3, 1, 0, 1, 0, 2, 1, 0, 1],
-        turn: Turn::South,
-    };
-    let moves = db.moves(&start.mover())?;
-    let worths: std::collections::BTreeSet<i8> = moves.iter().filter_map(|m| m.score).collect();
-    assert!(
-        worths.len() >= 2 && moves.iter().filter(|m| m.legal).count() >= 3,
-        "the test's position should have several moves of different worths: {moves:?}"
-    );
-    c.goto(&format!("{base}/?{}&cap=0,0", start.query()))
-        .await?;
-    wait_ready(c).await?;
-    check_page(c, db, &start, "the position from the URL").await?;
+    let top = *db.layers().iter().max().ok_or("no layer")?;
+    // 1. The first view: a won position of the largest layer.
+    open(c, &format!("{base}/")).await?;
+    let first = url_board(c).await?;
+    assert_eq!(first.seeds(), top, "the first view's layer");
+    assert!(db.score(&first.position())? > 0, "the first view is won");
+    check_page(c, db, &first, "the first view").await?;
     wait_for(
         c,
         "return document.getElementById('rules-name').textContent === 'awari';",
         "the rules' name",
     )
     .await?;
-    let shot = c.screenshot().await?;
-    let path = screenshot_path();
-    if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir)?;
-    }
-    std::fs::write(&path, shot)?;
-    eprintln!("screenshot: {}", path.display());
+    let href = c
+        .find(Locator::Id("rules-link"))
+        .await?
+        .attr("href")
+        .await?;
+    assert_eq!(href.as_deref(), Some("/api/v1/rules"));
+    screenshot(c, "first").await?;
 
-    // 2. The best move, clicked on its pit.
-    let best = moves.iter().filter_map(|m| m.score).max().expect("a move");
-    let m = moves
-        .iter()
-        .find(|m| m.score == Some(best))
-        .expect("a best move");
-    let next = start.after(&m.child.expect("the best move's child"));
-    let label = start.label(m.pit);
+    // 2. A link opened fresh; its best move clicked; Undo.
+    let start = Board::from_notation("2,1,0,3,1,0/1,0,2,1,0,1/S")?;
+    open(c, &format!("{base}/?pos={}", start.notation())).await?;
+    check_page(c, db, &start, "a ?pos= link").await?;
+    let (label, next) = best_move(db, &start)?;
     click(c, &format!("#pit-{label}")).await?;
     check_page(c, db, &next, &format!("after {label}")).await?;
-    let url = c.current_url().await?;
-    let cap = url
-        .query_pairs()
-        .find(|(k, _)| k == "cap")
-        .map(|(_, v)| v.into_owned());
-    assert_eq!(
-        cap.as_deref(),
-        Some(format!("{},0", m.captures).as_str()),
-        "captures in the URL {url}"
-    );
-    assert_eq!(
-        c.find(Locator::Id("cap-south")).await?.text().await?,
-        m.captures.to_string(),
-        "South's captures"
-    );
-
-    // 3. Undo: back to the start.
     click(c, "#undo").await?;
     check_page(c, db, &start, "after Undo").await?;
 
-    // 4. The set-up form: North to move.
-    let setup = Board {
-        pits: [1, 0, 2, 0, 1, 1, 0, 3, 1, 0, 2, 1],
-        turn: Turn::North,
-    };
-    let counts: Vec<String> = setup.pits.iter().map(|n| n.to_string()).collect();
-    let input = c.find(Locator::Id("setup-pits")).await?;
-    input.clear().await?;
-    input.send_keys(&counts.join(" ")).await?;
-    c.find(Locator::Id("setup-turn"))
+    // 3. An old link (captured seeds left out: split as play splits them),
+    // and bad links said in words.
+    let north = Board::from_notation("0,2,1,0,1,1/3,0,1,2,0,1/N")?;
+    open(c, &format!("{base}/?pits=0,2,1,0,1,1,3,0,1,2,0,1&turn=N")).await?;
+    check_page(c, db, &north, "an old ?pits= link").await?;
+    for (link, says) in [
+        ("pits=1,2,3", "12 counts"),
+        (
+            "pits=1,0,0,0,0,0,0,0,0,0,0,1&turn=W",
+            "'W' is not the side to move",
+        ),
+        ("pos=1,2/S", "not a position"),
+    ] {
+        open(c, &format!("{base}/?{link}")).await?;
+        let notice = text(c, "notice").await?;
+        assert!(notice.contains(says), "{link}: the page says {notice:?}");
+        let shown = url_board(c).await?;
+        check_page(
+            c,
+            db,
+            &shown,
+            &format!("the view after the bad link {link}"),
+        )
+        .await?;
+    }
+
+    // 4. The opening: beyond the tables, said in words, its moves listed.
+    open(c, &format!("{base}/?pos=4,4,4,4,4,4/4,4,4,4,4,4/S/0,0")).await?;
+    let why = text(c, "notice-layer").await?;
+    assert!(why.contains(&format!("up to {top} seeds")), "{why:?}");
+    assert_eq!(text(c, "status").await?, "");
+    let unknown = c.find_all(Locator::Css("#moves tbody tr")).await?.len();
+    assert_eq!(unknown, 6, "the opening's six moves");
+    assert_eq!(c.find_all(Locator::Css(".pit.playable")).await?.len(), 6);
+
+    // 5. A board set up by clicks: Clear, add A A d, remove one A, North
+    // to move.
+    c.find(Locator::Id("edit")).await?.click().await?;
+    click(c, "#edit-clear").await?;
+    for pit in ["A", "A", "d", "b"] {
+        click(c, &format!("#pit-{pit}")).await?;
+    }
+    c.find(Locator::Id("edit-remove")).await?.click().await?;
+    c.find(Locator::Id("pit-C")).await?.click().await?;
+    let empty = text(c, "notice").await?;
+    assert!(empty.contains("Pit C is already empty"), "{empty:?}");
+    click(c, "#pit-A").await?;
+    let notice = text(c, "notice").await?;
+    mark_stale(c).await?;
+    c.find(Locator::Id("edit-turn"))
         .await?
         .select_by_value("N")
         .await?;
-    click(c, "#setup button[type=submit]").await?;
-    check_page(c, db, &setup, "after the set-up form").await?;
-
-    // 5. North to move, from the URL; then its best move.
-    let north = Board {
-        pits: [0, 2, 1, 0, 1, 1, 3, 0, 1, 2, 0, 1],
-        turn: Turn::North,
-    };
-    c.goto(&format!("{base}/?{}&cap=3,5", north.query()))
-        .await?;
     wait_ready(c).await?;
-    check_page(c, db, &north, "North to move, from the URL").await?;
-    let moves = db.moves(&north.mover())?;
-    let best = moves.iter().filter_map(|m| m.score).max().expect("a move");
-    let m = moves
-        .iter()
-        .find(|m| m.score == Some(best))
-        .expect("a best move");
-    let after = north.after(&m.child.expect("the best move's child"));
-    let label = north.label(m.pit);
-    click(c, &format!("#pit-{label}")).await?;
-    check_page(c, db, &after, &format!("after North's {label}")).await?;
-    assert_eq!(
-        c.find(Locator::Id("cap-north")).await?.text().await?,
-        (5 + m.captures).to_string(),
-        "North's captures"
+    c.find(Locator::Id("edit")).await?.click().await?;
+    let set = Board::from_notation("1,0,0,0,0,0/0,1,0,1,0,0/N")?;
+    check_page(c, db, &set, "the board set up by clicks").await?;
+    assert!(notice.is_empty(), "{notice:?}");
+
+    // 6. Flip sides: the rows, the captured seeds and the side to move
+    // exchanged; the worth the same.
+    click(c, "#flip").await?;
+    let mut flipped = set;
+    flipped.pits.rotate_left(6);
+    flipped.captured.swap(0, 1);
+    flipped.to_move = flipped.to_move.other();
+    check_page(c, db, &flipped, "after Flip sides").await?;
+
+    // 7. A random lost and pinned position of layer 10.
+    c.find(Locator::Id("random-seeds"))
+        .await?
+        .select_by_value("10")
+        .await?;
+    c.find(Locator::Id("random-result"))
+        .await?
+        .select_by_value("lost")
+        .await?;
+    c.find(Locator::Id("random-pinned"))
+        .await?
+        .select_by_value("true")
+        .await?;
+    click(c, "#random-go").await?;
+    let r = url_board(c).await?;
+    assert_eq!(r.seeds(), 10);
+    assert!(db.score(&r.position())? < 0, "a lost position");
+    assert!(db.envelope(&r.position())?.is_some_and(|e| e.pinned()));
+    check_page(c, db, &r, "a random position").await?;
+
+    // 8. Play best until the game ends; the result as the library's game
+    // has it.
+    let from = Board::from_notation("2,0,1,0,3,0/0,2,0,1,0,2/S")?;
+    open(c, &format!("{base}/?pos={}", from.notation())).await?;
+    let mut g = Game::new(from, *db.rules());
+    while g.end().is_none() {
+        assert!(g.moves().len() < 300, "no end after 300 moves");
+        let (label, _) = best_move(db, g.board())?;
+        click(c, "#best").await?;
+        g.play(&label.to_string())?;
+    }
+    let result = text(c, "result").await?;
+    assert_eq!(result, g.result().unwrap_or_default(), "the result");
+    assert!(
+        c.find(Locator::Id("best"))
+            .await?
+            .attr("disabled")
+            .await?
+            .is_some(),
+        "Play best after the end"
     );
+    assert_eq!(c.find_all(Locator::Css(".pit.playable")).await?.len(), 0);
+    screenshot(c, "ended").await?;
+
+    // 9. 380 pixels wide: nothing wider than the window, the board whole.
+    c.set_window_size(380, 900).await?;
+    open(c, &format!("{base}/?pos={}", start.notation())).await?;
+    check_page(c, db, &start, "380 px wide").await?;
+    let wide = js(
+        c,
+        "return document.documentElement.scrollWidth <= window.innerWidth \
+         && document.getElementById('pit-F').getBoundingClientRect().right <= window.innerWidth;",
+    )
+    .await?;
+    assert_eq!(wide, Value::Bool(true), "the page is wider than 380 px");
+    screenshot(c, "narrow").await?;
     Ok(())
 }
 

@@ -22,7 +22,7 @@ use awari_egdb::rules::Position;
 use awari_egdb::{Error, ErrorKind};
 use axum::body::Body;
 use axum::extract::{RawQuery, State as With};
-use axum::http::{header, StatusCode};
+use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
@@ -46,7 +46,9 @@ pub fn router(state: Arc<State>) -> Router {
         .route("/api/v1/positions", post(positions))
         .route("/api/v1/rules", get(rules))
         .route("/api/v1/layers", get(layers))
-        .route("/api/v1/health", get(health))
+        .route("/api/v1/health", get(super::health::health))
+        .route("/api/v1/game", get(super::explore::game))
+        .route("/api/v1/random", get(super::explore::random))
         .fallback(|| async {
             ApiError::new(
                 StatusCode::NOT_FOUND,
@@ -93,12 +95,12 @@ impl ApiError {
         }
     }
 
-    fn bad(message: impl Into<String>) -> ApiError {
+    pub(super) fn bad(message: impl Into<String>) -> ApiError {
         ApiError::new(StatusCode::BAD_REQUEST, "bad_input", message)
     }
 
     /// A library error, with the folder's path taken out of its message.
-    fn of(e: Error, state: &State) -> ApiError {
+    pub(super) fn of(e: Error, state: &State) -> ApiError {
         let (status, kind) = match (&e, e.kind()) {
             (Error::MissingLayer { .. }, _) => (StatusCode::NOT_FOUND, "not_built"),
             (_, ErrorKind::Input) => (StatusCode::BAD_REQUEST, "bad_input"),
@@ -110,13 +112,29 @@ impl ApiError {
             .then(|| e.path().and_then(|p| p.file_name()))
             .flatten()
             .map(|f| f.to_string_lossy().into_owned());
-        ApiError {
-            status,
-            kind,
-            message: e
+        let message = match (&table, kind) {
+            // Players read a plain message; the operator's log has the
+            // details, and /api/v1/health names the file.
+            (Some(t), "damaged") | (Some(t), "io") => {
+                eprintln!("awari serve: {e}");
+                let layer = t.split('.').find_map(|w| w.parse::<u32>().ok());
+                match layer {
+                    Some(n) => format!(
+                        "the table of layer {n} ({t}) is damaged; the server's log and \
+                         /api/v1/health say more"
+                    ),
+                    None => format!("the table {t} is damaged; the server's log says more"),
+                }
+            }
+            _ => e
                 .to_string()
                 .replace(&state.dir_prefix.0, "")
                 .replace(&state.dir_prefix.1, "the folder"),
+        };
+        ApiError {
+            status,
+            kind,
+            message,
             table,
         }
     }
@@ -139,7 +157,7 @@ impl IntoResponse for ApiError {
 type Answer = Result<Response, ApiError>;
 
 /// The parameters of a query string, each at most once and each known.
-fn params<'a>(
+pub(super) fn params<'a>(
     query: &Option<String>,
     known: &[&'a str],
 ) -> Result<Vec<(&'a str, String)>, ApiError> {
@@ -216,32 +234,41 @@ fn batch_board(b: &Value) -> Result<Position, ApiError> {
     board(&words)
 }
 
-/// `GET /api/v1/position?pits=P0,...,P11[&pv=N]`: the object `awari query
-/// --json` prints.
+/// A move count of a line of best play, 0..=[`MAX_PV`].
+pub(super) fn pv_count(v: &str) -> Result<usize, ApiError> {
+    v.trim()
+        .parse()
+        .ok()
+        .filter(|&n| n <= MAX_PV)
+        .ok_or_else(|| ApiError::bad(format!("pv '{v}' is not a move count from 0 to {MAX_PV}")))
+}
+
+/// `GET /api/v1/position?pits=P0,...,P11[&pv=N]` (or `?pos=NOTATION`, the
+/// board seen from its side to move): the object `awari query --json`
+/// prints.
 async fn position(With(state): Shared, RawQuery(query): RawQuery) -> Answer {
-    let ps = params(&query, &["pits", "pv"])?;
+    let ps = params(&query, &["pits", "pos", "pv"])?;
     let mut pits = None;
     let mut pv = None;
     for (name, v) in ps {
         match name {
+            "pits" | "pos" if pits.is_some() => {
+                return Err(ApiError::bad("give the board once: pits= or pos="));
+            }
             "pits" => {
                 let words: Vec<String> = v.split(',').map(str::to_string).collect();
                 pits = Some(any_board(&words)?);
             }
-            _ => {
-                let n: usize = v
-                    .trim()
-                    .parse()
-                    .ok()
-                    .filter(|&n| n <= MAX_PV)
-                    .ok_or_else(|| {
-                        ApiError::bad(format!("pv '{v}' is not a move count from 0 to {MAX_PV}"))
-                    })?;
-                pv = Some(n);
+            "pos" => {
+                let b = super::explore::board_of(&v)?;
+                let words: Vec<String> = b.position().0.iter().map(u8::to_string).collect();
+                pits = Some(any_board(&words)?);
             }
+            _ => pv = Some(pv_count(&v)?),
         }
     }
-    let p = pits.ok_or_else(|| ApiError::bad("give the board: ?pits=P0,...,P11"))?;
+    let p =
+        pits.ok_or_else(|| ApiError::bad("give the board: ?pits=P0,...,P11 or ?pos=NOTATION"))?;
     let answer = state
         .db
         .answer(&p, pv)
@@ -262,6 +289,13 @@ async fn positions(With(state): Shared, body: Body) -> Answer {
     let bytes = match Limited::new(body, MAX_BODY).collect().await {
         Ok(b) => b.to_bytes(),
         Err(e) if e.downcast_ref::<LengthLimitError>().is_some() => return Err(too_large()),
+        Err(e) if timed_out(&*e) => {
+            return Err(ApiError::new(
+                StatusCode::REQUEST_TIMEOUT,
+                "timeout",
+                "the body was not sent in time",
+            ))
+        }
         Err(_) => return Err(ApiError::bad("the body could not be read")),
     };
     let boards = match serde_json::from_slice::<PlainBatch>(&bytes) {
@@ -285,6 +319,25 @@ async fn positions(With(state): Shared, body: Body) -> Answer {
     })?
     .map_err(|e| ApiError::of(e, &state))?;
     Ok(Json(json!({ "rules": state.db.rules().name, "scores": scores })).into_response())
+}
+
+/// Whether reading a body failed on the connection's time-out.
+fn timed_out(e: &(dyn std::error::Error + 'static)) -> bool {
+    let mut cur = Some(e);
+    while let Some(err) = cur {
+        if let Some(io) = err.downcast_ref::<std::io::Error>() {
+            if io.kind() == std::io::ErrorKind::TimedOut {
+                return true;
+            }
+        }
+        if let Some(h) = err.downcast_ref::<hyper::Error>() {
+            if h.is_timeout() {
+                return true;
+            }
+        }
+        cur = err.source();
+    }
+    false
 }
 
 /// A batch in its common form, every board twelve counts 0..=255 (checked
@@ -345,16 +398,4 @@ async fn layers(With(state): Shared, RawQuery(query): RawQuery) -> Answer {
         });
     }
     Ok(Json(json!({ "rules": state.db.rules().name, "layers": out })).into_response())
-}
-
-/// `GET /api/v1/health`: the server answers; its rule set and layers.
-async fn health(With(state): Shared, RawQuery(query): RawQuery) -> Answer {
-    params(&query, &[])?;
-    let body = json!({
-        "status": "ok",
-        "version": env!("CARGO_PKG_VERSION"),
-        "rules": state.db.rules().name,
-        "layers": state.db.layers(),
-    });
-    Ok(([(header::CACHE_CONTROL, "no-store")], Json(body)).into_response())
 }

@@ -3,8 +3,9 @@
 //! (which also ends a connection idle between requests), no read or write
 //! stalled longer than it (a client that never reads its answers), a
 //! request with its body answered within three times as long (408 past
-//! it), at most [`MAX_CONNECTIONS`] at once (a flood waits in the listen
-//! queue, and the connections it opened time out). On shutdown the server stops accepting, lets the
+//! it), at most [`MAX_CONNECTIONS`] at once (past it, the connections silent
+//! for over [`GRACE`] are closed to make room, so a flood of half-open
+//! connections does not hold new clients). On shutdown the server stops accepting, lets the
 //! requests under way finish (at most [`DRAIN`]) and returns.
 
 use axum::Router;
@@ -46,6 +47,9 @@ impl Limits {
 pub const MAX_HEADER_BYTES: usize = 16 * 1024;
 /// The most connections served at once.
 pub const MAX_CONNECTIONS: usize = 2048;
+/// How long a new connection may stay silent when the server is at
+/// [`MAX_CONNECTIONS`] and another client waits.
+pub const GRACE: Duration = Duration::from_millis(250);
 /// The longest a shutdown waits for the requests under way.
 pub const DRAIN: Duration = Duration::from_secs(5);
 
@@ -59,17 +63,27 @@ pub async fn accept(
 ) {
     let permits = Arc::new(Semaphore::new(MAX_CONNECTIONS));
     let (stop, stopped) = watch::channel(false);
+    let (pressure, pressed) = watch::channel(0u64);
     tokio::pin!(shutdown);
-    loop {
-        let permit = tokio::select! {
-            _ = &mut shutdown => break,
-            p = permits.clone().acquire_owned() => match p {
-                Ok(p) => p,
-                Err(_) => break,
-            },
+    'serve: loop {
+        // At the limit, the connections silent for over GRACE are asked to
+        // go (again every GRACE / 2 while none has gone).
+        let permit = loop {
+            if let Ok(p) = permits.clone().try_acquire_owned() {
+                break p;
+            }
+            pressure.send_modify(|n| *n += 1);
+            tokio::select! {
+                _ = &mut shutdown => break 'serve,
+                p = permits.clone().acquire_owned() => match p {
+                    Ok(p) => break p,
+                    Err(_) => break 'serve,
+                },
+                _ = tokio::time::sleep(GRACE / 2) => {}
+            }
         };
         let (stream, peer) = tokio::select! {
-            _ = &mut shutdown => break,
+            _ = &mut shutdown => break 'serve,
             r = listener.accept() => match r {
                 Ok(s) => s,
                 // Out of file descriptors, or a connection reset before it
@@ -81,13 +95,18 @@ pub async fn accept(
             },
         };
         let _ = stream.set_nodelay(true);
-        let mut io = TimeoutStream::new(stream);
-        io.set_read_timeout(Some(limits.io));
-        io.set_write_timeout(Some(limits.io));
-        let io = TokioIo::new(Box::pin(io));
         let app = app.clone();
         let mut stopped = stopped.clone();
+        let pressed = pressed.clone();
         tokio::spawn(async move {
+            if !first_bytes(&stream, limits.header, pressed).await {
+                drop(permit);
+                return;
+            }
+            let mut io = TimeoutStream::new(stream);
+            io.set_read_timeout(Some(limits.io));
+            io.set_write_timeout(Some(limits.io));
+            let io = TokioIo::new(Box::pin(io));
             let service = hyper::service::service_fn(move |req| {
                 let app = app.clone();
                 async move { Ok::<_, Infallible>(answer(app, req, log, peer, limits.request).await) }
@@ -110,6 +129,31 @@ pub async fn accept(
     }
     let _ = stop.send(true);
     let _ = tokio::time::timeout(DRAIN, permits.acquire_many(MAX_CONNECTIONS as u32)).await;
+}
+
+/// Waits for a new connection's first bytes: `false` when none came
+/// within `limit`, or when the server is at [`MAX_CONNECTIONS`] and this
+/// one has been silent for over [`GRACE`] (a flood of half-open
+/// connections does not make new clients wait for the time-out).
+async fn first_bytes(
+    stream: &tokio::net::TcpStream,
+    limit: Duration,
+    mut pressure: watch::Receiver<u64>,
+) -> bool {
+    let start = Instant::now();
+    let deadline = tokio::time::sleep(limit);
+    tokio::pin!(deadline);
+    loop {
+        tokio::select! {
+            r = stream.readable() => return r.is_ok(),
+            _ = &mut deadline => return false,
+            c = pressure.changed() => {
+                if c.is_err() || start.elapsed() >= GRACE {
+                    return false;
+                }
+            }
+        }
+    }
 }
 
 /// The answer to one request, within `limit`, logged when asked.

@@ -8,6 +8,9 @@
 //!   silent or flooding client from holding the server.
 //! * `api.rs`: the routes of `/api/v1` and their errors, JSON
 //!   `{"error", "kind"}` with the status of each kind.
+//! * `explore.rs`: `/api/v1/game` and `/api/v1/random`, what the page
+//!   plays and explores with.
+//! * `health.rs`: `/api/v1/health`, the tables' presence and sizes.
 //! * `page.rs`: the page at `/`, its files embedded in the binary.
 //!
 //! The probes are those of `awari query` ([`awari_egdb::probe::Database`],
@@ -17,6 +20,8 @@
 
 mod api;
 mod conn;
+mod explore;
+mod health;
 mod page;
 
 use super::Failure;
@@ -69,12 +74,7 @@ pub fn run(a: ServeArgs) -> Result<(), Failure> {
     a.db.rules()?;
     let dir = a.db.path();
     let db = super::query::open(&dir, false)?;
-    let addr: SocketAddr = a.listen.parse().map_err(|_| {
-        Failure::usage(format!(
-            "--listen '{}' is not an address (e.g. 127.0.0.1:8080, [::1]:8080)",
-            a.listen
-        ))
-    })?;
+    let addr = listen_address(&a.listen)?;
     if a.timeout == 0 {
         return Err(Failure::usage("--timeout must be at least 1 second"));
     }
@@ -119,6 +119,30 @@ async fn serve(
     let app = api::router(state.clone()).merge(page::router());
     conn::accept(listener, app, state.log, limits, shutdown()).await;
     Ok(())
+}
+
+/// The address of `--listen`: `HOST:PORT` (an address, or a host name
+/// resolved, its first address), or a bare `PORT` on 127.0.0.1.
+fn listen_address(text: &str) -> Result<SocketAddr, Failure> {
+    let bad = |why: String| {
+        Failure::usage(format!(
+            "--listen '{text}' {why} (e.g. 127.0.0.1:8080, localhost:8080, [::1]:8080, 8080)"
+        ))
+    };
+    if let Ok(a) = text.parse::<SocketAddr>() {
+        return Ok(a);
+    }
+    if let Ok(port) = text.parse::<u16>() {
+        return Ok(SocketAddr::from(([127, 0, 0, 1], port)));
+    }
+    if !text.contains(':') {
+        return Err(bad("is not an address or a port".into()));
+    }
+    use std::net::ToSocketAddrs;
+    match text.to_socket_addrs() {
+        Ok(mut addrs) => addrs.next().ok_or_else(|| bad("names no address".into())),
+        Err(e) => Err(bad(format!("is not an address: {e}"))),
+    }
 }
 
 /// Resolves on Ctrl-C or SIGTERM.

@@ -1,9 +1,11 @@
 //! The page at `/`: plain HTML, CSS and a little JavaScript, embedded in
 //! the binary (no CDN: it works offline). It draws the board as players
-//! see it, asks `/api/v1/position` for every move's worth, plays a clicked
-//! pit, undoes, shows the line of best play, sets up a position from 12
-//! counts or the start, and keeps the position in the URL
-//! (`/?pits=A..F,a..f&turn=S|N&cap=S,N`) so a link can be shared.
+//! see it and plays through `/api/v1/game` (the board now, the rules' end,
+//! each move's worth and pinned flag, the line of best play), edits a
+//! board by clicks, flips sides, asks `/api/v1/random` for a position of a
+//! layer and result, shows the layer's statistics from `/api/v1/layers`,
+//! and keeps the position in the URL (`/?pos=NOTATION`; old
+//! `/?pits=..&turn=..&cap=..` links still open).
 
 use axum::http::header;
 use axum::response::IntoResponse;

@@ -1,0 +1,325 @@
+//! The routes the page plays and explores with: a game from a position
+//! and the moves played since (`/api/v1/game`: the board now, whether and
+//! how the rules ended the game, every move's worth and whether it is
+//! pinned, the line of best play, or in words why the tables cannot score
+//! it), and a random position of a layer with a chosen result
+//! (`/api/v1/random`). The rules of the end are the library's
+//! ([`Game::end`], [`Game::result`]): the page does not repeat them.
+
+use super::api::{params, ApiError};
+use super::State;
+use awari_egdb::game::{Board, Game, Side};
+use awari_egdb::index::{layer_size, unrank};
+use awari_egdb::probe::{Answer, Database, PvEnd};
+use awari_egdb::Error;
+use axum::extract::{RawQuery, State as With};
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use axum::Json;
+use serde_json::{json, Value};
+use std::sync::Arc;
+
+/// The most moves a game may carry.
+pub const MAX_MOVES: usize = 2_000;
+/// Random Goedel numbers tried for one `/api/v1/random`.
+pub const RANDOM_TRIES: u32 = 20_000;
+
+type Shared = With<Arc<State>>;
+type Reply = Result<Response, ApiError>;
+
+/// A board in the notation, or a 400 that says in players' words why not.
+pub fn board_of(text: &str) -> Result<Board, ApiError> {
+    Board::from_notation(text).map_err(|e| ApiError::bad(e.to_string()))
+}
+
+/// The largest layer the folder holds, as players read it.
+pub fn holds(db: &Database) -> String {
+    match db.layers().iter().max() {
+        Some(m) => format!("this folder holds layers up to {m} seeds"),
+        None => "this folder holds no layer".to_string(),
+    }
+}
+
+/// Why the tables cannot score a board of `n` seeds, in words.
+fn unknown(db: &Database, n: u32) -> String {
+    let start = if n == 48 {
+        "The opening (48 seeds on the board)".to_string()
+    } else {
+        format!("A position of {n} seeds")
+    };
+    format!(
+        "{start} is beyond the tables: {}. The legal moves are shown without their worth; \
+         play on (captures bring the game down) or pick a random position.",
+        holds(db)
+    )
+}
+
+/// `GET /api/v1/game?pos=NOTATION[&moves=LABELS][&pv=N]`.
+pub async fn game(With(state): Shared, RawQuery(query): RawQuery) -> Reply {
+    let ps = params(&query, &["pos", "moves", "pv"])?;
+    let mut start = None;
+    let mut labels = String::new();
+    let mut pv = 0;
+    for (name, v) in ps {
+        match name {
+            "pos" => start = Some(board_of(&v)?),
+            "moves" => labels = v,
+            _ => pv = super::api::pv_count(&v)?,
+        }
+    }
+    let start = start.ok_or_else(|| {
+        ApiError::bad("give the start: ?pos=A..F/a..f/S|N[/captured South,North]")
+    })?;
+    let db = &state.db;
+    let mut g = Game::new(start, *db.rules());
+    let played: Vec<char> = labels.chars().filter(|c| *c != ',' && *c != ' ').collect();
+    if played.len() > MAX_MOVES {
+        return Err(ApiError::bad(format!(
+            "{} moves; a game here holds at most {MAX_MOVES}",
+            played.len()
+        )));
+    }
+    for (i, c) in played.iter().enumerate() {
+        g.play(&c.to_string())
+            .map_err(|e| ApiError::bad(format!("move {} ({c}): {e}", i + 1)))?;
+    }
+    let b = *g.board();
+    let mut out = json!({
+        "rules": db.rules().name,
+        "start": g.start().notation(),
+        "moves": g.moves().iter().collect::<String>(),
+        "pos": b.notation(),
+        "pits": b.pits,
+        "to_move": side_letter(b.to_move),
+        "captured": b.captured,
+        "seeds": b.seeds(),
+        "end": Value::Null,
+        "unknown": Value::Null,
+    });
+    if let Some(end) = g.end() {
+        out["end"] = json!({
+            "why": end.describe(),
+            "result": g.result(),
+            "winner": g.winner().flatten().map(Side::name),
+        });
+        out["options"] = json!([]);
+        return Ok(Json(out).into_response());
+    }
+    let p = b.position();
+    match db.answer(&p, Some(pv)) {
+        Ok(a) => {
+            fill(&mut out, &state, &b, &a)?;
+        }
+        Err(Error::MissingLayer { .. }) => {
+            out["unknown"] = unknown(db, b.seeds()).into();
+            out["options"] = options(&state, &b, None)?;
+        }
+        Err(e) => return Err(ApiError::of(e, &state)),
+    }
+    Ok(Json(out).into_response())
+}
+
+fn side_letter(s: Side) -> &'static str {
+    match s {
+        Side::South => "S",
+        Side::North => "N",
+    }
+}
+
+/// The answer's figures into `out`, moves and line labelled as players
+/// name the pits.
+fn fill(out: &mut Value, state: &State, b: &Board, a: &Answer) -> Result<(), ApiError> {
+    let side = b.to_move;
+    out["score"] = a.score.into();
+    out["lower"] = json!(a.lower);
+    out["upper"] = json!(a.upper);
+    out["pinned"] = json!(a.pinned);
+    out["best"] = json!(a
+        .best
+        .iter()
+        .map(|&p| side.label(p as usize).to_string())
+        .collect::<Vec<_>>());
+    out["options"] = options(state, b, Some(a))?;
+    let mut who = side;
+    let mut line = Vec::new();
+    for s in a.pv.iter().flatten() {
+        line.push(json!({
+            "side": who.name(),
+            "label": who.label(s.pit as usize).to_string(),
+            "captures": s.captures,
+            "worth": s.score,
+        }));
+        who = who.other();
+    }
+    out["pv"] = line.into();
+    out["pv_end"] = json!(a.pv_end.map(|e| match e {
+        PvEnd::GameOver => "game_over",
+        PvEnd::Repetition => "repetition",
+        PvEnd::Limit => "limit",
+    }));
+    Ok(())
+}
+
+/// The mover's six pits as moves: label, seeds, legality, captures, the
+/// board after it (notation), its worth (from `a`, else from the child
+/// where its layer is built) and whether the worth is pinned (the
+/// child's envelope has one value).
+fn options(state: &State, b: &Board, a: Option<&Answer>) -> Result<Value, ApiError> {
+    let db = &state.db;
+    let side = b.to_move;
+    let p = b.position();
+    let list = p.moves(db.rules());
+    let mut out = Vec::new();
+    for pit in 0..6 {
+        let label = side.label(pit).to_string();
+        let seeds = p.0[pit];
+        let Some(m) = list.from_pit(pit).filter(|m| m.legal) else {
+            out.push(json!({ "label": label, "seeds": seeds, "legal": false }));
+            continue;
+        };
+        let (next, _) = b.play(db.rules(), pit);
+        let left = p.seeds() - m.captured as u32;
+        let child = m.child;
+        let (worth, pinned) = if child.mover_seeds() == 0 {
+            let w = a.and_then(|a| a.moves[pit].score);
+            (w.or(Some((m.captured as u32 + left) as i8)), Some(true))
+        } else {
+            let w = match a.and_then(|a| a.moves[pit].score) {
+                Some(w) => Some(w),
+                None => known(db.score(&child), state)?.map(|s| m.captured as i8 - s),
+            };
+            let env = known(db.envelope(&child), state)?.flatten();
+            (w, env.map(|e| e.pinned()))
+        };
+        out.push(json!({
+            "label": label,
+            "seeds": seeds,
+            "legal": true,
+            "captures": m.captured,
+            "worth": worth,
+            "pinned": pinned,
+            "pos": next.notation(),
+        }));
+    }
+    Ok(out.into())
+}
+
+/// A probe's value, `None` where the layer is not built.
+fn known<T>(r: awari_egdb::Result<T>, state: &State) -> Result<Option<T>, ApiError> {
+    match r {
+        Ok(v) => Ok(Some(v)),
+        Err(Error::MissingLayer { .. }) => Ok(None),
+        Err(e) => Err(ApiError::of(e, state)),
+    }
+}
+
+/// `GET /api/v1/random?seeds=N[&result=won|drawn|lost][&pinned=true|false]`.
+pub async fn random(With(state): Shared, RawQuery(query): RawQuery) -> Reply {
+    let ps = params(&query, &["seeds", "result", "pinned"])?;
+    let mut seeds = None;
+    let mut result = None;
+    let mut pinned = None;
+    for (name, v) in ps {
+        match name {
+            "seeds" => {
+                let n: u32 = v.trim().parse().ok().filter(|&n| n <= 48).ok_or_else(|| {
+                    ApiError::bad(format!("seeds '{v}' is not a layer (0 to 48 seeds)"))
+                })?;
+                seeds = Some(n);
+            }
+            "result" => {
+                result = Some(match v.as_str() {
+                    "won" => 1i8,
+                    "drawn" => 0,
+                    "lost" => -1,
+                    _ => {
+                        return Err(ApiError::bad(format!(
+                            "result '{v}' is not won, drawn or lost"
+                        )))
+                    }
+                })
+            }
+            _ => {
+                pinned = Some(match v.as_str() {
+                    "true" => true,
+                    "false" => false,
+                    _ => return Err(ApiError::bad(format!("pinned '{v}' is not true or false"))),
+                })
+            }
+        }
+    }
+    let n = seeds.ok_or_else(|| ApiError::bad("give the layer: ?seeds=N"))?;
+    let db = &state.db;
+    if !db.layers().contains(&n) {
+        return Err(ApiError::new(
+            StatusCode::NOT_FOUND,
+            "not_built",
+            format!("layer {n} is not built: {}", holds(db)),
+        ));
+    }
+    if pinned.is_some() && !db.has_envelope(n).map_err(|e| ApiError::of(e, &state))? {
+        return Err(ApiError::new(
+            StatusCode::NOT_FOUND,
+            "not_built",
+            format!("layer {n} was built without the envelope: pinned is not known"),
+        ));
+    }
+    let size = layer_size(n);
+    let mut rng = seed();
+    for tries in 1..=RANDOM_TRIES {
+        let g = next(&mut rng) % size;
+        let p = unrank(n, g).map_err(|e| ApiError::of(e, &state))?;
+        let score = db.score_at(n, g).map_err(|e| ApiError::of(e, &state))?;
+        if result.is_some_and(|r| r != score.signum()) {
+            continue;
+        }
+        let env = match pinned {
+            Some(want) => {
+                let e = db.envelope(&p).map_err(|e| ApiError::of(e, &state))?;
+                if e.map(|e| e.pinned()) != Some(want) {
+                    continue;
+                }
+                e
+            }
+            None => None,
+        };
+        let b = Board::new(p.0, None).map_err(|e| ApiError::of(e, &state))?;
+        return Ok(Json(json!({
+            "rules": db.rules().name,
+            "pos": b.notation(),
+            "pits": p.0,
+            "seeds": n,
+            "index": g,
+            "score": score,
+            "pinned": env.map(|e| e.pinned()),
+            "tries": tries,
+        }))
+        .into_response());
+    }
+    Err(ApiError::new(
+        StatusCode::NOT_FOUND,
+        "not_found",
+        format!("no such position found in {RANDOM_TRIES} tries of layer {n}"),
+    ))
+}
+
+/// A random seed for one request.
+fn seed() -> u64 {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static COUNT: AtomicU64 = AtomicU64::new(0);
+    let t = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as u64);
+    t ^ COUNT
+        .fetch_add(0x9E37_79B9_7F4A_7C15, Ordering::Relaxed)
+        .rotate_left(17)
+}
+
+/// splitmix64.
+fn next(s: &mut u64) -> u64 {
+    *s = s.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    let mut z = *s;
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
