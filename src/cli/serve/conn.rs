@@ -143,9 +143,12 @@ async fn first_bytes(
     let start = Instant::now();
     let deadline = tokio::time::sleep(limit);
     tokio::pin!(deadline);
+    // `peek`, not `readable`: readiness alone can be spurious (a new
+    // socket's often is), and a peek waits for a byte or the end.
+    let mut byte = [0u8; 1];
     loop {
         tokio::select! {
-            r = stream.readable() => return r.is_ok(),
+            r = stream.peek(&mut byte) => return matches!(r, Ok(n) if n > 0),
             _ = &mut deadline => return false,
             c = pressure.changed() => {
                 if c.is_err() || start.elapsed() >= GRACE {

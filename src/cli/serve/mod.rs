@@ -105,9 +105,20 @@ async fn serve(
     dir: std::path::PathBuf,
     limits: conn::Limits,
 ) -> Result<(), Failure> {
-    let listener = tokio::net::TcpListener::bind(addr)
-        .await
-        .map_err(|e| Failure::usage(format!("cannot listen on {addr}: {e}")))?;
+    // A listen queue longer than the connections served at once, so a
+    // flood of them does not overflow it (the kernel then drops new
+    // clients' handshakes, which retry only after 1, 3, 7 s); the kernel
+    // caps it at its own `somaxconn`.
+    let cannot = |e: std::io::Error| Failure::usage(format!("cannot listen on {addr}: {e}"));
+    let socket = if addr.is_ipv4() {
+        tokio::net::TcpSocket::new_v4()
+    } else {
+        tokio::net::TcpSocket::new_v6()
+    }
+    .map_err(cannot)?;
+    socket.set_reuseaddr(true).map_err(cannot)?;
+    socket.bind(addr).map_err(cannot)?;
+    let listener = socket.listen(2 * conn::MAX_CONNECTIONS as u32).map_err(cannot)?;
     let local = listener
         .local_addr()
         .map_err(|e| Failure::usage(format!("cannot listen on {addr}: {e}")))?;
