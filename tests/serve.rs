@@ -109,6 +109,11 @@ fn a_board_without_a_goedel_number_is_answered_from_its_moves() {
         assert_eq!(v["score"].as_i64(), Some(want), "{p}: {v}");
         let (lo, hi) = (v["lower"].as_i64().unwrap(), v["upper"].as_i64().unwrap());
         assert!(lo <= want && want <= hi, "{p}: {v}");
+        // The batch answers it the same (one behaviour everywhere).
+        let body = json!({ "boards": [b] }).to_string();
+        let (status, batch) = post(&server.addr, "/api/v1/positions", body.as_bytes());
+        assert_eq!(status, 200, "{p}: {batch}");
+        assert_eq!(batch["scores"][0].as_i64(), Some(want), "{p}: {batch}");
         if !worths.is_empty() {
             assert_eq!(v["pv"][0]["score"].as_i64(), Some(want), "{p}: {v}");
             let pit = v["pv"][0]["pit"].as_u64().unwrap() as usize;
@@ -423,4 +428,40 @@ fn a_bad_listen_address_or_timeout_is_a_usage_error() {
         all.extend(["--db", s(dir)]);
         common::usage_error(&all);
     }
+}
+
+/// A batch may ask for "not available" per board: `allow_missing` gives
+/// `null` for a board of a layer not built, the library's scores for the
+/// rest; without it the batch fails whole (404).
+#[test]
+fn a_batch_can_allow_missing_layers() {
+    let db = Database::open(db_dir()).unwrap();
+    let server = Server::start(db_dir(), &[]);
+    let mut bs: Vec<[u8; 12]> = boards(10, MAX, 9).iter().map(|p| p.0).collect();
+    bs[4] = [MAX as u8 + 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0];
+    let body = json!({ "boards": bs, "allow_missing": true }).to_string();
+    let (status, v) = post(&server.addr, "/api/v1/positions", body.as_bytes());
+    assert_eq!(status, 200, "{v}");
+    for (i, b) in bs.iter().enumerate() {
+        let got = &v["scores"][i];
+        if i == 4 {
+            assert!(got.is_null(), "{v}");
+        } else {
+            assert_eq!(
+                got.as_i64(),
+                Some(db.score(&Position(*b)).unwrap() as i64),
+                "{v}"
+            );
+        }
+    }
+    let body = json!({ "boards": bs }).to_string();
+    assert_eq!(
+        post(&server.addr, "/api/v1/positions", body.as_bytes()).0,
+        404
+    );
+    let body = json!({ "boards": bs, "allow_missing": "yes" }).to_string();
+    assert_eq!(
+        post(&server.addr, "/api/v1/positions", body.as_bytes()).0,
+        400
+    );
 }

@@ -277,7 +277,8 @@ async fn position(With(state): Shared, RawQuery(query): RawQuery) -> Answer {
 }
 
 /// `POST /api/v1/positions` with `{"boards": [[12 counts], ...]}`: their
-/// scores, in order, `{"rules", "scores"}`.
+/// scores, in order, `{"rules", "scores"}`; with `"allow_missing": true`
+/// a board of a layer not built scores `null` instead of failing the batch.
 async fn positions(With(state): Shared, body: Body) -> Answer {
     let too_large = || {
         ApiError::new(
@@ -298,16 +299,24 @@ async fn positions(With(state): Shared, body: Body) -> Answer {
         }
         Err(_) => return Err(ApiError::bad("the body could not be read")),
     };
-    let boards = match serde_json::from_slice::<PlainBatch>(&bytes) {
-        Ok(b) if b.boards.len() <= MAX_BOARDS && b.boards.iter().all(|p| plain(p).is_some()) => {
-            b.boards.into_iter().map(Position).collect()
-        }
+    let (boards, allow_missing) = match serde_json::from_slice::<PlainBatch>(&bytes) {
+        Ok(b) if b.boards.len() <= MAX_BOARDS && b.boards.iter().all(|p| plain(p).is_some()) => (
+            b.boards.into_iter().map(Position).collect(),
+            b.allow_missing,
+        ),
         _ => batch_boards(&bytes)?,
     };
     let worker = state.clone();
     let scores = tokio::task::spawn_blocking(move || {
+        if allow_missing {
+            let mut out = vec![None; boards.len()];
+            return worker
+                .db
+                .scores_where_built(&boards, &mut out)
+                .map(|_| json!(out));
+        }
         let mut out = vec![0i8; boards.len()];
-        worker.db.scores(&boards, &mut out).map(|()| out)
+        worker.db.scores(&boards, &mut out).map(|()| json!(out))
     })
     .await
     .map_err(|_| {
@@ -345,11 +354,13 @@ fn timed_out(e: &(dyn std::error::Error + 'static)) -> bool {
 #[derive(serde::Deserialize)]
 struct PlainBatch {
     boards: Vec<[u8; 12]>,
+    #[serde(default)]
+    allow_missing: bool,
 }
 
-/// The boards of a batch that is not all plain boards, or the message of
-/// the first thing wrong with it.
-fn batch_boards(bytes: &[u8]) -> Result<Vec<Position>, ApiError> {
+/// The boards of a batch that is not all plain boards and its
+/// `allow_missing`, or the message of the first thing wrong with it.
+fn batch_boards(bytes: &[u8]) -> Result<(Vec<Position>, bool), ApiError> {
     let v: Value = serde_json::from_slice(bytes)
         .map_err(|e| ApiError::bad(format!("the body is not JSON: {e}")))?;
     let Some(list) = v.get("boards").and_then(Value::as_array) else {
@@ -369,7 +380,12 @@ fn batch_boards(bytes: &[u8]) -> Result<Vec<Position>, ApiError> {
         boards
             .push(batch_board(b).map_err(|e| ApiError::bad(format!("board {i}: {}", e.message)))?);
     }
-    Ok(boards)
+    let allow_missing = match v.get("allow_missing") {
+        None => false,
+        Some(Value::Bool(b)) => *b,
+        Some(_) => return Err(ApiError::bad("allow_missing is true or false")),
+    };
+    Ok((boards, allow_missing))
 }
 
 /// `GET /api/v1/rules`: the folder's rule set, field by field.

@@ -118,7 +118,9 @@ async fn serve(
     .map_err(cannot)?;
     socket.set_reuseaddr(true).map_err(cannot)?;
     socket.bind(addr).map_err(cannot)?;
-    let listener = socket.listen(2 * conn::MAX_CONNECTIONS as u32).map_err(cannot)?;
+    let listener = socket
+        .listen(2 * conn::MAX_CONNECTIONS as u32)
+        .map_err(cannot)?;
     let local = listener
         .local_addr()
         .map_err(|e| Failure::usage(format!("cannot listen on {addr}: {e}")))?;
