@@ -305,9 +305,32 @@ fn invalid_boards_are_position_errors() {
     let full = Position([0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1]);
     let too_many = Position([48, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0]);
     let absurd = Position([255; 12]);
+    // A board without a Goedel number is answered from its moves by
+    // score, moves and best_moves (its children have numbers); the calls
+    // that read its own entry refuse it.
+    let moves = db.moves(&full).unwrap();
+    let best = moves.iter().filter_map(|m| m.score).max().unwrap();
+    assert_eq!(db.score(&full).unwrap(), best);
+    assert!(!db.best_moves(&full).unwrap().is_empty());
+    match db.score(&Position::initial()) {
+        Err(Error::MissingLayer { layer: 48, .. }) => {}
+        other => panic!("the opening needs layer 48: {other:?}"),
+    }
     for (p, want) in [
         (full, Error::OpponentFull),
         (Position::initial(), Error::OpponentFull),
+    ] {
+        for e in [
+            db.envelope(&p).map(|_| ()),
+            db.principal_variation(&p, 5).map(|_| ()),
+        ] {
+            match e {
+                Err(got) => assert_eq!(got.to_string(), want.to_string(), "{p}"),
+                other => panic!("{p}: want {want:?}, got {other:?}"),
+            }
+        }
+    }
+    for (p, want) in [
         (too_many, Error::TooManySeeds(49)),
         (absurd, Error::TooManySeeds(255 * 12)),
     ] {
@@ -363,11 +386,13 @@ fn scores_48_of_either_documented_size_opens_and_others_do_not() {
                 "the extra byte is not an index"
             );
             assert_eq!(db.verify().unwrap(), vec![48]);
-            // The initial position has no index: never guessed from the file.
+            // The initial position has no index: never read from the file,
+            // but answered from its moves (into this layer of zeros).
             assert!(matches!(
-                db.score(&Position::initial()),
+                db.envelope(&Position::initial()),
                 Err(Error::OpponentFull)
             ));
+            assert_eq!(db.score(&Position::initial()).unwrap(), 0);
         } else {
             assert_map_size(db.score(&probes[0]), "scores.48", size, len);
             assert!(db.verify().is_err());
