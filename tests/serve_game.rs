@@ -170,6 +170,8 @@ fn a_random_position_holds_its_filter() {
             let b = Board::from_notation(v["pos"].as_str().unwrap()).unwrap();
             let p = b.position();
             assert_eq!(p.seeds(), MAX);
+            // A position to play from, not a game already over.
+            assert!(p.moves(db.rules()).legal().next().is_some(), "{path}: {v}");
             let score = db.score(&p).unwrap();
             assert_eq!(
                 (score.signum(), v["score"].as_i64()),

@@ -269,6 +269,11 @@ pub async fn random(With(state): Shared, RawQuery(query): RawQuery) -> Reply {
     for tries in 1..=RANDOM_TRIES {
         let g = next(&mut rng) % size;
         let p = unrank(n, g).map_err(|e| ApiError::of(e, &state))?;
+        // A position to play from: the side to move has a move (one
+        // without is a game already over).
+        if p.moves(db.rules()).legal().next().is_none() {
+            continue;
+        }
         let score = db.score_at(n, g).map_err(|e| ApiError::of(e, &state))?;
         if result.is_some_and(|r| r != score.signum()) {
             continue;
