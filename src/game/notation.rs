@@ -52,7 +52,7 @@ pub enum NotationFault {
 }
 
 impl Board {
-    /// The board in the notation (the [module's documentation](self)).
+    /// The board in the notation (`A..F/a..f/S|N/captured`, described in [`crate::game`]).
     pub fn notation(&self) -> String {
         self.to_string()
     }
