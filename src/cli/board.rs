@@ -54,11 +54,12 @@ fn parse_indexable(words: &[String]) -> Result<Position, Failure> {
 /// The label of pit `i` of a board as the commands take it: the mover's
 /// `A`..`F` (South's, in `play`), then the opponent's `a`..`f`.
 pub fn label(i: usize) -> char {
-    (if i < 6 {
-        b'A' + i as u8
+    use awari_egdb::game::Side;
+    if i < 6 {
+        Side::South.label(i)
     } else {
-        b'a' + (i - 6) as u8
-    }) as char
+        Side::North.label(i - 6)
+    }
 }
 
 /// Parses twelve pit counts, each 0..=48 (any board a game can start
