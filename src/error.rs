@@ -17,7 +17,6 @@
 use crate::codec::error::CompressError;
 use crate::format::Checksum;
 use crate::store::ManifestFault;
-use std::fmt;
 use std::io;
 use std::path::{Path, PathBuf};
 
@@ -189,6 +188,18 @@ pub enum Error {
         asked: &'static str,
         /// What to do instead.
         hint: &'static str,
+    },
+    /// A folder without manifest whose compressed files name different
+    /// rule sets in their headers.
+    #[error(
+        "{}: its compressed files name different rule sets ({}); a folder holds the tables of \
+         one rule set", dir.display(), mixed(files)
+    )]
+    RulesMixed {
+        /// The folder.
+        dir: PathBuf,
+        /// Each file that names one, and the rule set it names.
+        files: Vec<(String, &'static str)>,
     },
     /// A list of known-good checksums of another rule set than the one
     /// asked for.
@@ -603,6 +614,7 @@ impl Error {
             | ManifestFine(p) | Locked(p) | DontCare(p) => Some(p),
             MissingLayer { dir, .. }
             | RulesDiffer { dir, .. }
+            | RulesMixed { dir, .. }
             | VuOnly { dir, .. }
             | LostManifest { dir, .. }
             | Unlisted { dir, .. }
@@ -643,36 +655,10 @@ impl<T> AtPath<T> for io::Result<T> {
     }
 }
 
-/// Bytes as a short human figure (`1.5 GiB`).
-pub fn human(b: u64) -> String {
-    bytesize::ByteSize(b).display().iec().to_string()
-}
-
-/// Displays a list of layers as ranges (`0..=20, 22`).
-pub struct Layers<'a>(pub &'a [u32]);
-
-impl fmt::Display for Layers<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let mut i = 0;
-        let v = self.0;
-        while i < v.len() {
-            let mut j = i;
-            while j + 1 < v.len() && (v[j + 1] == v[j] + 1 || (v[j] == 46 && v[j + 1] == 48)) {
-                j += 1;
-            }
-            if i > 0 {
-                f.write_str(", ")?;
-            }
-            if j == i {
-                write!(f, "{}", v[i])?;
-            } else {
-                write!(f, "{}..={}", v[i], v[j])?;
-            }
-            i = j + 1;
-        }
-        Ok(())
-    }
-}
+#[path = "error_display.rs"]
+mod display;
+use display::mixed;
+pub use display::{human, Layers};
 
 #[cfg(test)]
 #[path = "error_tests.rs"]

@@ -39,8 +39,8 @@ use crate::index::layer_size;
 use crate::probe::{Database, LayerTables};
 use crate::rules::{Rules, MAX_SEEDS, PRESETS};
 use crate::store::{
-    self, Access, CompressedEntry, FileEntry, FolderLock, LayerEntry, Manifest, PhaseSeconds,
-    StoredTable, MANIFEST,
+    self, Access, CompressedEntry, FileEntry, FolderLock, LayerEntry, Manifest, StoredTable,
+    MANIFEST,
 };
 use crate::verify::{bellman_check, KnownGood, KnownTable};
 use serde::Serialize;
@@ -277,18 +277,10 @@ pub fn recover(
             {
                 continue;
             }
-            manifest.put_compressed(CompressedEntry {
-                seeds: l.seeds,
-                raw: f.name.clone(),
-                name: name.clone(),
-                bytes: len,
-                xxh3: store::checksum_file(&path)?,
-                block_size: h.block_size,
-                level: h.zstd().map_or(0, |z| z.level),
-                dictionary: h.zstd().map_or(0, |z| z.dictionary),
-                version: if h.version >= 3 { h.version } else { 0 },
-                block_bytes: h.v4().map_or(0, |f| f.block_bytes),
-            });
+            let sum = store::checksum_file(&path)?;
+            manifest.put_compressed(CompressedEntry::from_header(
+                l.seeds, &f.name, &name, len, sum, h,
+            ));
             if !report.compressed.contains(&name) {
                 report.compressed.push(name);
             }
@@ -459,27 +451,12 @@ fn entry(db: &Database, n: u32, sums: &[Option<Checksum>; 3], trust: Trust) -> R
         })
     };
     let (histogram, pinned) = crate::stats::count_layer(db, n)?;
+    let scores = file(Kind::Score, &sums[0]).expect("a score table");
     Ok(LayerEntry {
-        seeds: n,
-        positions: size,
-        scores: file(Kind::Score, &sums[0]).expect("a score table"),
         lower: file(Kind::Lower, &sums[1]),
         upper: file(Kind::Upper, &sums[2]),
-        wall_seconds: 0.0,
-        positions_per_second: 0.0,
-        phase_seconds: PhaseSeconds::default(),
-        peak_rss_bytes: 0,
-        working_bytes: 0,
-        peak_anon_bytes: 0,
-        peak_file_bytes: 0,
-        estimate_bytes: 0,
-        threads: 0,
-        settlements_per_position: 0.0,
         pinned,
         score_histogram: histogram,
-        recovered: Some(trust.describe().into()),
-        solver: None,
-        io: None,
-        ranks: None,
+        ..LayerEntry::from_tables(n, scores, trust.describe())
     })
 }

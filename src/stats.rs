@@ -78,7 +78,12 @@ impl LayerStats {
 /// Counts the scores of entries `first..` of a table of layer `n`
 /// (positions per score, from `-n` to `n`); a value outside `-n..=n` is
 /// an [`Error::BadValue`] of the table at `path`.
-fn histogram(n: u32, table: &[u8], first: u64, path: &std::path::Path) -> Result<Vec<u64>> {
+pub(crate) fn histogram(
+    n: u32,
+    table: &[u8],
+    first: u64,
+    path: &std::path::Path,
+) -> Result<Vec<u64>> {
     const CHUNK: usize = 1 << 20;
     let w = 2 * n as usize + 1;
     table

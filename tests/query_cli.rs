@@ -20,8 +20,9 @@ use std::sync::OnceLock;
 const KEYS: [&str; 9] = [
     "seeds", "index", "score", "lower", "upper", "pinned", "moves", "best", "pv",
 ];
-/// Keys the implementation prints on top of those.
-const EXTRA_KEYS: [&str; 3] = ["pits", "pv_end", "rules"];
+/// Keys the implementation prints on top of those (`rules_assumed` only
+/// where nothing named the rule set: raw tables without manifest).
+const EXTRA_KEYS: [&str; 4] = ["pits", "pv_end", "rules", "rules_assumed"];
 
 /// `awari query` with `args`, `AWARI_PATH` unset unless given, and `input`
 /// on standard input, run where no `./db` can be found by accident.
@@ -132,6 +133,13 @@ fn check_answer(v: &Value, p: &Position, dir: &Path, envelope: bool) {
             "unexpected key {k}: {v}"
         );
     }
+    // A VU folder names no rule set: awari's is assumed, and said to be.
+    assert_eq!(v["rules"], "awari", "{v}");
+    assert_eq!(
+        v.get("rules_assumed"),
+        (!envelope).then_some(&Value::Bool(true)),
+        "{v}"
+    );
     // The implementation's extra keys are always printed: the board too.
     let pits: Vec<u8> = obj
         .get("pits")

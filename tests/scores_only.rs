@@ -108,7 +108,13 @@ fn match_and_play_use_the_tables() {
             assert!(out.status.success(), "{form}: {}", text(&out.stderr));
             text(&out.stdout)
         };
-        assert_eq!(game(&dir), game(full), "{form}");
+        // The same game; the first line names the rule set (and, for the
+        // raw VU form, says it was assumed).
+        let (got, want) = (game(&dir), game(full));
+        let rest = |t: &str| t.lines().skip(1).collect::<Vec<_>>().join("\n");
+        assert_eq!(rest(&got), rest(&want), "{form}");
+        assert!(got.starts_with("rules: awari ("), "{form}: {got}");
+        assert_eq!(got.contains("(assumed:"), form == "vu", "{form}: {got}");
     }
 }
 

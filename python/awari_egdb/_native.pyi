@@ -47,11 +47,21 @@ class Database:
     """Exact scores from a folder of tables (built by `awari build`, or a VU
     dataset folder). Safe to share between threads."""
 
-    def __init__(self, path: Union[str, PathLike[str]], *, mapped: bool = False) -> None:
+    def __init__(
+        self,
+        path: Union[str, PathLike[str]],
+        *,
+        mapped: bool = False,
+        rules: Optional[str] = None,
+    ) -> None:
         """Opens a folder; FileNotFoundError when it is missing or holds no tables.
 
         mapped=True maps the tables (faster batches); the caller promises no
-        table is truncated or modified meanwhile (else SIGBUS kills the process)."""
+        table is truncated or modified meanwhile (else SIGBUS kills the process).
+        The rule set is the folder's (its manifest's, else its compressed
+        files'); raw tables without manifest are read as awari's
+        (rules_assumed) unless rules= names theirs; ValueError where the
+        folder names another."""
     def close(self) -> None:
         """Closes the tables; later probes raise ValueError."""
     @property
@@ -70,6 +80,9 @@ class Database:
     @property
     def rules(self) -> str:
         """The rule set: "awari", "abapa", "olympiad" or "awale"."""
+    @property
+    def rules_assumed(self) -> bool:
+        """Whether nothing named the rule set (raw tables without manifest, read as awari's)."""
     def layers(self) -> list[int]:
         """The layers (seed counts) the folder holds."""
     def score(self, pits: Board) -> int:

@@ -172,6 +172,14 @@ impl Database {
     /// Opens the folder `path`. Raises FileNotFoundError when it does not
     /// exist or holds no tables, DamagedTable for a damaged manifest.
     ///
+    /// The tables are read under the rule set the folder names: its
+    /// manifest's, else the one its compressed files' headers name (files
+    /// naming different ones raise ValueError). Raw tables without manifest
+    /// (a VU folder) name none: read as awari's, `rules_assumed` then
+    /// True. `rules="awale"` says which rule set the tables follow: taken
+    /// for raw tables without manifest, a ValueError naming both where the
+    /// folder names another.
+    ///
     /// By default the tables are read with `pread`: a table cut short
     /// while open is an error, never a crash. With `mapped=True` they are
     /// mapped into memory instead (batch probes several times faster), and
@@ -180,8 +188,17 @@ impl Database {
     /// kills the process (SIGBUS), the contract of the library's
     /// `Database::open_mapped` and the C API's `awari_open_mapped`.
     #[new]
-    #[pyo3(signature = (path, *, mapped = false))]
-    fn new(py: Python<'_>, path: std::path::PathBuf, mapped: bool) -> PyResult<Self> {
+    #[pyo3(signature = (path, *, mapped = false, rules = None))]
+    fn new(
+        py: Python<'_>,
+        path: std::path::PathBuf,
+        mapped: bool,
+        rules: Option<&str>,
+    ) -> PyResult<Self> {
+        let rules = rules
+            .map(::awari_egdb::rules::Rules::by_name)
+            .transpose()
+            .map_err(|e| to_py(py, e))?;
         let db = if mapped {
             // SAFETY: the caller asked for the mapping and its contract
             // (documented above): no table is truncated while mapped.
@@ -189,6 +206,10 @@ impl Database {
         } else {
             Db::open(&path)
         }
+        .and_then(|db| match &rules {
+            Some(r) => db.with_rules(r),
+            None => Ok(db),
+        })
         .map_err(|e| to_py(py, e))?;
         Ok(Database {
             db: std::sync::RwLock::new(Some(db)),
@@ -245,6 +266,13 @@ impl Database {
     #[getter]
     fn rules(&self) -> PyResult<&'static str> {
         self.with(|db| Ok(db.rules().name))
+    }
+
+    /// Whether nothing named the rule set: raw tables without manifest (a
+    /// VU folder) read as awari's; `Database(path, rules=...)` names it.
+    #[getter]
+    fn rules_assumed(&self) -> PyResult<bool> {
+        self.with(|db| Ok(db.rules_assumed()))
     }
 
     /// The layers (seed counts) the folder holds, ascending.

@@ -221,8 +221,12 @@ pub fn run(a: MatchArgs) -> Result<(), Failure> {
     }
     let db = super::player::open_tables(&a.db, &rules, "both players search without tables")?;
     println!(
-        "match: {} games, rules {rules}, A = {}, B = {}; {} opening(s); tables: layers {}",
+        "match: {} games, rules {rules}{}, A = {}, B = {}; {} opening(s); tables: layers {}",
         a.games,
+        match super::assumed(&db) {
+            Some(note) => format!(" ({note})"),
+            None => String::new(),
+        },
         specs[0].describe(),
         specs[1].describe(),
         openings.len(),

@@ -17,6 +17,7 @@ mod stats;
 mod verify;
 
 use awari_egdb::error::human;
+use awari_egdb::probe::Database;
 use awari_egdb::rules::Rules;
 use awari_egdb::{Error, ErrorKind};
 use clap::{Parser, Subcommand};
@@ -158,6 +159,9 @@ fn hint(e: &Error) -> Option<String> {
         Error::ManifestFine(_) => {
             "`awari build` and `awari verify` check the tables it lists".into()
         }
+        Error::RulesMixed { .. } => {
+            "move the files of each rule set into a folder of their own".into()
+        }
         Error::NoEnvelope { .. } => {
             "rebuild the layer with the envelope (without --no-envelope)".into()
         }
@@ -224,8 +228,10 @@ pub struct DbArg {
     #[arg(long = "db", value_name = "DIR", alias = "out")]
     db: Option<std::path::PathBuf>,
     /// The rule set of the tables: awari (the VU database's), abapa,
-    /// olympiad or awale (`awari rules` shows them). Default: the folder's (awari for a VU
-    /// folder or a new one); a folder of another rule set is refused.
+    /// olympiad or awale (`awari rules` shows them). Default: the folder's,
+    /// as its manifest or its compressed files name it (awari for a new
+    /// folder, and assumed, as said, for raw tables without manifest); a
+    /// folder that names another rule set is refused.
     #[arg(long, value_name = "NAME", value_parser = parse_rules)]
     rules: Option<Rules>,
 }
@@ -264,22 +270,25 @@ impl DbArg {
         self.rules
     }
 
-    /// The rule set of the folder (its manifest's; awari for a VU folder),
-    /// refusing a folder of another rule set than `--rules`; for an empty
-    /// or missing folder, `--rules` (default awari). A folder that cannot
-    /// be read is left to the command to report.
+    /// The rule set of the folder (its manifest's, else the one its
+    /// compressed files name, else `--rules`, else awari assumed for raw
+    /// tables without manifest: `store::rules_of`), refusing a folder that
+    /// names another rule set than `--rules` or several; for an empty or
+    /// missing folder, `--rules` (default awari). A folder that cannot be
+    /// read is left to the command to report.
     pub fn rules(&self) -> Result<Rules, Failure> {
         let dir = self.path();
-        let folder = match awari_egdb::store::read_folder(&dir)
-            .map(|f| awari_egdb::store::folder_rules(&f))
-        {
-            Ok(Some(r)) => r,
-            Ok(None) | Err(_) => return Ok(self.rules.unwrap_or_default()),
+        let Ok(folder) = awari_egdb::store::read_folder(&dir) else {
+            return Ok(self.rules.unwrap_or_default());
         };
-        if let Some(asked) = &self.rules {
-            awari_egdb::store::rules_agree(&dir, &folder, asked, "")?;
-        }
-        Ok(folder)
+        let found = awari_egdb::store::rules_of(&dir, &folder, self.rules.as_ref())?;
+        Ok(found.map_or(self.rules.unwrap_or_default(), |f| f.rules))
+    }
+
+    /// The folder's tables, read under its rule set as [`rules`](Self::rules)
+    /// finds it (`--rules` taken for raw tables without manifest).
+    pub fn open(&self) -> Result<Database, Failure> {
+        open_db(&self.path(), self.rules.as_ref())
     }
 
     /// The folder: `--db`, else `$AWARI_PATH`, else `./db`.
@@ -294,6 +303,28 @@ impl DbArg {
             .unwrap_or_else(|| "./db".into())
     }
 }
+
+/// The tables of the folder `dir`, with `asked` (`--rules`) the rule set
+/// they follow: taken for raw tables without manifest, refused where the
+/// folder names another.
+pub fn open_db(dir: &Path, asked: Option<&Rules>) -> Result<Database, Failure> {
+    let db = Database::open(dir)?;
+    Ok(match asked {
+        Some(r) => db.with_rules(r)?,
+        None => db,
+    })
+}
+
+/// What a command says where the rule set was assumed (raw tables without
+/// manifest, read as awari's): `None` where something named it.
+pub fn assumed(db: &Database) -> Option<&'static str> {
+    db.rules_assumed().then_some(ASSUMED)
+}
+
+/// How a command says that the rule set was assumed.
+pub const ASSUMED: &str =
+    "assumed: no manifest.json or compressed file names the rule set, so the \
+VU database's is taken; --rules NAME to say otherwise";
 
 /// A size given as a number of bytes or with a unit (16KiB, 8GiB, 500MB).
 pub fn parse_size(flag: &str, s: &str, e_g: &str) -> Result<u64, Failure> {

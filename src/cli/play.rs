@@ -382,8 +382,12 @@ pub fn run(a: PlayArgs) -> Result<(), Failure> {
         threads,
         hash_mib: hash,
     };
+    let assumed = match super::assumed(&db) {
+        Some(note) => format!("{note}; "),
+        None => String::new(),
+    };
     s.say(&format!(
-        "rules: {rules} (`awari rules {rules}` shows them)"
+        "rules: {rules} ({assumed}`awari rules {rules}` shows them)"
     ));
     if a.computer != Computer::None {
         s.say(&format!("computer: {}", spec.describe()));

@@ -63,11 +63,15 @@ pub fn parse_tables(flag: &str, s: &str) -> Result<TableReach, Failure> {
     }
 }
 
-/// The folder's tables, or none when the folder is missing or empty
-/// (then `note` says who searches without them).
+/// The folder's tables under its rule set ([`super::DbArg::open`]), or
+/// none when the folder is missing or empty (then `note` says who
+/// searches without them).
 pub fn open_tables(db: &super::DbArg, rules: &Rules, note: &str) -> Result<Database, Failure> {
     match Database::open(db.path()) {
-        Ok(db) => Ok(db),
+        Ok(found) => Ok(match db.rules_asked() {
+            Some(r) => found.with_rules(&r)?,
+            None => found,
+        }),
         Err(e @ (Error::NoSuchFolder(_) | Error::NoTables(_))) => {
             eprintln!("awari: note: {e}; {note}");
             Ok(Database::from_tables_of::<Vec<u8>>(rules, Vec::new())?)

@@ -57,7 +57,16 @@ fn print_text(p: &Position, a: &Answer, board: Option<&Board>) {
         Some(b) => print!("{}", b.diagram()),
         None => print!("{}", p.diagram()),
     }
-    println!("seeds {}  index {}  rules {}", a.seeds, index(a), a.rules);
+    let assumed = match a.rules_assumed {
+        true => format!(" ({})", super::ASSUMED),
+        false => String::new(),
+    };
+    println!(
+        "seeds {}  index {}  rules {}{assumed}",
+        a.seeds,
+        index(a),
+        a.rules
+    );
     print!("score {}", signed(a.score));
     match (a.lower, a.upper, a.pinned) {
         (Some(lo), Some(hi), Some(pinned)) => println!(
@@ -126,14 +135,15 @@ fn print_text(p: &Position, a: &Answer, board: Option<&Board>) {
     }
 }
 
-/// The database of the folder `dir` (see [`super::DbArg`]).
-pub fn open(dir: &std::path::Path, verify: bool) -> Result<Database, Failure> {
-    Ok(Database::open(dir)?.verify_on_load(verify))
+/// The database of the folder `--db` under its rule set (see
+/// [`super::DbArg::open`]).
+pub fn open(db: &super::DbArg, verify: bool) -> Result<Database, Failure> {
+    Ok(db.open()?.verify_on_load(verify))
 }
 
 pub fn run(a: QueryArgs) -> Result<(), Failure> {
     a.db.rules()?;
-    let db = open(&a.db.path(), a.verify)?;
+    let db = open(&a.db, a.verify)?;
     if a.verify && db.is_vu() {
         eprintln!(
             "awari: warning: {}: no manifest.json (a VU dataset or scores-only folder), so no \

@@ -48,13 +48,14 @@ struct Shown {
 
 impl Shown {
     /// The folder's figures for `range`, each layer fitted to `budget`
-    /// first.
+    /// first; `asked`: the rule set `--rules` names.
     fn read(
         dir: PathBuf,
+        asked: Option<&awari_egdb::rules::Rules>,
         range: Option<RangeInclusive<u32>>,
         budget: awari_egdb::build::plan::Budget,
     ) -> Result<Shown, Failure> {
-        let db = Database::open(&dir)?;
+        let db = super::open_db(&dir, asked)?;
         let layers = super::verify::layers_in(&db, &dir, range)?;
         // Where the manifest has no figures, a layer's tables are streamed,
         // a window of each at a time: every layer must fit first.
@@ -82,11 +83,24 @@ impl Shown {
     }
 
     fn json(&self) -> serde_json::Value {
-        serde_json::json!({
+        let mut v = serde_json::json!({
             "folder": if self.db.is_vu() { "vu" } else { "ours" },
             "rules": self.db.rules().name,
             "layers": self.layers,
-        })
+        });
+        if self.db.rules_assumed() {
+            v["rules_assumed"] = true.into();
+        }
+        v
+    }
+
+    /// The rule set as the text says it: its name, and whether it was
+    /// assumed.
+    fn rules(&self) -> String {
+        match super::assumed(&self.db) {
+            Some(note) => format!("{} rules, {note}", self.db.rules().name),
+            None => format!("{} rules", self.db.rules().name),
+        }
     }
 }
 
@@ -97,9 +111,15 @@ fn pct(s: &LayerStats, c: u64) -> String {
 pub fn run(a: StatsArgs) -> Result<(), Failure> {
     a.db.rules()?;
     let budget = a.memory.budget()?;
-    let mut shown = vec![Shown::read(a.db.path(), a.layers.clone(), budget)?];
+    let asked = a.db.rules_asked();
+    let mut shown = vec![Shown::read(
+        a.db.path(),
+        asked.as_ref(),
+        a.layers.clone(),
+        budget,
+    )?];
     for dir in &a.with {
-        shown.push(Shown::read(dir.clone(), a.layers.clone(), budget)?);
+        shown.push(Shown::read(dir.clone(), None, a.layers.clone(), budget)?);
     }
     if let Some(path) = &a.plot {
         match &shown[..] {
@@ -109,7 +129,14 @@ pub fn run(a: StatsArgs) -> Result<(), Failure> {
     }
     if a.json {
         let v = match &shown[..] {
-            [one] => serde_json::json!({ "folder": one.json()["folder"], "layers": one.layers }),
+            [one] => {
+                let mut v =
+                    serde_json::json!({ "folder": one.json()["folder"], "layers": one.layers });
+                if one.db.rules_assumed() {
+                    v["rules_assumed"] = true.into();
+                }
+                v
+            }
             all => serde_json::json!({ "folders": all.iter().map(|s| {
                 let mut v = s.json();
                 v["dir"] = s.dir.display().to_string().into();
@@ -124,7 +151,9 @@ pub fn run(a: StatsArgs) -> Result<(), Failure> {
             if i > 0 {
                 println!();
             }
-            println!("{} ({} rules):", one.dir.display(), one.db.rules().name);
+            println!("{} ({}):", one.dir.display(), one.rules());
+        } else if one.db.rules_assumed() {
+            println!("{} ({})", one.dir.display(), one.rules());
         }
         table(&one.layers);
     }

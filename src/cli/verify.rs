@@ -133,7 +133,7 @@ pub fn run_verify(a: VerifyArgs) -> Result<(), Failure> {
     let rules = a.db.rules()?;
     let layers = a.layers.unwrap_or(0..=48);
     if let Some(facts) = a.facts {
-        return run_facts(a.db.path(), facts, layers, a.json);
+        return run_facts(a.db.open()?, facts, layers, a.json);
     }
     if let Some(list) = a.checksums {
         let known = known_good(&list, &rules)?;
@@ -368,12 +368,11 @@ fn run_checksums(
 }
 
 fn run_facts(
-    db: PathBuf,
+    db: Database,
     file: PathBuf,
     layers: RangeInclusive<u32>,
     json_out: bool,
 ) -> Result<(), Failure> {
-    let db = Database::open(&db)?;
     let facts = verify::read_facts(&file)?;
     let mut results = Vec::new();
     for f in facts.iter().filter(|f| layers.contains(&f.seeds)) {
@@ -443,7 +442,7 @@ pub fn run_check(a: CheckArgs) -> Result<(), Failure> {
     a.db.rules()?;
     let dir = a.db.path();
     let budget = a.memory.budget()?;
-    let db = Database::open(&dir)?;
+    let db = a.db.open()?;
     let layers = layers_in(&db, &dir, a.layers)?;
     // Layer by layer: each layer's own tables are read whole, the lower
     // layers read in index order and not held. Every layer's check must
@@ -483,16 +482,31 @@ pub fn run_check(a: CheckArgs) -> Result<(), Failure> {
             }
         }
     }
+    let rules = match db.rules().name {
+        "awari" => String::new(),
+        other => format!(" of the {other} rules"),
+    };
     let kind = if db.is_vu() {
-        format!(
-            "{}: a VU dataset folder (no manifest.json): it has no checksums to verify, and only scores.N is checked",
-            a.db.path().display()
-        )
-    } else {
-        let rules = match db.rules().name {
-            "awari" => String::new(),
-            other => format!(" of the {other} rules"),
+        let dir = a.db.path();
+        let under = match db.rules_from() {
+            awari_egdb::store::RulesFrom::Headers => "as its compressed files name",
+            _ => "--rules",
         };
+        match super::assumed(&db) {
+            Some(note) => format!(
+                "{}: a VU dataset folder (no manifest.json): it has no checksums to verify, and \
+                 only scores.N is checked; rules {} ({note})",
+                dir.display(),
+                db.rules().name
+            ),
+            None => format!(
+                "{}: a folder of scores without manifest.json, read under the {} rules ({under}): \
+                 it has no checksums to verify, and only the scores are checked",
+                dir.display(),
+                db.rules().name
+            ),
+        }
+    } else {
         format!(
             "{}: a folder of ours{rules}: checksums of the tables of {summed} layer(s) ({}) match the manifest",
             a.db.path().display(),

@@ -5,8 +5,7 @@ use super::{
     open_listed, open_locked, remove_unlisted, Action, DecompressOptions, PackObserver, PackReport,
     PackedFile,
 };
-use crate::error::{AtPath, Error, Result};
-use crate::format::Kind;
+use crate::error::{Error, Result};
 use crate::store::{self, Access, LayerEntry, Manifest, Stored, StoredTable};
 use std::path::Path;
 use std::time::Instant;
@@ -23,14 +22,15 @@ const READ: Access = Access::READ;
 /// A folder of scores only without manifest (the `scores.n.zst` files an
 /// engine ships) has each `scores.n` kept only compressed written back,
 /// checked against the raw table's checksum its compressed file's header
-/// carries.
+/// carries, and gets a manifest that names the rule set the headers name
+/// and lists its layers (see `scores_only.rs`).
 pub fn decompress_folder(
     dir: &Path,
     opts: &DecompressOptions,
     obs: &dyn PackObserver,
 ) -> Result<PackReport> {
     if matches!(store::read_folder(dir)?, store::Folder::Vu) {
-        return decompress_scores_only(dir, opts, obs);
+        return super::scores_only::decompress_scores_only(dir, opts, obs);
     }
     let (_lock, mut manifest, layers) = open_locked(dir, &opts.layers)?;
     let mut report = PackReport::default();
@@ -125,88 +125,4 @@ pub(crate) fn decompress_layer(
         }
     }
     Ok(())
-}
-
-/// [`decompress_folder`] on a folder of scores only without manifest:
-/// every `scores.n` kept only as a compressed copy (in any format) is
-/// written back; the compressed file stays unless `remove_compressed`.
-fn decompress_scores_only(
-    dir: &Path,
-    opts: &DecompressOptions,
-    obs: &dyn PackObserver,
-) -> Result<PackReport> {
-    // A VU dataset folder (raw scores only) is not written to at all, not
-    // even the lock.
-    let mut any = false;
-    for n in 0..=crate::rules::MAX_SEEDS {
-        any |= matches!(
-            store::locate(dir, None, n, Kind::Score)?,
-            Some(Stored::Compressed { .. })
-        );
-    }
-    if !any {
-        return Err(Error::NotOurs(dir.to_path_buf()));
-    }
-    let _lock = store::FolderLock::acquire(dir)?;
-    let mut report = PackReport::default();
-    let top = (*opts.layers.end()).min(crate::rules::MAX_SEEDS);
-    for n in *opts.layers.start()..=top {
-        let Some(stored @ Stored::Compressed { .. }) = store::locate(dir, None, n, Kind::Score)?
-        else {
-            continue;
-        };
-        let t0 = Instant::now();
-        // Checked as a table of the rule set its header names: that it
-        // holds the scores of layer n, with the checksum it carries.
-        let rules = StoredTable::open(&stored, n, Kind::Score, None, READ)?
-            .header()
-            .expect("a compressed copy")
-            .rules;
-        let t = StoredTable::open(&stored, n, Kind::Score, Some(&rules), READ)?;
-        let header = t.header().expect("a compressed copy");
-        let zst = t.path().to_path_buf();
-        let want = header
-            .raw_checksum_of(Kind::Score)
-            .unwrap_or_else(|| header.raw_checksum());
-        let raw = Kind::Score.file_name(n);
-        let size = crate::index::layer_size(n);
-        obs.start(&raw, t.compressed().map_or(0, |c| c.blocks()));
-        let mut failed = None;
-        store::write_atomic_checked(&dir.join(&raw), size, want, |start, buf| {
-            if failed.is_none() {
-                if let Err(e) = t.read_at(start, buf) {
-                    failed = Some(e);
-                }
-            }
-        })
-        .map_err(|e| match (e, failed) {
-            (Error::Checksum { .. }, Some(source)) => source,
-            (e, _) => e,
-        })?;
-        let name = file_name(&zst);
-        let done = PackedFile {
-            layer: n,
-            raw,
-            name: name.clone(),
-            action: Action::Decompressed,
-            raw_bytes: size,
-            bytes: t.file_len(),
-            seconds: t0.elapsed().as_secs_f64(),
-        };
-        obs.done(&done);
-        report.files.push(done);
-        if opts.remove_compressed {
-            drop(t);
-            std::fs::remove_file(&zst).at(&zst)?;
-            report.removed.push(name);
-        }
-    }
-    store::sync_dir(dir)?;
-    Ok(report)
-}
-
-fn file_name(p: &Path) -> String {
-    p.file_name()
-        .map(|f| f.to_string_lossy().into_owned())
-        .unwrap_or_default()
 }

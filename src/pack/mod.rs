@@ -15,13 +15,16 @@
 //! opening of a locked folder's tables that both directions share;
 //! `compress.rs` compressing (a table at a time, formats 1 and 2),
 //! `compress_v3.rs` compressing a layer into one file (format 3),
-//! `decompress.rs` writing raw tables back; `dont_care.rs` the best exits
+//! `decompress.rs` writing raw tables back, `scores_only.rs` the same in a
+//! folder of scores without manifest (which then gets one, naming the rule
+//! set the compressed files' headers name); `dont_care.rs` the best exits
 //! of a layer and its don't-care format 4 file.
 
 mod compress;
 mod compress_v3;
 mod decompress;
 pub mod dont_care;
+mod scores_only;
 
 pub use compress::compress_folder;
 pub(crate) use compress::{check_settings, compress_and_remove_raw, compress_layers};

@@ -44,6 +44,11 @@ pub struct AnswerStep {
 pub struct Answer {
     /// The rule set of the tables (`awari`, `abapa`, ...).
     pub rules: &'static str,
+    /// Whether nothing named the rule set: raw tables without manifest
+    /// read as awari's ([`Database::rules_assumed`]); in JSON only when
+    /// so.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub rules_assumed: bool,
     /// The board, the mover's pits 0..5 first.
     pub pits: [u8; 12],
     /// Seeds on the board (the layer).
@@ -127,6 +132,7 @@ impl Database {
         let (pv, pv_end) = line.map_or((None, None), |(s, e)| (Some(s), Some(e)));
         Answer {
             rules: self.rules().name,
+            rules_assumed: self.rules_assumed(),
             pits: p.0,
             seeds: p.seeds(),
             index,

@@ -1,12 +1,24 @@
 //! Looking up exact scores: [`Database`] over a folder of tables.
 //!
 //! A folder is either one of ours (with `manifest.json`: scores and, when
-//! built, the cycle envelope, each checksummed) or a plain VU dataset folder
-//! holding only `scores.N` files. Layers are opened on first use; a
+//! built, the cycle envelope, each checksummed) or a folder of scores
+//! without manifest: a plain VU dataset folder holding only `scores.N`
+//! files, or the `scores.N.zst` files an engine ships. Layers are opened on first use; a
 //! missing layer or a file of the wrong size is a typed error naming the
 //! file, and a value no score of its layer can take is damage
 //! ([`Error::BadValue`]), never an answer. `Database` is `Send + Sync` and
 //! every probe takes `&self`.
+//!
+//! # The rule set
+//!
+//! The tables are read under the rule set their folder names
+//! ([`store::rules_of`]): its manifest's; without manifest, the one the
+//! headers of its compressed files name (files that name different ones
+//! are refused, [`Error::RulesMixed`]); for raw tables without manifest,
+//! which name none, awari (the VU database's) is assumed, and
+//! [`Database::rules_assumed`] says so. [`Database::with_rules`] names the
+//! rule set: taken for raw tables without manifest, refused where the
+//! folder names another.
 //!
 //! # Reading, or mapping
 //!
@@ -74,7 +86,7 @@ use crate::error::{Error, Result};
 use crate::format::Kind;
 use crate::index::layer_size;
 use crate::rules::{Rules, MAX_SEEDS};
-use crate::store::{self, Folder, Manifest, StoredTable};
+use crate::store::{self, Folder, FolderRules, Manifest, RulesFrom, StoredTable};
 use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
@@ -96,8 +108,12 @@ enum Source {
 /// Exact scores from a folder of tables (ours or the VU dataset's).
 pub struct Database {
     source: Source,
-    /// The rule set of the tables: the manifest's, awari for a VU folder.
+    /// The rule set of the tables: the manifest's, the compressed
+    /// files', the caller's, or awari assumed for raw tables without
+    /// manifest.
     rules: Rules,
+    /// Where it was found.
+    rules_from: RulesFrom,
     layers: Vec<OnceLock<Layer>>,
     /// Checksum every table of ours as its layer is opened.
     verify_on_load: bool,
@@ -113,14 +129,18 @@ impl Database {
     /// tables, headers) are checked. No table is read whole: see
     /// [`verify`](Self::verify) and [`verify_on_load`](Self::verify_on_load).
     ///
-    /// A folder without `manifest.json` is taken for a VU dataset folder
-    /// (`scores.N` files only); one that also holds our envelope tables is
-    /// one of ours that lost its manifest, and is refused
-    /// ([`Error::LostManifest`]).
+    /// A folder without `manifest.json` is taken for a folder of scores
+    /// (`scores.N` files, or their compressed copies `scores.N.zst`); one
+    /// that also holds our envelope tables is one of ours that lost its
+    /// manifest, and is refused ([`Error::LostManifest`]). Its rule set is
+    /// the one its compressed files name, else awari assumed (see [the rule
+    /// set](self#the-rule-set)).
     pub fn open(dir: impl AsRef<Path>) -> Result<Database> {
         let dir = dir.as_ref().to_path_buf();
         let folder = store::read_folder(&dir)?;
-        let rules = store::folder_rules(&folder).unwrap_or_default();
+        let Some(found) = store::rules_of(&dir, &folder, None)? else {
+            return Err(Error::NoTables(dir));
+        };
         let source = match folder {
             Folder::Ours(manifest) => Source::Ours { dir, manifest },
             Folder::Vu => Source::Vu { dir },
@@ -128,7 +148,8 @@ impl Database {
         };
         Ok(Database {
             source,
-            rules,
+            rules: found.rules,
+            rules_from: found.from,
             layers: (0..=MAX_SEEDS).map(|_| OnceLock::new()).collect(),
             verify_on_load: false,
             mapped: false,
@@ -159,6 +180,24 @@ impl Database {
     pub fn verify_on_load(mut self, yes: bool) -> Database {
         self.verify_on_load = yes;
         self
+    }
+
+    /// Says that the tables follow `rules` (what `--rules` says to the
+    /// `awari` binary): taken for raw tables without manifest, whose rule
+    /// set was assumed ([`rules_assumed`](Self::rules_assumed)); refused
+    /// ([`Error::RulesDiffer`], naming both) unless it gives the same
+    /// tables as the rule set the manifest or the compressed files name
+    /// (or the caller gave before).
+    pub fn with_rules(mut self, rules: &Rules) -> Result<Database> {
+        let dir = self.dir().unwrap_or(Path::new("(memory)")).to_path_buf();
+        let found = FolderRules {
+            rules: self.rules,
+            from: self.rules_from,
+        }
+        .asked(&dir, rules)?;
+        self.rules = found.rules;
+        self.rules_from = found.from;
+        Ok(self)
     }
 
     /// Opens the folder named by `AWARI_PATH`.
@@ -256,6 +295,7 @@ impl Database {
         Database {
             source: Source::Memory,
             rules: *rules,
+            rules_from: RulesFrom::Caller,
             layers: slots,
             verify_on_load: false,
             mapped: false,
@@ -270,12 +310,28 @@ impl Database {
         }
     }
 
-    /// The rule set of the tables (a VU folder's is awari).
+    /// The rule set of the tables: the manifest's, the one the compressed
+    /// files of a folder without manifest name, the caller's, or for raw
+    /// tables without manifest awari assumed ([`rules_from`](Self::rules_from)).
     pub fn rules(&self) -> &Rules {
         &self.rules
     }
 
-    /// Whether this is a plain VU folder (scores only, no checksums).
+    /// Where the rule set was found: a manifest, compressed files'
+    /// headers, the caller, or nowhere (assumed).
+    pub fn rules_from(&self) -> RulesFrom {
+        self.rules_from
+    }
+
+    /// Whether nothing named the rule set: raw tables without manifest
+    /// (a VU dataset folder) read as awari's, the VU database's rule set,
+    /// which may not be theirs. [`with_rules`](Self::with_rules) names it.
+    pub fn rules_assumed(&self) -> bool {
+        self.rules_from == RulesFrom::Assumed
+    }
+
+    /// Whether the folder has no manifest: a VU dataset folder, or the
+    /// `scores.N.zst` files an engine ships (scores only, no checksums).
     pub fn is_vu(&self) -> bool {
         matches!(self.source, Source::Vu { .. })
     }

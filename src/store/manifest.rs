@@ -163,6 +163,33 @@ pub struct CompressedEntry {
     pub block_bytes: u32,
 }
 
+impl CompressedEntry {
+    /// The entry of the compressed file `name` (its size `bytes`, its
+    /// checksum `xxh3`) that holds the raw table `raw` of layer `seeds`,
+    /// with the settings its header `h` records.
+    pub fn from_header(
+        seeds: u32,
+        raw: &str,
+        name: &str,
+        bytes: u64,
+        xxh3: Checksum,
+        h: &crate::codec::Header,
+    ) -> CompressedEntry {
+        CompressedEntry {
+            seeds,
+            raw: raw.into(),
+            name: name.into(),
+            bytes,
+            xxh3,
+            block_size: h.block_size,
+            level: h.zstd().map_or(0, |z| z.level),
+            dictionary: h.zstd().map_or(0, |z| z.dictionary),
+            version: if h.version >= 3 { h.version } else { 0 },
+            block_bytes: h.v4().map_or(0, |f| f.block_bytes),
+        }
+    }
+}
+
 fn is_zero_u32(v: &u32) -> bool {
     *v == 0
 }
@@ -228,9 +255,10 @@ pub struct LayerEntry {
     pub pinned: Option<u64>,
     /// Number of positions per score, from `-n` to `n`.
     pub score_histogram: Vec<u64>,
-    /// Set when the entry was rebuilt from the tables by `awari recover`
-    /// (its build figures are then unknown and zero): how the tables were
-    /// trusted.
+    /// Set when the entry was written from the tables rather than by
+    /// their build (by `awari recover`, or by `awari decompress` of a
+    /// folder of scores without manifest; its build figures are then
+    /// unknown and zero): how the tables were trusted.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub recovered: Option<String>,
     /// The solver that built the layer: `in-memory` or `compact` (absent
@@ -268,6 +296,36 @@ fn is_zero(x: &u64) -> bool {
 }
 
 impl LayerEntry {
+    /// The entry of layer `seeds` written from its tables rather than by
+    /// their build: its scores' file, and how the tables were trusted
+    /// ([`recovered`](Self::recovered)); build figures unknown and zero, no
+    /// envelope and no histogram until the writer sets them.
+    pub fn from_tables(seeds: u32, scores: FileEntry, trusted: &str) -> LayerEntry {
+        LayerEntry {
+            seeds,
+            positions: crate::index::layer_size(seeds),
+            scores,
+            lower: None,
+            upper: None,
+            wall_seconds: 0.0,
+            positions_per_second: 0.0,
+            phase_seconds: PhaseSeconds::default(),
+            peak_rss_bytes: 0,
+            working_bytes: 0,
+            peak_anon_bytes: 0,
+            peak_file_bytes: 0,
+            estimate_bytes: 0,
+            threads: 0,
+            settlements_per_position: 0.0,
+            pinned: None,
+            score_histogram: Vec::new(),
+            recovered: Some(trusted.into()),
+            solver: None,
+            io: None,
+            ranks: None,
+        }
+    }
+
     /// The file entries recorded, score first.
     pub fn files(&self) -> impl Iterator<Item = (Kind, &FileEntry)> {
         [

@@ -25,6 +25,10 @@
 //! * [`map`]: reading a file's bytes with `pread`, or mapped, with the
 //!   mapping contract ([`Access`] chooses, mapping an `unsafe` opt-in).
 //! * [`lock`]: `build.lock`, which every writer of a folder holds.
+//! * `rules_of`: the folder's rule set and where it was found
+//!   ([`rules_of`]): its manifest's, else the one its compressed files'
+//!   headers name, else the caller's or, for raw tables that name none,
+//!   awari's assumed ([`RulesFrom`]).
 //! * this module: [`locate`], the single resolver of "the raw table, else
 //!   its compressed copy" (and [`unlisted_copies`], the copies it searches
 //!   in a folder without manifest), and [`check_layer`], which checks a
@@ -34,6 +38,7 @@ pub mod lock;
 pub mod manifest;
 pub mod map;
 mod open;
+mod rules_of;
 pub mod write;
 
 pub use lock::FolderLock;
@@ -43,6 +48,7 @@ pub use manifest::{
 };
 pub use map::{FileTable, Mapped};
 pub use open::{Access, StoredTable, TableFile};
+pub use rules_of::{headers_rules, rules_of, FolderRules, RulesFrom};
 pub use write::{
     checksum_file, sync_dir, temp_path, write_atomic, write_atomic_checked, write_parts, AtomicFile,
 };
@@ -72,7 +78,9 @@ pub fn check_folder(dir: &Path) -> Result<()> {
 pub enum Folder {
     /// One of ours, with its manifest.
     Ours(Manifest),
-    /// A VU dataset folder: `scores.N` files, no manifest.
+    /// Score tables without manifest: a VU dataset folder (`scores.N`
+    /// files), or the scores-only form an engine ships (`scores.N.zst`,
+    /// whose headers name their rule set, [`rules_of`]).
     Vu,
     /// No tables and no manifest.
     Empty,
@@ -153,16 +161,6 @@ pub fn rules_agree(dir: &Path, folder: &Rules, asked: &Rules, hint: &'static str
         asked: asked.name,
         hint,
     })
-}
-
-/// The rule set of a folder as [`read_folder`] found it: its manifest's;
-/// awari for a VU dataset folder; none for an empty one.
-pub fn folder_rules(folder: &Folder) -> Option<Rules> {
-    match folder {
-        Folder::Ours(m) => Some(m.rules()),
-        Folder::Vu => Some(crate::rules::AWARI),
-        Folder::Empty => None,
-    }
 }
 
 /// Where one table is kept.

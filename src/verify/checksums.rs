@@ -237,11 +237,16 @@ pub fn compare_checksums(
 ) -> Result<ChecksumReport> {
     store::check_folder(dir)?;
     let manifest = Manifest::load(dir)?;
-    if let Some(m) = &manifest {
-        // (A folder without a manifest does not say its rule set.)
+    // The rule set the manifest or, without one, the compressed files
+    // name (raw tables without manifest name none).
+    let named = match &manifest {
+        Some(m) => Some(m.rules()),
+        None => store::headers_rules(dir)?,
+    };
+    if let Some(r) = named {
         store::rules_agree(
             dir,
-            &m.rules(),
+            &r,
             &known.rules,
             ": the checksums listed are of another rule set's tables",
         )?;

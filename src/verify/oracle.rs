@@ -73,8 +73,12 @@ pub fn compare_with_oracle(
     super::awari_only(ours, &manifest.rules(), "verify --oracle")?;
     // The oracle is the VU database: a folder of ours of another rule set
     // is no oracle.
-    if let Ok(Some(m)) = Manifest::load(oracle) {
-        super::awari_only(oracle, &m.rules(), "verify --oracle")?;
+    let named = match Manifest::load(oracle) {
+        Ok(Some(m)) => Some(m.rules()),
+        _ => crate::store::headers_rules(oracle).ok().flatten(),
+    };
+    if let Some(r) = named {
+        super::awari_only(oracle, &r, "verify --oracle")?;
     }
     let mut out = Vec::new();
     for n in layers {

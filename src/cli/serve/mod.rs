@@ -73,7 +73,7 @@ fn hide(dir: &std::path::Path) -> (String, String) {
 pub fn run(a: ServeArgs) -> Result<(), Failure> {
     a.db.rules()?;
     let dir = a.db.path();
-    let db = super::query::open(&dir, false)?;
+    let db = super::query::open(&a.db, false)?;
     let addr = listen_address(&a.listen)?;
     if a.timeout == 0 {
         return Err(Failure::usage("--timeout must be at least 1 second"));
@@ -124,8 +124,12 @@ async fn serve(
     let local = listener
         .local_addr()
         .map_err(|e| Failure::usage(format!("cannot listen on {addr}: {e}")))?;
+    let assumed = match super::assumed(&state.db) {
+        Some(note) => format!(", {note}"),
+        None => String::new(),
+    };
     println!(
-        "awari serve: http://{local}/ ({} rules, folder {}); Ctrl-C stops",
+        "awari serve: http://{local}/ ({} rules{assumed}, folder {}); Ctrl-C stops",
         state.db.rules().name,
         dir.display()
     );
