@@ -230,11 +230,28 @@ impl Database {
         out: &mut [i8],
     ) -> Result<()> {
         let mut buf = Vec::new();
+        let (mut gs, mut vs) = (Vec::new(), Vec::new());
         let mut k = 0;
         while k < later.len() {
             let (n, first, i) = later[k];
             let t = &self.layer(n)?.score;
             let mut end = k + 1;
+            if t.is_compressed() && !t.is_dont_care() {
+                // A layer's run, each block decoded once.
+                while end < later.len() && later[end].0 == n {
+                    end += 1;
+                }
+                gs.clear();
+                gs.extend(later[k..end].iter().map(|l| l.1));
+                vs.clear();
+                vs.resize(gs.len(), 0);
+                t.get_many(&gs, &mut vs)?;
+                for (&(_, g, i), &v) in later[k..end].iter().zip(&vs) {
+                    out[i] = self.checked(n, Kind::Score, g, v)?;
+                }
+                k = end;
+                continue;
+            }
             if !t.is_compressed() && !t.is_dont_care() {
                 while end < later.len()
                     && later[end].0 == n

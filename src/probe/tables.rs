@@ -63,6 +63,20 @@ impl ProbeTable {
         }
     }
 
+    /// The entries at `gs` (each in the table; fastest sorted) into `out`
+    /// (as long).
+    pub(super) fn get_many(&self, gs: &[u64], out: &mut [i8]) -> Result<()> {
+        match self {
+            ProbeTable::Raw(b) => {
+                for (o, &g) in out.iter_mut().zip(gs) {
+                    *o = lookup(&**b, g);
+                }
+                Ok(())
+            }
+            ProbeTable::Stored { table, .. } => table.get_many(gs, out),
+        }
+    }
+
     /// Whether it is a format 4 file that leaves "don't care" entries
     /// (the probe resolves them, [`super::resolve`]).
     #[inline]

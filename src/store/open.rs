@@ -222,6 +222,25 @@ impl StoredTable {
         }
     }
 
+    /// The entries at `gs` (each in the table; fastest sorted) into `out`
+    /// (as long): a compressed table decodes each block they touch once.
+    pub fn get_many(&self, gs: &[u64], out: &mut [i8]) -> Result<()> {
+        match &self.body {
+            Body::Compressed(t) if t.header().is_dont_care() => {
+                Err(Error::DontCare(self.path.clone()))
+            }
+            Body::Compressed(t) => t
+                .get_many(gs, out)
+                .map_err(|e| Error::compressed(&self.path, e)),
+            _ => {
+                for (o, &g) in out.iter_mut().zip(gs) {
+                    *o = self.get(g)?;
+                }
+                Ok(())
+            }
+        }
+    }
+
     /// Whether the file leaves "don't care" entries
     /// ([`crate::codec::v4::dont_care`]): [`get`](Self::get) and the reads
     /// of ranges refuse it ([`Error::DontCare`]); the probe reads its

@@ -8,7 +8,6 @@
 
 use super::coder::{Bucket, Decoder, Tables, PAD};
 use super::context::{contexts as score_contexts, Walk};
-use super::decode::Lane;
 use super::envelope::{check, context_a, context_b, contexts, model_bound};
 use super::header::{counts_bytes, data_start, index_end, V4Fields, V4_HEADER_BYTES};
 use super::index;
@@ -22,8 +21,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Source of distinct ids of opened envelopes, for the per-thread cache.
 static NEXT_ID: AtomicU64 = AtomicU64::new(0);
-/// Envelope blocks a thread keeps partly decoded.
-const SLOTS_PER_THREAD: usize = 2;
+/// Envelope blocks a thread keeps decoded (direct-mapped).
+const CACHED_BLOCKS: usize = 256;
 
 /// The envelope's index, counts and model.
 #[derive(Clone, Debug)]
@@ -44,40 +43,18 @@ pub struct Envelope {
     buckets: Vec<Bucket>,
 }
 
-/// The scores decoded in order from some entry on, unchecked: what the
-/// envelope's probe reads the scores through.
-struct Cursor {
-    block: usize,
-    sym: Vec<u8>,
-    /// The block's bytes and [`PAD`] zeros.
-    bytes: Vec<u8>,
-    lane: Lane,
-}
-
-/// An envelope block a thread has decoded part of.
-struct Slot {
+/// An envelope block a thread has decoded whole and checked: its lower
+/// and upper values.
+struct Cached {
     /// The envelope and the block (`u64::MAX`: none).
     table: u64,
     block: usize,
-    done: usize,
-    /// Score, `a` and `b` symbols so far.
-    s: Vec<u8>,
-    a: Vec<u8>,
-    b: Vec<u8>,
-    /// The block's bytes and [`PAD`] zeros.
-    bytes: Vec<u8>,
-    d: Option<Decoder>,
-    w: Option<Walk>,
-    scores: Option<Cursor>,
-}
-
-struct Slots {
-    slots: Vec<Slot>,
-    next: usize,
+    lo: Vec<u8>,
+    hi: Vec<u8>,
 }
 
 thread_local! {
-    static SCRATCH: RefCell<Slots> = const { RefCell::new(Slots { slots: Vec::new(), next: 0 }) };
+    static CACHE: RefCell<Vec<Cached>> = const { RefCell::new(Vec::new()) };
 }
 
 fn stream(block: usize, message: &str) -> CompressError {
@@ -104,44 +81,6 @@ fn read_into<B: Bytes>(
         },
         k => CompressError::Read(k),
     })
-}
-
-impl Cursor {
-    /// A cursor at entry `g` of the scores.
-    fn at<B: Bytes>(l: &Layout, src: &B, g: u64) -> Result<Cursor, CompressError> {
-        let (block, first, off) = l.locate(g);
-        let mut c = Cursor::start(l, src, block, first)?;
-        l.decode_to(&mut c.lane, &c.bytes, &mut c.sym, off);
-        Ok(c)
-    }
-
-    /// A cursor at the start of score block `block` (its first entry
-    /// `first`).
-    fn start<B: Bytes>(
-        l: &Layout,
-        src: &B,
-        block: usize,
-        first: u64,
-    ) -> Result<Cursor, CompressError> {
-        let mut bytes = Vec::new();
-        let lane = l.start_block(src, block, first, &mut bytes)?;
-        Ok(Cursor {
-            block,
-            sym: vec![0; l.counts[block] as usize],
-            bytes,
-            lane,
-        })
-    }
-
-    /// The next score symbol (`first`: the next entry).
-    fn next<B: Bytes>(&mut self, l: &Layout, src: &B, first: u64) -> Result<u8, CompressError> {
-        if self.lane.i == self.sym.len() {
-            *self = Cursor::start(l, src, self.block + 1, first)?;
-        }
-        let i = self.lane.i;
-        l.decode_to(&mut self.lane, &self.bytes, &mut self.sym, i + 1);
-        Ok(self.sym[i])
-    }
 }
 
 impl Envelope {
@@ -265,85 +204,33 @@ impl Envelope {
         kind: Kind,
     ) -> Result<i8, CompressError> {
         let (eb, first, off) = index::locate(&self.sparse, &self.counts, self.sparse_bits, g);
-        SCRATCH.with(|s| {
-            let mut s = s.borrow_mut();
-            let Slots { slots, next } = &mut *s;
-            let k = match slots
-                .iter()
-                .position(|s| s.table == self.id && s.block == eb)
-            {
-                Some(k) => k,
-                None => {
-                    if slots.len() < SLOTS_PER_THREAD {
-                        slots.push(Slot {
-                            table: u64::MAX,
-                            block: 0,
-                            done: 0,
-                            s: Vec::new(),
-                            a: Vec::new(),
-                            b: Vec::new(),
-                            bytes: Vec::new(),
-                            d: None,
-                            w: None,
-                            scores: None,
-                        });
-                    }
-                    let k = *next % slots.len();
-                    *next = (k + 1) % SLOTS_PER_THREAD;
-                    let slot = &mut slots[k];
-                    slot.table = u64::MAX;
-                    let at = self.start + (eb * self.block_bytes) as u64;
-                    read_into(src, at, self.block_bytes, eb, &mut slot.bytes)?;
-                    slot.bytes.resize(self.block_bytes + PAD, 0);
-                    slot.d = Some(
-                        Decoder::new(&slot.bytes)
-                            .ok_or_else(|| stream(eb, "it does not start with a coder state"))?,
-                    );
-                    slot.w = Some(Walk::at(self.shape.n, first));
-                    slot.scores = Some(Cursor::at(l, src, first)?);
-                    let c = self.counts[eb] as usize;
-                    for v in [&mut slot.s, &mut slot.a, &mut slot.b] {
-                        v.clear();
-                        v.resize(c, 0);
-                    }
-                    slot.done = 0;
-                    slot.table = self.id;
-                    slot.block = eb;
-                    k
-                }
-            };
-            let slot = &mut slots[k];
-            if off >= slot.done {
-                let (mut d, mut w) = (slot.d.expect("in use"), slot.w.expect("in use"));
-                let cursor = slot.scores.as_mut().expect("in use");
-                for i in slot.done..=off {
-                    let si = match cursor.next(l, src, first + i as u64) {
-                        Ok(x) => x,
-                        Err(e) => {
-                            slot.table = u64::MAX;
-                            return Err(e);
-                        }
-                    };
-                    slot.s[i] = si;
-                    self.decode_entry(
-                        &slot.bytes,
-                        &mut d,
-                        &w,
-                        &slot.s,
-                        &mut slot.a,
-                        &mut slot.b,
-                        i,
-                    );
-                    w.step();
-                }
-                slot.d = Some(d);
-                slot.w = Some(w);
-                slot.done = off + 1;
+        CACHE.with(|c| {
+            let mut c = c.borrow_mut();
+            if c.is_empty() {
+                c.resize_with(CACHED_BLOCKS, || Cached {
+                    table: u64::MAX,
+                    block: 0,
+                    lo: Vec::new(),
+                    hi: Vec::new(),
+                });
             }
-            let (lo, hi) = self
-                .values(slot.s[off], slot.a[off], slot.b[off])
-                .ok_or_else(|| stream(eb, "a bound out of the layer's range"))?;
-            Ok(if kind == Kind::Lower { lo } else { hi })
+            let k = (eb ^ (self.id as usize).wrapping_mul(0x9e37_79b9)) % CACHED_BLOCKS;
+            let slot = &mut c[k];
+            if slot.table != self.id || slot.block != eb {
+                slot.table = u64::MAX;
+                let n = self.counts[eb] as usize;
+                slot.lo.resize(n, 0);
+                slot.hi.resize(n, 0);
+                self.decode(l, src, first, &mut slot.lo, &mut slot.hi)?;
+                slot.table = self.id;
+                slot.block = eb;
+            }
+            let v = if kind == Kind::Lower {
+                slot.lo[off]
+            } else {
+                slot.hi[off]
+            };
+            Ok(v as i8)
         })
     }
 
@@ -359,10 +246,28 @@ impl Envelope {
         out: &mut [u8],
         kind: Kind,
     ) -> Result<(), CompressError> {
-        if out.is_empty() {
+        let mut other = vec![0u8; out.len()];
+        match kind {
+            Kind::Lower => self.decode(l, src, start, out, &mut other),
+            _ => self.decode(l, src, start, &mut other, out),
+        }
+    }
+
+    /// Decodes entries `start .. start + lower.len()` (in the table) of
+    /// both tables into `lower` and `upper` (as long), every block decoded
+    /// whole and checked.
+    fn decode<B: Bytes>(
+        &self,
+        l: &Layout,
+        src: &B,
+        start: u64,
+        lower: &mut [u8],
+        upper: &mut [u8],
+    ) -> Result<(), CompressError> {
+        if lower.is_empty() {
             return Ok(());
         }
-        let end = start + out.len() as u64;
+        let end = start + lower.len() as u64;
         let locate = |g| index::locate(&self.sparse, &self.counts, self.sparse_bits, g);
         let (mut eb, mut first, _) = locate(start);
         let (last, last_first, _) = locate(end - 1);
@@ -400,10 +305,10 @@ impl Envelope {
                     "it does not end in the state its values call for",
                 ));
             }
-            let vals = if kind == Kind::Lower { &lo } else { &hi };
             let (from, to) = (first.max(start), (first + c as u64).min(end));
-            out[(from - start) as usize..(to - start) as usize]
-                .copy_from_slice(&vals[(from - first) as usize..(to - first) as usize]);
+            let (at, into) = ((from - start) as usize..(to - start) as usize, (from - first) as usize..(to - first) as usize);
+            lower[at.clone()].copy_from_slice(&lo[into.clone()]);
+            upper[at].copy_from_slice(&hi[into]);
             first += c as u64;
             eb += 1;
         }

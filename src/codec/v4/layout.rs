@@ -1,7 +1,7 @@
 //! Reading a format 4 file: its sparse index, block counts and model,
 //! checked when it is opened ([`Layout::open`]); a probe that decodes
-//! its block only up to the wanted entry; whole blocks decoded and
-//! checked.
+//! its block whole and checks it, kept in a per-thread cache; batches
+//! and ranges of whole blocks decoded and checked.
 
 use super::coder::PAD;
 use super::context::{contexts, value};
@@ -18,8 +18,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Source of distinct ids of opened tables, for the per-thread cache.
 static NEXT_ID: AtomicU64 = AtomicU64::new(0);
-/// Blocks a thread keeps partly decoded.
-const SLOTS_PER_THREAD: usize = 4;
+/// Blocks a thread keeps decoded (direct-mapped by table and block).
+const CACHED_BLOCKS: usize = 1024;
 
 /// The index, counts and model of a format 4 file.
 #[derive(Clone, Debug)]
@@ -41,32 +41,38 @@ pub struct Layout {
     dec: Decoding,
 }
 
+/// Block `b` does not decode to what it was written from.
+fn damaged(b: usize) -> CompressError {
+    CompressError::Stream {
+        block: b as u64,
+        message: "the block does not end in the state its values call for: it is damaged".into(),
+    }
+}
+
 fn field(field: &'static str, reason: String) -> CompressError {
     CompressError::HeaderField { field, reason }
 }
 
-/// A block a thread has decoded part of: the symbols so far and where
-/// the decoder stands, so that a later probe of the same block goes on
-/// from there (a sorted batch decodes each block once).
-struct Slot {
-    /// The table and the block (`u64::MAX`: none).
+/// A block a thread has decoded whole and checked: its values.
+struct Cached {
+    /// The table (`u64::MAX`: none) and the block.
     table: u64,
     block: usize,
-    sym: Vec<u8>,
-    /// The block's bytes (a copy, whatever the table is read from) and
-    /// [`PAD`] zeros.
-    bytes: Vec<u8>,
-    lane: Option<Lane>,
+    values: Vec<u8>,
 }
 
-/// A thread's slots and which to reuse next.
-struct Slots {
-    slots: Vec<Slot>,
-    next: usize,
+/// A thread's decoded blocks, and its scratch: a block's bytes followed
+/// by [`PAD`] zeros, and its symbols.
+struct Cache {
+    blocks: Vec<Cached>,
+    bytes: Vec<u8>,
+    sym: Vec<u8>,
 }
 
 thread_local! {
-    static SCRATCH: RefCell<Slots> = const { RefCell::new(Slots { slots: Vec::new(), next: 0 }) };
+    static CACHE: RefCell<Cache> = const {
+        RefCell::new(Cache { blocks: Vec::new(), bytes: Vec::new(), sym: Vec::new() })
+    };
 }
 
 impl Layout {
@@ -154,10 +160,9 @@ impl Layout {
     }
 
     /// The values of entries `gs` (each in the table) into `out` (as
-    /// long): the probes of a block in a row decoded together, up to
-    /// `LANES` (4) blocks at once, each only up to the last entry wanted.
-    /// Fastest on sorted entries. The blocks are not checked, as for
-    /// [`Layout::get`].
+    /// long): the probes of a block in a row answered from one decoding of
+    /// it, up to `LANES` (4) blocks decoded at once, each whole and
+    /// checked as [`Layout::get`] checks it. Fastest on sorted entries.
     pub fn get_many<B: Bytes>(
         &self,
         bytes: &B,
@@ -168,6 +173,7 @@ impl Layout {
         let most = self.counts.iter().copied().max().unwrap_or(0) as usize;
         let mut pad = vec![0u8; LANES * (bb + PAD)];
         let mut sym = vec![0u8; LANES * most];
+        let mut vals = Vec::with_capacity(most);
         let mut done = 0;
         while done < gs.len() {
             // Up to LANES runs of probes, each of one block: its block,
@@ -176,11 +182,10 @@ impl Layout {
             let mut n = 0;
             let mut at = done;
             while n < LANES && at < gs.len() {
-                let (b, first, off) = self.locate(gs[at]);
-                let mut upto = off + 1;
+                let (b, first, _) = self.locate(gs[at]);
+                let upto = self.counts[b] as usize;
                 at += 1;
-                while at < gs.len() && gs[at] >= first && gs[at] - first < self.counts[b] as u64 {
-                    upto = upto.max((gs[at] - first) as usize + 1);
+                while at < gs.len() && gs[at] >= first && gs[at] - first < upto as u64 {
                     at += 1;
                 }
                 self.read_block(bytes, b, &mut pad[n * (bb + PAD)..][..bb])?;
@@ -199,8 +204,13 @@ impl Layout {
                 .collect();
             self.dec.blocks(&mut lanes, &padded, &mut syms);
             for (j, r) in runs[..n].iter().enumerate() {
+                vals.clear();
+                vals.extend(syms[j].iter().map(|&s| value(self.shape, s)));
+                if !self.dec.finish(&lanes[j], block_check(&vals), &padded[j][..bb]) {
+                    return Err(damaged(r.0));
+                }
                 for k in done..r.2 {
-                    out[k] = value(self.shape, syms[j][(gs[k] - r.1) as usize]) as i8;
+                    out[k] = vals[(gs[k] - r.1) as usize] as i8;
                 }
                 done = r.2;
             }
@@ -233,75 +243,60 @@ impl Layout {
         })
     }
 
-    /// The value of entry `g` (in the table), decoding its block up to it,
-    /// or on from where this thread's last probe of the block stopped. The
-    /// block is not checked: a damaged block gives a value within `-n..=n`,
-    /// or an error.
+    /// The value of entry `g` (in the table). Its block is decoded whole
+    /// and checked (a damaged block is an error, never a value), then kept
+    /// in this thread's cache of [`CACHED_BLOCKS`] blocks, so a later probe
+    /// of the block decodes nothing.
     pub fn get<B: Bytes>(&self, bytes: &B, g: u64) -> Result<i8, CompressError> {
         let (b, start, off) = self.locate(g);
-        SCRATCH.with(|s| {
-            let mut s = s.borrow_mut();
-            let Slots { slots, next } = &mut *s;
-            let k = match slots
-                .iter()
-                .position(|s| s.table == self.id && s.block == b)
-            {
-                Some(k) => k,
-                None => {
-                    if slots.len() < SLOTS_PER_THREAD {
-                        slots.push(Slot {
-                            table: u64::MAX,
-                            block: 0,
-                            sym: Vec::new(),
-                            bytes: Vec::new(),
-                            lane: None,
-                        });
-                    }
-                    let k = *next % slots.len();
-                    *next = (k + 1) % SLOTS_PER_THREAD;
-                    let slot = &mut slots[k];
-                    slot.table = u64::MAX;
-                    slot.bytes.resize(self.block_bytes + PAD, 0);
-                    self.read_block(bytes, b, &mut slot.bytes[..self.block_bytes])?;
-                    slot.lane = Some(self.start_lane(b, &slot.bytes, start)?);
-                    slot.table = self.id;
-                    slot.block = b;
-                    k
-                }
-            };
-            let slot = &mut slots[k];
-            let lane = slot.lane.as_mut().expect("a slot in use");
-            if off >= lane.i {
-                if slot.sym.len() <= off {
-                    slot.sym.resize(self.counts[b] as usize, 0);
-                }
-                self.dec.run(lane, &slot.bytes, &mut slot.sym, off + 1);
+        CACHE.with(|c| {
+            let mut c = c.borrow_mut();
+            let Cache { blocks, bytes: pad, sym } = &mut *c;
+            if blocks.is_empty() {
+                blocks.resize_with(CACHED_BLOCKS, || Cached {
+                    table: u64::MAX,
+                    block: 0,
+                    values: Vec::new(),
+                });
             }
-            Ok(value(self.shape, slot.sym[off]) as i8)
+            let k = (b ^ (self.id as usize).wrapping_mul(0x9e37_79b9)) % CACHED_BLOCKS;
+            let slot = &mut blocks[k];
+            if slot.table != self.id || slot.block != b {
+                slot.table = u64::MAX;
+                self.decode_checked(bytes, b, start, pad, sym, &mut slot.values)?;
+                slot.table = self.id;
+                slot.block = b;
+            }
+            Ok(slot.values[off] as i8)
         })
     }
 
-    /// Copies block `b` (its first entry `start`) into `padded`, followed
-    /// by [`PAD`] zeros, and starts a lane on it: what the envelope reads
-    /// the scores through, a symbol at a time ([`Layout::decode_to`]).
-    pub(super) fn start_block<B: Bytes>(
+    /// Decodes block `b` (its first entry `start`) whole into `values` and
+    /// checks it, `pad` and `sym` the scratch.
+    fn decode_checked<B: Bytes>(
         &self,
         bytes: &B,
         b: usize,
         start: u64,
-        padded: &mut Vec<u8>,
-    ) -> Result<Lane, CompressError> {
-        padded.clear();
-        padded.resize(self.block_bytes + PAD, 0);
-        self.read_block(bytes, b, &mut padded[..self.block_bytes])?;
-        self.start_lane(b, padded, start)
-    }
-
-    /// Decodes lane `l` of a block (`padded`, as [`Layout::start_block`]
-    /// copied it) on up to entry `to` (excluded) into `sym`.
-    #[inline]
-    pub(super) fn decode_to(&self, l: &mut Lane, padded: &[u8], sym: &mut [u8], to: usize) {
-        self.dec.run(l, padded, sym, to);
+        pad: &mut Vec<u8>,
+        sym: &mut Vec<u8>,
+        values: &mut Vec<u8>,
+    ) -> Result<(), CompressError> {
+        let bb = self.block_bytes;
+        let c = self.counts[b] as usize;
+        pad.clear();
+        pad.resize(bb + PAD, 0);
+        self.read_block(bytes, b, &mut pad[..bb])?;
+        let mut lane = self.start_lane(b, pad, start)?;
+        sym.clear();
+        sym.resize(c, 0);
+        self.dec.run(&mut lane, pad, sym, c);
+        values.clear();
+        values.extend(sym.iter().map(|&s| value(self.shape, s)));
+        if !self.dec.finish(&lane, block_check(values), &pad[..bb]) {
+            return Err(damaged(b));
+        }
+        Ok(())
     }
 
     /// A lane starting on block `b` (its first entry `start`), from its
@@ -367,10 +362,7 @@ impl Layout {
                     .dec
                     .finish(&lanes[j], block_check(&vals[..c]), &padded[j][..bb])
                 {
-                    return Err(CompressError::Stream {
-                        block: (b + j) as u64,
-                        message: "the block does not end in the state its values call for".into(),
-                    });
+                    return Err(damaged(b + j));
                 }
                 let lo = f.max(start);
                 let hi = (f + c as u64).min(end);

@@ -81,27 +81,27 @@
 //! (which must decompress to no more than a model takes, and exactly).
 //! A damaged header, index or model is therefore an error on opening.
 //!
-//! A **probe** decodes its block only up to the entry and does not check
-//! the block: a damaged block gives a value within `-n..=n` (every symbol
-//! decoded is one of the alphabet, the state stays in range, a stream
-//! read past its block reads zeros) or an error, never a panic. Decoding a
-//! **whole block** (ranges, `verify`, `check`, `decompress`) checks it:
-//! the coder started from a state holding 16 bits of the `xxh3-64` of the
-//! block's values and must end there having read exactly the stream's
-//! bytes, with only zeros after them; and a whole table is checked
-//! against the header's checksum of the raw scores (of a don't-care
-//! file: of the values stored; the probe checks the scores they resolve
-//! to, see [`dont_care`]), so `verify` and
-//! `check` find every damaged byte.
+//! Every block is checked when it is decoded, and a **probe** decodes
+//! its block whole: the coder started from a state holding 16 bits of
+//! the `xxh3-64` of the block's values and must end there having read
+//! exactly the stream's bytes, with only zeros after them. A damaged
+//! block is therefore an error (naming the block; the front ends name
+//! the file), never a value, but for the one chance in 65,536 that
+//! damage leaves the 16 bits alike. A thread keeps the last blocks it
+//! decoded (1,024, direct-mapped), so a later probe of one of them
+//! decodes nothing; a batch decodes each block it touches once, four at
+//! a time. A whole table is also checked against the header's checksum
+//! of the raw scores (of a don't-care file: of the values stored; the
+//! probe checks the scores they resolve to, see [`dont_care`]), so
+//! `verify` and `check` find every damaged byte.
 //!
-//! In the full form a probe of `lower` or `upper` checks no block either
-//! (a bound that a damaged block puts outside `-n..=n` is an error).
-//! Decoding a whole range of `lower` or `upper` decodes and checks the
-//! score blocks under its envelope blocks, then each envelope block whole,
-//! which must end in the state its lower and upper values call for; and
-//! `verify` checks each table against its own checksum in the header. A
-//! damaged envelope block is never read by the scores; a damaged score
-//! block is found by all three tables.
+//! In the full form a probe of `lower` or `upper` decodes its envelope
+//! block whole and the score blocks under it, each checked, and keeps
+//! the envelope block (256 a thread). The envelope block must end in the
+//! state its lower and upper values call for, and `verify` checks each
+//! table against its own checksum in the header. A damaged envelope block
+//! is never read by the scores; a damaged score block is found by all
+//! three tables.
 //!
 //! The module's parts, one job each: `context` (what a score is coded
 //! given, the walk through a block that computes it, and the decoder's
