@@ -33,6 +33,13 @@
 //! leads into a built layer (or ends the game) the first iteration is
 //! proven: the player plays a best move of the tables at once.
 //!
+//! # Compressed tables
+//!
+//! A score read from a compressed table is kept in a cache of table
+//! scores (`cache`, keyed by the position itself), so a leaf the
+//! iterations reach again is not decoded again. Values, nodes and lines
+//! are those of the same search on raw tables.
+//!
 //! # Time
 //!
 //! [`Limits`] bound a search by depth and by two times (see
@@ -49,6 +56,7 @@
 //! threads the result may vary from run to run, with one thread a
 //! fixed-depth search is reproducible.
 
+mod cache;
 pub mod clock;
 mod tt;
 
@@ -85,7 +93,9 @@ pub struct Settings {
     pub tables: TableReach,
     /// Search threads (1 or more).
     pub threads: usize,
-    /// Bytes of the transposition table.
+    /// Bytes of the transposition table. When a layer the search reads is
+    /// compressed, a cache of its table scores of a quarter of this comes
+    /// on top.
     pub hash_bytes: usize,
 }
 
@@ -167,7 +177,10 @@ pub struct Engine<'d> {
     db: &'d Database,
     rules: Rules,
     built: [bool; MAX_SEEDS as usize + 1],
+    /// Layers read from compressed tables, whose scores go through `cache`.
+    compressed: [bool; MAX_SEEDS as usize + 1],
     tt: tt::TranspositionTable,
+    cache: cache::ScoreCache,
     threads: usize,
 }
 
@@ -186,16 +199,25 @@ impl<'d> Engine<'d> {
             TableReach::UpTo(m) => n <= m,
             TableReach::None => false,
         };
+        let mut compressed = [false; MAX_SEEDS as usize + 1];
         for n in db.layers() {
             if allowed(n) && n <= MAX_SEEDS {
                 built[n as usize] = true;
+                compressed[n as usize] = db.is_compressed(n, crate::format::Kind::Score)?;
             }
         }
+        let cache_bytes = if compressed.iter().any(|&c| c) {
+            settings.hash_bytes / 4
+        } else {
+            0
+        };
         Ok(Engine {
             db,
             rules,
             built,
+            compressed,
             tt: tt::TranspositionTable::new(settings.hash_bytes.max(16)),
+            cache: cache::ScoreCache::new(cache_bytes),
             threads: settings.threads,
         })
     }
@@ -212,9 +234,27 @@ impl<'d> Engine<'d> {
         &self.rules
     }
 
-    /// Empties the transposition table (a new game).
+    /// Empties the transposition table and the cache of table scores (a
+    /// new game).
     pub fn clear(&self) {
         self.tt.clear();
+        self.cache.clear();
+    }
+
+    /// The table score of `p` (in a layer the search reads): from the
+    /// cache when its layer is compressed and `p` was read before.
+    #[inline]
+    fn table_score(&self, p: &Position) -> Result<i8> {
+        if !self.compressed[p.seeds() as usize] {
+            return self.db.score(p);
+        }
+        let key = tt::key(p);
+        if let Some(v) = self.cache.get(p, key) {
+            return Ok(v);
+        }
+        let v = self.db.score(p)?;
+        self.cache.put(p, key, v);
+        Ok(v)
     }
 
     /// Whether `p`'s value comes from a table the search reads.
@@ -530,7 +570,7 @@ impl<'e, 'd> Worker<'e, 'd> {
             return p.final_score(&self.e.rules);
         }
         if self.e.in_tables(p) {
-            return match self.e.db.score(p) {
+            return match self.e.table_score(p) {
                 Ok(s) => s as i32,
                 Err(e) => {
                     self.error = Some(e);
