@@ -34,7 +34,6 @@ mod header;
 mod layout;
 
 use super::ans;
-pub(in crate::codec) use contexts::{back, score_context, step};
 pub use contexts::{
     envelope_check, project, score_check, symbol, walk_envelope, walk_scores, Models, Shape,
 };
@@ -55,9 +54,5 @@ pub use layout::{layout, Layout};
 pub const V3_DEFAULT_BLOCK_SIZE: u32 = 512;
 /// Blocks per entry of the coarse block index.
 pub const SUPER: u64 = 64;
-/// Variants of the scores model.
-pub const VARIANTS: u8 = 4;
-/// The tables a full-form file holds: scores, lower, upper.
-pub const FULL: u8 = 0b111;
-/// The tables a scores-only file holds.
-pub const SCORES_ONLY: u8 = 0b001;
+pub use super::v4::shape::VARIANTS;
+pub use super::v4::{FULL, SCORES_ONLY};

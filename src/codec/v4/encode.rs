@@ -5,12 +5,13 @@ use super::coder::{self, Tables};
 use super::context::Walk;
 use super::header::{
     check_blocks, check_classes, count_bits, encode_header, meta_checksum, EnvelopeFields,
-    V4Fields, V4_ALIGN, V4_DEFAULT_BLOCK_BYTES, V4_DEFAULT_BLOCK_CAP, V4_DEFAULT_CLASSES,
-    V4_HEADER_BYTES, V4_SPARSE_BITS,
+    V4Fields, FULL, SCORES_ONLY, V4_ALIGN, V4_DEFAULT_BLOCK_BYTES, V4_DEFAULT_BLOCK_CAP,
+    V4_DEFAULT_CLASSES, V4_HEADER_BYTES, V4_SPARSE_BITS,
 };
 use super::index;
 use super::model::{Counts, Model, WEIGHT};
-use crate::codec::v3::{Shape, FULL, SCORES_ONLY};
+use super::shape::{symbol, Shape};
+
 use crate::codec::{Family, Header};
 use crate::format::Kind;
 use crate::index::layer_size;
@@ -185,7 +186,7 @@ pub(super) fn encode_file(
         .par_iter()
         .enumerate()
         .map(|(g, &v)| {
-            crate::codec::v3::symbol(shape, v).ok_or_else(|| {
+            symbol(shape, v).ok_or_else(|| {
                 invalid(format!(
                     "entry {g} of layer {layer}: score {} outside -{n}..={n}",
                     v as i8

@@ -23,7 +23,7 @@ use super::coder::{self, Tables, STATE_BYTES};
 use super::context::Walk;
 use super::encode::{encode_file, Coded, V4Settings, RUN};
 use super::model::{Counts, Model, MAX_CLASSES, SLOTS, WEIGHT};
-use crate::codec::v3::{self, Shape};
+use super::shape::{envelope_check, Shape};
 use crate::rules::{Position, Rules};
 use rayon::prelude::*;
 use std::io;
@@ -83,7 +83,7 @@ fn back(v: &[u8], i: usize, k: usize) -> u32 {
 /// the previous score, the previous and the neighbour's `a`, pit 0.
 #[inline(always)]
 pub fn context_a(shape: Shape, p: &Position, s: &[u8], a: &[u8], i: usize) -> u32 {
-    let nb = v3::back(p).unwrap_or(usize::MAX);
+    let nb = super::shape::back(p).unwrap_or(usize::MAX);
     let s1 = if i > 0 {
         s[i - 1] as u32
     } else {
@@ -98,7 +98,7 @@ pub fn context_a(shape: Shape, p: &Position, s: &[u8], a: &[u8], i: usize) -> u3
 /// `a`, the previous and the neighbour's `b`, pit 0.
 #[inline(always)]
 pub fn context_b(shape: Shape, p: &Position, s: u8, ai: u8, b: &[u8], i: usize) -> u32 {
-    let nb = v3::back(p).unwrap_or(usize::MAX);
+    let nb = super::shape::back(p).unwrap_or(usize::MAX);
     let c = ((s as u32 * shape.alphabet + ai as u32) * NB + back(b, i, 1)) * NB + back(b, i, nb);
     a_contexts(shape) + c * PIT0 + (p.0[0] as u32).min(PIT0 - 1)
 }
@@ -106,7 +106,7 @@ pub fn context_b(shape: Shape, p: &Position, s: u8, ai: u8, b: &[u8], i: usize) 
 /// The check hash of an envelope block's raw lower and upper values.
 #[inline]
 pub fn check(lower: &[u8], upper: &[u8]) -> u64 {
-    v3::envelope_check(lower, upper)
+    envelope_check(lower, upper)
 }
 
 /// The envelope's part of a file: its model's bytes, the blocks' bytes

@@ -14,7 +14,7 @@ use super::header::{counts_bytes, data_start, index_end, V4Fields, V4_HEADER_BYT
 use super::index;
 use super::layout::Layout;
 use super::model::Model;
-use crate::codec::v3::Shape;
+use super::shape::Shape;
 use crate::codec::{Bytes, CompressError, Header};
 use crate::format::Kind;
 use std::cell::RefCell;

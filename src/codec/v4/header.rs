@@ -4,7 +4,6 @@
 use super::coder::STATE_BYTES;
 use super::model::{MAX_CLASSES, PROB_BITS};
 use crate::codec::header::{check_layer, encode_prefix, rule_set, u32_at, u64_at};
-use crate::codec::v3::{FULL, SCORES_ONLY};
 use crate::codec::{CompressError, Family, Header};
 use crate::format::Kind;
 
@@ -28,6 +27,11 @@ pub const V4_MAX_BLOCK_CAP: u32 = 4095;
 pub const V4_DEFAULT_CLASSES: u32 = 128;
 /// log2 of the entries per entry of the sparse index.
 pub const V4_SPARSE_BITS: u32 = 13;
+
+/// The tables a full-form file holds: scores, lower, upper.
+pub const FULL: u8 = 0b111;
+/// The tables a scores-only file holds.
+pub const SCORES_ONLY: u8 = 0b001;
 
 /// The flag of byte 14: the file leaves "don't care" entries.
 const DONT_CARE: u8 = 1;

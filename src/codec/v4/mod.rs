@@ -131,15 +131,17 @@ mod header;
 mod index;
 mod layout;
 mod model;
+pub(in crate::codec) mod shape;
 
 pub use encode::{encode_scores, V4Settings};
 pub use envelope::{encode_full, envelope_block_bytes};
 pub use envelope_layout::Envelope;
 pub(in crate::codec) use header::read_header;
 pub use header::{
-    check_blocks, check_classes, data_start, index_end, EnvelopeFields, V4Fields, V4_ALIGN,
-    V4_BLOCK_BYTES, V4_DEFAULT_BLOCK_BYTES, V4_DEFAULT_BLOCK_CAP, V4_DEFAULT_CLASSES,
-    V4_FULL_DEFAULT_BLOCK_BYTES, V4_HEADER_BYTES, V4_MAX_BLOCK_CAP, V4_SPARSE_BITS,
+    check_blocks, check_classes, data_start, index_end, EnvelopeFields, V4Fields, FULL,
+    SCORES_ONLY, V4_ALIGN, V4_BLOCK_BYTES, V4_DEFAULT_BLOCK_BYTES, V4_DEFAULT_BLOCK_CAP,
+    V4_DEFAULT_CLASSES, V4_FULL_DEFAULT_BLOCK_BYTES, V4_HEADER_BYTES, V4_MAX_BLOCK_CAP,
+    V4_SPARSE_BITS,
 };
 pub use layout::Layout;
 pub use model::MAX_CLASSES;
