@@ -284,10 +284,10 @@ pub fn recover(
                 bytes: len,
                 xxh3: store::checksum_file(&path)?,
                 block_size: h.block_size,
-                level: h.zstd().map_or(0, |z| z.level),
-                dictionary: h.zstd().map_or(0, |z| z.dictionary),
-                version: if h.version >= 3 { h.version } else { 0 },
-                block_bytes: h.v4().map_or(0, |f| f.block_bytes),
+                level: 0,
+                dictionary: 0,
+                version: h.version,
+                block_bytes: h.v4().block_bytes,
             });
             if !report.compressed.contains(&name) {
                 report.compressed.push(name);

@@ -40,7 +40,7 @@ fn full() -> ([Vec<u8>; 3], Vec<u8>) {
 fn parts(file: &[u8]) -> (usize, usize, usize) {
     let t = open(file).expect("opens");
     let h = t.header();
-    let f = h.v4().expect("format 4");
+    let f = h.v4();
     let meta_end = (h.index_end() + f.model_bytes as u64) as usize;
     let env = h.data_start() + f.blocks * f.block_bytes as u64;
     (meta_end, h.data_start() as usize, env as usize)

@@ -425,7 +425,7 @@ fn fault_raw_folder() -> &'static Path {
 }
 
 #[test]
-fn fault_mid_compress_leaves_the_file_unlisted_and_the_raw_tables() {
+fn fault_mid_compress_of_the_scores_alone_leaves_the_file_unlisted_and_the_raw_tables() {
     let dir = scratch("awari-xt-fault-compress-");
     for (name, bytes) in files(fault_raw_folder()) {
         fs::write(dir.join(name), bytes).unwrap();
@@ -436,8 +436,7 @@ fn fault_mid_compress_leaves_the_file_unlisted_and_the_raw_tables() {
         s(&dir),
         "--layers",
         "9..=11",
-        "--level",
-        "1",
+        "--scores-only",
         "--remove-raw",
         "--quiet",
     ];
@@ -451,11 +450,13 @@ fn fault_mid_compress_leaves_the_file_unlisted_and_the_raw_tables() {
     ok(&args);
     assert_eq!(assert_listed_complete(&dir), layers(FAULT_MAX));
     let m = manifest(&dir);
-    assert_eq!(m.compressed.len(), 9);
+    assert_eq!(m.compressed.len(), 3);
     for n in 9..=FAULT_MAX {
         for kind in KINDS {
-            assert!(
-                !dir.join(kind.file_name(n)).exists(),
+            // The envelope's tables stay raw.
+            assert_eq!(
+                dir.join(kind.file_name(n)).exists(),
+                kind != awari_egdb::format::Kind::Score,
                 "{}",
                 kind.file_name(n)
             );
@@ -466,7 +467,7 @@ fn fault_mid_compress_leaves_the_file_unlisted_and_the_raw_tables() {
 }
 
 #[test]
-fn fault_mid_compress_in_format_3_leaves_the_layer_file_unlisted_and_the_raw_tables() {
+fn fault_mid_compress_of_the_full_form_leaves_the_layer_file_unlisted_and_the_raw_tables() {
     let dir = scratch("awari-xt-fault-compress3-");
     for (name, bytes) in files(fault_raw_folder()) {
         fs::write(dir.join(name), bytes).unwrap();

@@ -128,8 +128,8 @@ pub(crate) fn decompress_layer(
 }
 
 /// [`decompress_folder`] on a folder of scores only without manifest:
-/// every `scores.n` kept only as a compressed copy (in any format) is
-/// written back; the compressed file stays unless `remove_compressed`.
+/// every `scores.n` kept only as a compressed copy is written back; the
+/// compressed file stays unless `remove_compressed`.
 fn decompress_scores_only(
     dir: &Path,
     opts: &DecompressOptions,

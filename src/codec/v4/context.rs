@@ -1,6 +1,6 @@
-//! The contexts of format 4: format 3's finest scores context (see
-//! [`crate::codec::v3`]), computed by a walk through a block in Goedel
-//! order; and what the layer's shape gives format 4.
+//! The contexts of format 4: the finest scores context of `shape`,
+//! computed by a walk through a block in Goedel order; and what the
+//! layer's shape gives format 4.
 
 use super::shape::{score_context, step, Shape, VARIANTS};
 use crate::index::unrank_unchecked;

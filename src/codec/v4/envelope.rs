@@ -7,7 +7,7 @@
 //!
 //! * `a`: the score `S`, the previous entry's score, the previous
 //!   entry's `a`, the `a` of the position with one seed moved back from
-//!   pit 2 to pit 0 (format 3's neighbour, when it lies in the block) and
+//!   pit 2 to pit 0 (the scores' neighbour, when it lies in the block) and
 //!   pit 0's seeds (0..=4, more as 4);
 //! * `b`: `S`, `a`, the previous entry's `b`, the neighbour's `b` and pit
 //!   0's seeds;

@@ -43,22 +43,12 @@ impl Shape {
             _ => vv * vv * 15,
         }
     }
-
-    /// Contexts of `a` (format 3).
-    pub fn a_contexts(&self) -> u32 {
-        self.alphabet * 36
-    }
-
-    /// Contexts of `b` (format 3).
-    pub fn b_contexts(&self) -> u32 {
-        self.alphabet * self.alphabet * 6
-    }
 }
 
 /// Steps a position to the next in Goedel order (one seed from pit 0 to
 /// pit 1 in the common case).
 #[inline(always)]
-pub(in crate::codec) fn step(p: &mut Position) {
+pub(super) fn step(p: &mut Position) {
     if p.0[0] > 0 {
         p.0[0] -= 1;
         p.0[1] += 1;
@@ -70,7 +60,7 @@ pub(in crate::codec) fn step(p: &mut Position) {
 /// How far back the neighbour "one seed moved from pit 2 to pit 0" is, if
 /// pit 2 has a seed.
 #[inline(always)]
-pub(in crate::codec) fn back(p: &Position) -> Option<usize> {
+pub(super) fn back(p: &Position) -> Option<usize> {
     (p.0[2] > 0).then_some(p.0[0] as usize + p.0[1] as usize + 2)
 }
 
@@ -78,13 +68,7 @@ pub(in crate::codec) fn back(p: &Position) -> Option<usize> {
 /// `variant`, from the scores symbols `out[..i]` before it and the
 /// entry's position `p`.
 #[inline(always)]
-pub(in crate::codec) fn score_context(
-    shape: Shape,
-    variant: u8,
-    p: &Position,
-    out: &[u8],
-    i: usize,
-) -> u32 {
+pub(super) fn score_context(shape: Shape, variant: u8, p: &Position, out: &[u8], i: usize) -> u32 {
     let none = shape.alphabet as u8;
     let s1 = if i > 0 { out[i - 1] } else { none } as u32;
     if variant == 0 {
