@@ -4,7 +4,7 @@
 //! version: format 4 is read by [`super::v4`], the retired formats 1, 2
 //! and 3 are refused ([`CompressError::Retired`]).
 
-use super::v4::{self, V4Fields, V4_HEADER_BYTES};
+use super::v4::{self, V4_HEADER_BYTES};
 use super::CompressError;
 use crate::format::{Checksum, Kind};
 use crate::index::layer_size;
@@ -53,6 +53,50 @@ pub struct Header {
 pub enum Family {
     /// Version 4: fixed-size blocks for random access ([`v4`]).
     V4(V4Fields),
+}
+
+/// The header fields of version 4.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct V4Fields {
+    /// Bytes per block.
+    pub block_bytes: u32,
+    /// Blocks.
+    pub blocks: u64,
+    /// log2 of the entries per entry of the sparse index.
+    pub sparse_bits: u32,
+    /// Bytes of the models (the scores' and, in the full form, the
+    /// envelope's).
+    pub model_bytes: u32,
+    /// The full form's envelope blocks; `None` for the scores alone.
+    pub envelope: Option<EnvelopeFields>,
+    /// For a file that leaves "don't care" entries
+    /// ([`super::v4::dont_care`]), the `xxh3-64` of the values it stores (the
+    /// header's checksum of the raw scores is then that of the scores the
+    /// probe resolves them to).
+    pub dont_care: Option<u64>,
+}
+
+/// The header fields of the full form's envelope (`lower` and `upper`
+/// coded given the scores, in blocks of their own).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct EnvelopeFields {
+    /// Bytes per envelope block.
+    pub block_bytes: u32,
+    /// Envelope blocks.
+    pub blocks: u64,
+}
+
+impl V4Fields {
+    /// Entries of the sparse index of a table of `entries`.
+    pub fn sparse_entries(&self, entries: u64) -> u64 {
+        entries.div_ceil(1 << self.sparse_bits)
+    }
+
+    /// Bytes of the blocks: the scores' and the envelope's.
+    pub fn blocks_bytes(&self) -> u64 {
+        self.blocks * self.block_bytes as u64
+            + self.envelope.map_or(0, |e| e.blocks * e.block_bytes as u64)
+    }
 }
 
 impl Header {
