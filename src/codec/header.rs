@@ -1,10 +1,10 @@
 //! The header of a compressed table: the prefix every format version
 //! shares (magic, version, rule set, layer, block size, entries), the
-//! fields of the format's family ([`Family`]), and the dispatch on the
-//! version: format 4 is read by [`super::v4`], the retired formats 1, 2
-//! and 3 are refused ([`CompressError::Retired`]).
+//! fields of the format's family ([`Family`]), and the helpers the family
+//! reads and writes them with. The family's module reads its header
+//! ([`crate::codec::v4`], which uses this module, never the other way);
+//! the reader (`read`) dispatches on the version.
 
-use super::v4::{self, V4_HEADER_BYTES};
 use super::CompressError;
 use crate::format::{Checksum, Kind};
 use crate::index::layer_size;
@@ -14,13 +14,6 @@ use crate::rules::{Rules, MAX_SEEDS, PRESETS};
 pub const MAGIC: [u8; 8] = *b"AWARIZST";
 /// The format version this release reads and writes.
 pub const FORMAT_VERSION: u32 = 4;
-/// The bytes of magic and version: what a file must hold for its version
-/// to be known.
-const VERSION_END: usize = 12;
-/// The bytes of the header: what is read of a file before its version is
-/// known.
-pub(super) const LONGEST_HEADER: usize = V4_HEADER_BYTES;
-
 /// The header of a compressed table.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Header {
@@ -35,7 +28,7 @@ pub struct Header {
     pub entries: u64,
     /// Entries per block.
     pub block_size: u32,
-    /// The format version: 4 ([`v4`]).
+    /// The format version: 4 ([`crate::codec::v4`]).
     pub version: u32,
     /// The tables the file holds: bit 0 scores, bit 1 lower, bit 2 upper.
     pub tables: u8,
@@ -51,7 +44,8 @@ pub struct Header {
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum Family {
-    /// Version 4: fixed-size blocks for random access ([`v4`]).
+    /// Version 4: fixed-size blocks for random access
+    /// ([`crate::codec::v4`]).
     V4(V4Fields),
 }
 
@@ -70,9 +64,9 @@ pub struct V4Fields {
     /// The full form's envelope blocks; `None` for the scores alone.
     pub envelope: Option<EnvelopeFields>,
     /// For a file that leaves "don't care" entries
-    /// ([`super::v4::dont_care`]), the `xxh3-64` of the values it stores (the
-    /// header's checksum of the raw scores is then that of the scores the
-    /// probe resolves them to).
+    /// ([`crate::codec::v4::dont_care`]), the `xxh3-64` of the values it
+    /// stores (the header's checksum of the raw scores is then that of the
+    /// scores the probe resolves them to).
     pub dont_care: Option<u64>,
 }
 
@@ -105,18 +99,6 @@ impl Header {
         self.v4().blocks
     }
 
-    /// Bytes of header, sparse index and block counts: where the models
-    /// start.
-    pub fn index_end(&self) -> u64 {
-        v4::index_end(self, self.v4())
-    }
-
-    /// Bytes of header, index, counts, models and padding: where the first
-    /// block starts.
-    pub fn data_start(&self) -> u64 {
-        v4::data_start(self, self.v4())
-    }
-
     /// Whether the file holds table `kind`.
     pub fn holds(&self, kind: Kind) -> bool {
         self.tables & (1 << kind_code(kind)) != 0
@@ -146,7 +128,7 @@ impl Header {
     }
 
     /// Whether the file leaves "don't care" entries (format 4,
-    /// [`v4::dont_care`]): its values are not the scores, which only a
+    /// [`crate::codec::v4::dont_care`]): its values are not the scores, which only a
     /// probe that resolves them through the lower layers gives.
     pub fn is_dont_care(&self) -> bool {
         self.v4().dont_care.is_some()
@@ -250,41 +232,4 @@ pub(super) fn encode_prefix(h: &Header, b: &mut [u8]) {
     b[32..36].copy_from_slice(&h.layer.to_le_bytes());
     b[36..40].copy_from_slice(&h.block_size.to_le_bytes());
     b[40..48].copy_from_slice(&h.entries.to_le_bytes());
-}
-
-/// Reads and checks the header's fields from its first bytes `b` of a
-/// file of `len` bytes: the magic and version here (a retired version is
-/// refused), the rest by the version's family.
-pub(super) fn read_fields(b: &[u8], len: u64) -> Result<Header, CompressError> {
-    if b.len() < VERSION_END {
-        return Err(CompressError::Truncated {
-            part: "header",
-            needed: V4_HEADER_BYTES as u64,
-            found: len,
-        });
-    }
-    if b[0..8] != MAGIC {
-        return Err(CompressError::BadMagic);
-    }
-    match u32_at(b, 8) {
-        FORMAT_VERSION => v4::read_header(b, len),
-        version @ 1..=3 => Err(CompressError::Retired { version }),
-        v => Err(CompressError::UnsupportedVersion(v)),
-    }
-}
-
-/// Reads and checks the header from the first bytes `b` of a file of
-/// `len` bytes, and that `b` and the file hold what comes before the
-/// blocks (checked by the family when the reader opens the table).
-pub(super) fn parse(b: &[u8], len: u64) -> Result<Header, CompressError> {
-    let header = read_fields(b, len)?;
-    let data_start = header.data_start();
-    if len < data_start || (b.len() as u64) < data_start {
-        return Err(CompressError::Truncated {
-            part: "block index",
-            needed: data_start,
-            found: len,
-        });
-    }
-    Ok(header)
 }

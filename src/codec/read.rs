@@ -1,14 +1,59 @@
-//! Reading compressed tables: [`CompressedTable`], random access by
+//! Reading compressed tables: the dispatch on the format version (4 read,
+//! the retired 1, 2 and 3 refused), [`CompressedTable`], random access by
 //! entry (a probe decodes its block up to the entry, see [`super::v4`]),
 //! batches of probes, whole ranges decoded and checked in parallel,
 //! verification, and the sequential [`Reader`].
 
-use super::header::{self, LONGEST_HEADER};
-use super::v4;
-use super::{Bytes, CompressError, Expected, Family, Header, STEP};
+use super::header::u32_at;
+use super::v4::{self, V4_HEADER_BYTES};
+use super::{Bytes, CompressError, Expected, Family, Header, FORMAT_VERSION, MAGIC, STEP};
 use crate::format::Kind;
 use rayon::prelude::*;
 use std::io::{self, Read};
+
+/// The bytes of magic and version: what a file must hold for its version
+/// to be known.
+const VERSION_END: usize = 12;
+/// The bytes of the header: what is read of a file before its version is
+/// known.
+const LONGEST_HEADER: usize = V4_HEADER_BYTES;
+
+/// Reads and checks the header's fields from its first bytes `b` of a
+/// file of `len` bytes: the magic and version here (a retired version is
+/// refused), the rest by the version's family.
+fn read_fields(b: &[u8], len: u64) -> Result<Header, CompressError> {
+    if b.len() < VERSION_END {
+        return Err(CompressError::Truncated {
+            part: "header",
+            needed: V4_HEADER_BYTES as u64,
+            found: len,
+        });
+    }
+    if b[0..8] != MAGIC {
+        return Err(CompressError::BadMagic);
+    }
+    match u32_at(b, 8) {
+        FORMAT_VERSION => v4::read_header(b, len),
+        version @ 1..=3 => Err(CompressError::Retired { version }),
+        v => Err(CompressError::UnsupportedVersion(v)),
+    }
+}
+
+/// Reads and checks the header from the first bytes `b` of a file of
+/// `len` bytes, and that `b` and the file hold what comes before the
+/// blocks (checked by the family when the reader opens the table).
+fn parse_header(b: &[u8], len: u64) -> Result<Header, CompressError> {
+    let header = read_fields(b, len)?;
+    let data_start = header.data_start();
+    if len < data_start || (b.len() as u64) < data_start {
+        return Err(CompressError::Truncated {
+            part: "block index",
+            needed: data_start,
+            found: len,
+        });
+    }
+    Ok(header)
+}
 
 /// A compressed table over its bytes (a mapping, a buffer, a file read
 /// with `pread`; see [`Bytes`]): random access by entry, each probe
@@ -38,7 +83,7 @@ impl<B: Bytes> CompressedTable<B> {
         let len = bytes.total_len();
         let (header, meta) = match bytes.slice() {
             Some(b) => {
-                let h = header::parse(b, len)?;
+                let h = parse_header(b, len)?;
                 let meta = b[..h.data_start() as usize].to_vec();
                 (h, meta)
             }
@@ -51,7 +96,7 @@ impl<B: Bytes> CompressedTable<B> {
                     Ok(v)
                 };
                 let head = read(len.min(LONGEST_HEADER as u64))?;
-                let start = header::read_fields(&head, len)?.data_start();
+                let start = read_fields(&head, len)?.data_start();
                 if len < start {
                     return Err(CompressError::Truncated {
                         part: "block index",
@@ -60,7 +105,7 @@ impl<B: Bytes> CompressedTable<B> {
                     });
                 }
                 let meta = read(start)?;
-                (header::parse(&meta, len)?, meta)
+                (parse_header(&meta, len)?, meta)
             }
         };
         let Family::V4(f) = &header.family;

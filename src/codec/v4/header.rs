@@ -96,6 +96,20 @@ pub fn data_start(h: &Header, f: &V4Fields) -> u64 {
     (index_end(h, f) + f.model_bytes as u64).next_multiple_of(V4_ALIGN)
 }
 
+impl Header {
+    /// Bytes of header, sparse index and block counts: where the models
+    /// start ([`index_end`]).
+    pub fn index_end(&self) -> u64 {
+        index_end(self, self.v4())
+    }
+
+    /// Bytes of header, index, counts, models and padding: where the first
+    /// block starts ([`data_start`]).
+    pub fn data_start(&self) -> u64 {
+        data_start(self, self.v4())
+    }
+}
+
 /// Reads the fields of a version 4 header from its first bytes `b` of a
 /// file of `len` bytes (magic and version already checked).
 pub(in crate::codec) fn read_header(b: &[u8], len: u64) -> Result<Header, CompressError> {
