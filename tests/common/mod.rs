@@ -8,6 +8,7 @@
 
 pub mod boards;
 pub mod compress;
+pub mod forge;
 pub mod probe;
 pub mod server;
 
