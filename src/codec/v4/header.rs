@@ -34,7 +34,7 @@ pub const FULL: u8 = 0b111;
 /// The tables a scores-only file holds.
 pub const SCORES_ONLY: u8 = 0b001;
 
-/// The flag of byte 14: the file leaves "don't care" entries.
+/// The flag of byte 81 (the flags): the file leaves "don't care" entries.
 const DONT_CARE: u8 = 1;
 
 /// Checks the block settings of format 4: bytes per block and the most
