@@ -386,6 +386,7 @@ pub fn build_ranks(
                 &c,
                 &crate::pack::Quiet,
             )?;
+            crate::mem::release_freed_heap();
             finished.push(None);
         } else {
             finished.push(Some(Finished::map(dir, n, opts.envelope)?));

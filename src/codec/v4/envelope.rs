@@ -110,7 +110,7 @@ pub fn check(lower: &[u8], upper: &[u8]) -> u64 {
 }
 
 /// The envelope's part of a file: its model's bytes, the blocks' bytes
-/// and the blocks.
+/// and the blocks (run by run).
 pub(super) struct Code {
     pub(super) model: Vec<u8>,
     pub(super) block_bytes: u32,
@@ -150,11 +150,11 @@ fn code_run(
     b: &[u8],
     lower: &[u8],
     upper: &[u8],
-) -> Vec<Coded> {
+) -> Coded {
     let al = shape.alphabet as usize;
     // Bits a block can spend on symbols, about: its bytes less the state's.
     let budget = (bb - STATE_BYTES) as f64 * 8.0 + 12.0;
-    let mut out = Vec::new();
+    let mut out = Coded::default();
     let mut fc: Vec<(u8, u8)> = Vec::with_capacity(2 * cap);
     let mut buf = Vec::with_capacity(bb);
     let mut e = 0usize;
@@ -195,10 +195,7 @@ fn code_run(
         coder::encode(enc, al, &fc[..2 * m], hash(m), &mut buf);
         debug_assert!(buf.len() <= bb);
         buf.resize(bb, 0);
-        out.push(Coded {
-            entries: m as u16,
-            bytes: buf.clone(),
-        });
+        out.push(m, &buf);
         e += m;
     }
     out
@@ -230,26 +227,30 @@ pub(super) fn code(
         )));
     }
     let n = shape.n as i32;
-    let (a, b): (Vec<u8>, Vec<u8>) = (0..entries)
-        .into_par_iter()
-        .map(|g| {
-            let (l, s, u) = (
-                lower[g] as i8 as i32,
-                sym[g] as i32 - n,
-                upper[g] as i8 as i32,
-            );
-            if -n <= l && l <= s && s <= u && u <= n {
-                Ok(((s - l) as u8, (u - s) as u8))
-            } else {
-                Err(invalid(format!(
-                    "entry {g} of layer {}: lower {l}, score {s}, upper {u} are not in order within -{n}..={n}",
-                    shape.n
-                )))
+    // `a` and `b` written in place, a run at a time (no table of pairs:
+    // two bytes a position less at the encoder's peak).
+    let (mut a, mut b) = (vec![0u8; entries], vec![0u8; entries]);
+    a.par_chunks_mut(RUN as usize)
+        .zip(b.par_chunks_mut(RUN as usize))
+        .enumerate()
+        .try_for_each(|(k, (ak, bk))| {
+            for (i, (ai, bi)) in ak.iter_mut().zip(bk.iter_mut()).enumerate() {
+                let g = k * RUN as usize + i;
+                let (l, s, u) = (
+                    lower[g] as i8 as i32,
+                    sym[g] as i32 - n,
+                    upper[g] as i8 as i32,
+                );
+                if !(-n <= l && l <= s && s <= u && u <= n) {
+                    return Err(invalid(format!(
+                        "entry {g} of layer {}: lower {l}, score {s}, upper {u} are not in order within -{n}..={n}",
+                        shape.n
+                    )));
+                }
+                (*ai, *bi) = ((s - l) as u8, (u - s) as u8);
             }
-        })
-        .collect::<io::Result<Vec<(u8, u8)>>>()?
-        .into_iter()
-        .unzip();
+            Ok(())
+        })?;
     let runs: Vec<u64> = (0..entries as u64).step_by(RUN as usize).collect();
     let span = |r: u64| r as usize..(r + RUN).min(entries as u64) as usize;
     let nc = contexts(shape);
@@ -291,14 +292,11 @@ pub(super) fn code(
                 &upper[x],
             )
         })
-        .collect::<Vec<_>>()
-        .into_iter()
-        .flatten()
         .collect();
-    if blocks.len() as u64 > u32::MAX as u64 {
+    let count: u64 = blocks.iter().map(|r| r.entries.len() as u64).sum();
+    if count > u32::MAX as u64 {
         return Err(invalid(format!(
-            "{} envelope blocks, format 4 holds at most {}",
-            blocks.len(),
+            "{count} envelope blocks, format 4 holds at most {}",
             u32::MAX
         )));
     }
