@@ -1,39 +1,38 @@
-//! Compressed tables: compression ratio per layer, random probes per
-//! second from a compressed layer, compress and decompress throughput,
-//! format 3 against format 2, and the entropies behind format 3's contexts.
-//! Prints markdown tables (medians of repeated runs) for docs/compression.md.
+//! Compressed tables (format 4): bits per position per layer, the full
+//! form and the scores alone; random probes per second from a compressed
+//! layer against the raw one; encode and decode throughput; and the
+//! entropies behind the contexts the coder uses. Prints markdown tables
+//! (medians of repeated runs) for docs/compression.md.
 //!
-//! Needs a folder of ours with layers 12..=22 (and 20 for the probes):
-//! `AWARI_BENCH_DB=/path cargo bench --bench compress [-- PART...]` with
-//! PART among `ratio`, `ratio-small`, `probe`, `throughput`, `v3`,
+//! Needs a folder of ours with layers 12..=24 (the layers it holds are
+//! measured; 20 for the probes): `AWARI_BENCH_DB=/path cargo bench --bench
+//! compress [-- PART...]` with PART among `ratio`, `probe`, `throughput`,
 //! `entropy` (default: all). The folder is only read; compressed files go
 //! to a temporary folder.
 //!
-//! * `v3`: format 3 (full form and scores alone) against format 2 (zstd
-//!   level 19, blocks of 4096 entries, each table alone) for every layer
-//!   of 12..=24 the folder holds, with totals over 20..=24 and 12..=22;
-//!   then, on one thread, for layer `AWARI_BENCH_LAYER` (default 20, else
-//!   the largest held): whole-table decoding and random probes, raw folder
-//!   against format 3. `AWARI_BENCH_BLOCKS=256,512,1024` measures these
-//!   block sizes (default 512).
-//! * `entropy`: empirical conditional entropies of the raw tables of
-//!   layer `AWARI_BENCH_LAYER` (default 20) in the contexts of format 3,
-//!   which stop at the start of a block (`AWARI_BENCH_BLOCKS`, default 512).
+//! * `ratio`: the full form and the scores alone at the default settings
+//!   for every layer of 12..=24 the folder holds, with totals over 20..=24
+//!   and 12..=22.
+//! * `probe`: on one thread, random `score()` and a batch of `scores()` on
+//!   layer `AWARI_BENCH_LAYER` (default 20), raw against the scores alone
+//!   in blocks of 32 to 128 bytes and the full form.
+//! * `throughput`: encoding and decoding the scores of that layer, on one
+//!   thread and on all cores.
+//! * `entropy`: empirical conditional entropies of the raw tables of that
+//!   layer in the contexts the coder uses, which stop at the start of a
+//!   block (`AWARI_BENCH_BLOCKS`, default 512 entries).
 //!
-//! The groups are in `compress/`: `format2.rs` (`ratio`, `ratio-small`,
-//! `probe`, `throughput`), `format3.rs` (`v3`) and `entropy.rs`
-//! (`entropy`); this file holds what they share and `main`.
+//! The groups are in `compress/`: `format4.rs` (`ratio`, `probe`,
+//! `throughput`) and `entropy.rs` (`entropy`); this file holds what they
+//! share and `main`.
 //!
 //! Cargo.toml entry: `[[bench]] name = "compress" harness = false`.
 
 #[path = "compress/entropy.rs"]
 mod entropy;
-#[path = "compress/format2.rs"]
-mod format2;
-#[path = "compress/format3.rs"]
-mod format3;
+#[path = "compress/format4.rs"]
+mod format4;
 
-use awari_egdb::codec::{self, v3, Settings};
 use awari_egdb::format::Kind;
 use awari_egdb::index::{layer_size, unrank};
 use awari_egdb::rules::Position;
@@ -43,10 +42,8 @@ use rand::{Rng, SeedableRng};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-const KIB: u32 = 1024;
-
 fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    v.sort_by(|a, b| a.total_cmp(b));
     v[v.len() / 2]
 }
 
@@ -65,35 +62,6 @@ fn time(reps: usize, mut f: impl FnMut()) -> f64 {
 
 fn read(dir: &Path, kind: Kind, n: u32) -> Option<Vec<u8>> {
     std::fs::read(dir.join(kind.file_name(n))).ok()
-}
-
-/// The settings of one column or row: level, block size, dictionary bytes.
-type Grid = (i32, u32, u32);
-
-fn label((l, b, d): Grid) -> String {
-    let size = |x: u32| {
-        if x >= KIB {
-            format!("{}K", x / KIB)
-        } else {
-            x.to_string()
-        }
-    };
-    let dict = if d > 0 {
-        format!(" + {} dict", size(d))
-    } else {
-        String::new()
-    };
-    format!("L{l} {}{dict}", size(b))
-}
-
-fn encode(raw: &[u8], kind: Kind, n: u32, (level, block_size, dictionary): Grid) -> Vec<u8> {
-    let s = Settings {
-        level,
-        block_size,
-        dictionary,
-        ..Settings::zstd(level, block_size)
-    };
-    codec::encode(raw, &awari_egdb::rules::AWARI, kind, n, s).expect("compress")
 }
 
 /// A new, empty temporary folder `awari-bench-TAG-PID` and the manifest
@@ -115,26 +83,28 @@ fn positions(n: u32, count: usize, seed: u64) -> Vec<Position> {
         .collect()
 }
 
-/// The layer of the one-thread measurements and of `entropy` unless
-/// `AWARI_BENCH_LAYER` says otherwise.
-const V3_LAYER: u32 = 20;
+/// The layer of the one-layer measurements unless `AWARI_BENCH_LAYER`
+/// says otherwise.
+const LAYER: u32 = 20;
 
-/// `AWARI_BENCH_LAYER`, if set.
-fn env_layer() -> Option<u32> {
-    let v = std::env::var("AWARI_BENCH_LAYER")
+/// `AWARI_BENCH_LAYER`, if set, else [`LAYER`].
+fn env_layer() -> u32 {
+    std::env::var("AWARI_BENCH_LAYER")
         .ok()
-        .filter(|v| !v.is_empty())?;
-    Some(v.trim().parse().expect("AWARI_BENCH_LAYER: a layer"))
+        .filter(|v| !v.is_empty())
+        .map_or(LAYER, |v| {
+            v.trim().parse().expect("AWARI_BENCH_LAYER: a layer")
+        })
 }
 
-/// The block sizes of format 3 to measure: `AWARI_BENCH_BLOCKS` (comma
-/// separated), else the default.
+/// The block sizes (entries) the entropies stop at: `AWARI_BENCH_BLOCKS`
+/// (comma separated), else 512.
 fn block_sizes() -> Vec<u32> {
     let Some(v) = std::env::var("AWARI_BENCH_BLOCKS")
         .ok()
         .filter(|v| !v.is_empty())
     else {
-        return vec![v3::V3_DEFAULT_BLOCK_SIZE];
+        return vec![512];
     };
     v.split(',')
         .map(|b| {
@@ -142,7 +112,7 @@ fn block_sizes() -> Vec<u32> {
                 .trim()
                 .parse()
                 .expect("AWARI_BENCH_BLOCKS: block sizes, 256,512,...");
-            v3::check_block_size(b).unwrap_or_else(|(f, r)| panic!("{f} {b}: {r}"));
+            assert!(b > 0, "AWARI_BENCH_BLOCKS: a block holds an entry");
             b
         })
         .collect()
@@ -170,7 +140,7 @@ fn read_layer(dir: &Path, n: u32) -> Option<Layer> {
 
 fn main() {
     let Some(dir) = std::env::var_os("AWARI_BENCH_DB").filter(|d| !d.is_empty()) else {
-        eprintln!("set AWARI_BENCH_DB to a folder of ours with layers 12..=22; skipping");
+        eprintln!("set AWARI_BENCH_DB to a folder of ours with layers 12..=24; skipping");
         return;
     };
     let dir = PathBuf::from(dir);
@@ -180,21 +150,13 @@ fn main() {
         .collect();
     let want = |p: &str| parts.is_empty() || parts.iter().any(|a| a == p);
     if want("ratio") {
-        format2::ratio(&dir);
-        println!();
-    }
-    if want("ratio-small") {
-        format2::ratio_small(&dir);
-        println!();
+        format4::ratio(&dir);
     }
     if want("probe") {
-        format2::probe(&dir);
+        format4::probe(&dir);
     }
     if want("throughput") {
-        format2::throughput(&dir);
-    }
-    if want("v3") {
-        format3::v3_group(&dir);
+        format4::throughput(&dir);
     }
     if want("entropy") {
         entropy::entropy(&dir);

@@ -50,7 +50,11 @@ fn median(mut v: Vec<f64>) -> f64 {
 fn env_u32(name: &str, default: u32) -> u32 {
     std::env::var(name)
         .ok()
-        .map(|v| v.trim().parse().unwrap_or_else(|_| panic!("{name}: a number")))
+        .map(|v| {
+            v.trim()
+                .parse()
+                .unwrap_or_else(|_| panic!("{name}: a number"))
+        })
         .unwrap_or(default)
 }
 
@@ -86,7 +90,10 @@ fn main() {
     let dbs = unsafe { [Database::open_mapped(&raw), Database::open_mapped(&zst)] }
         .map(|d| d.unwrap_or_else(|e| panic!("{e}")));
     for db in &dbs {
-        assert!(db.layers().contains(&layer), "the folders need layer {layer}");
+        assert!(
+            db.layers().contains(&layer),
+            "the folders need layer {layer}"
+        );
     }
     let size = layer_size(layer);
     let mut rng = rand::rngs::StdRng::seed_from_u64(7);
@@ -169,7 +176,9 @@ fn main() {
                 continue;
             }
             engines[0].clear();
-            let o = engines[0].search(&p, &[], Limits::depth(depth), |_| {}).unwrap();
+            let o = engines[0]
+                .search(&p, &[], Limits::depth(depth), |_| {})
+                .unwrap();
             if o.nodes >= 100_000 {
                 roots.push(p);
             }

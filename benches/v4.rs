@@ -1,6 +1,7 @@
-//! Format 4 against raw tables and format 3, side by side in one run:
-//! bits per position, random `get` (in memory, as a mapped table is, and
-//! by `pread`), a sorted batch (`get_many`), and whole-table decoding on one thread.
+//! Format 4 (the scores alone, at several block sizes) against raw
+//! tables, side by side in one run: bits per position, random `get` (in
+//! memory, as a mapped table is, and by `pread`), a sorted batch
+//! (`get_many`), and whole-table decoding on one thread.
 //!
 //! `AWARI_BENCH_DB=DIR cargo bench --bench v4` with DIR a folder holding
 //! raw `scores.n` (only read); `AWARI_BENCH_LAYERS=20..=24` (the default)
@@ -9,7 +10,7 @@
 //! the process's CPU time (not wall time: the machine may be shared).
 
 use awari_egdb::codec::v4::{encode_scores, V4Settings};
-use awari_egdb::codec::{v3, CompressedTable};
+use awari_egdb::codec::CompressedTable;
 use awari_egdb::error::SizeOf;
 use awari_egdb::rules::AWARI;
 use awari_egdb::store::FileTable;
@@ -71,19 +72,7 @@ struct Form {
 fn layer(dir: &Path, n: u32, blocks: &[u32], tmp: &Path) {
     let raw = std::fs::read(dir.join(format!("scores.{n}"))).expect("raw scores");
     let len = raw.len() as u64;
-    let mut forms = vec![Form {
-        name: "format 3 (512 entries)".into(),
-        file: v3::encode(
-            v3::TableSet {
-                scores: &raw,
-                envelope: None,
-            },
-            &AWARI,
-            n,
-            512,
-        )
-        .expect("format 3"),
-    }];
+    let mut forms = Vec::new();
     for &b in blocks {
         let s = V4Settings {
             block_bytes: b,

@@ -54,7 +54,7 @@ fn layer(dir: &Path, n: u32, bb: u32, eb: u32, tmp: &Path) {
     std::fs::write(&path, &file).expect("write");
     let mut t = CompressedTable::parse(&file[..]).expect("parse");
     let h = t.header().clone();
-    let f = h.v4().expect("format 4").clone();
+    let f = h.v4().clone();
     let e = f.envelope.expect("the full form");
     let bits = |bytes: u64| bytes as f64 * 8.0 / len as f64;
     let scores_blocks = f.blocks * f.block_bytes as u64;

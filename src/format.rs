@@ -38,78 +38,6 @@ impl Kind {
     }
 }
 
-/// The largest block size of a compressed table, in entries.
-pub const MAX_BLOCK_SIZE: u32 = 64 << 20;
-/// The largest dictionary a compressed table may carry, in bytes.
-pub const MAX_DICTIONARY: u32 = 1 << 20;
-
-/// A compression setting out of range: which one, and its value
-/// ([`BadCompression::check`]).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
-#[non_exhaustive]
-pub enum BadCompression {
-    /// Entries per block outside `1..=MAX_BLOCK_SIZE`.
-    #[error("{0} is not in 1..={MAX_BLOCK_SIZE}")]
-    BlockSize(u32),
-    /// Not a zstd level.
-    #[error("{level} is not a zstd level ({lo}..={hi})")]
-    Level {
-        /// The level given.
-        level: i32,
-        /// The lowest zstd level.
-        lo: i32,
-        /// The highest zstd level.
-        hi: i32,
-    },
-    /// A dictionary larger than [`MAX_DICTIONARY`] bytes.
-    #[error("{0} bytes, at most {MAX_DICTIONARY}")]
-    Dictionary(u32),
-}
-
-impl BadCompression {
-    /// The one check of compression settings (a zstd level, entries per
-    /// block, dictionary bytes with 0 for none), used wherever settings
-    /// come in: the command line, the encoder, a compressed header, a
-    /// manifest entry. On failure, the first setting out of range (block
-    /// size, level, dictionary) and its value.
-    pub fn check(level: i32, block_size: u32, dictionary: u32) -> Result<(), BadCompression> {
-        if block_size == 0 || block_size > MAX_BLOCK_SIZE {
-            return Err(BadCompression::BlockSize(block_size));
-        }
-        let (lo, hi) = (
-            zstd::zstd_safe::min_c_level(),
-            zstd::zstd_safe::max_c_level(),
-        );
-        if !(lo..=hi).contains(&level) {
-            return Err(BadCompression::Level { level, lo, hi });
-        }
-        if dictionary > MAX_DICTIONARY {
-            return Err(BadCompression::Dictionary(dictionary));
-        }
-        Ok(())
-    }
-
-    /// The setting's name in messages: `block size`, `level` or
-    /// `dictionary`.
-    pub fn setting(&self) -> &'static str {
-        match self {
-            BadCompression::BlockSize(_) => "block size",
-            BadCompression::Level { .. } => "level",
-            BadCompression::Dictionary(_) => "dictionary",
-        }
-    }
-}
-
-/// [`BadCompression::check`] in the form the codec's checks take: on
-/// failure, the setting's name and why, as words.
-pub fn check_compression(
-    level: i32,
-    block_size: u32,
-    dictionary: u32,
-) -> Result<(), (&'static str, String)> {
-    BadCompression::check(level, block_size, dictionary).map_err(|e| (e.setting(), e.to_string()))
-}
-
 /// A table's or file's checksum: the `xxh3-64` of its bytes. Manifests,
 /// known-good lists and reports write it as 16 lower-case hex digits (its
 /// [`Display`](std::fmt::Display) and serde form); anything else read
@@ -194,23 +122,5 @@ mod tests {
         assert_eq!(json, format!("\"{c}\""));
         assert_eq!(serde_json::from_str::<Checksum>(&json).unwrap(), c);
         assert!(serde_json::from_str::<Checksum>("\"xyz\"").is_err());
-    }
-
-    #[test]
-    fn a_bad_compression_setting_is_named_with_its_value() {
-        assert_eq!(BadCompression::check(3, 4096, 0), Ok(()));
-        let e = BadCompression::check(3, 0, 0).unwrap_err();
-        assert_eq!(e, BadCompression::BlockSize(0));
-        assert_eq!(e.setting(), "block size");
-        assert!(matches!(
-            BadCompression::check(1000, 4096, 0),
-            Err(BadCompression::Level { level: 1000, .. })
-        ));
-        let e = check_compression(3, 4096, MAX_DICTIONARY + 1).unwrap_err();
-        assert_eq!(e.0, "dictionary");
-        assert_eq!(
-            e.1,
-            format!("{} bytes, at most {MAX_DICTIONARY}", MAX_DICTIONARY + 1)
-        );
     }
 }

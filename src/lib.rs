@@ -41,13 +41,11 @@
 //!   file else its compressed copy; size and header checked; `pread`, or
 //!   mapped as an `unsafe` opt-in) and the atomic writes (temporary name,
 //!   sync, rename), also of compressed files ([`store::AtomicFile`]).
-//! * [`codec`]: the compressed table formats, blocks with random access:
-//!   the shared header and reader, one module per family (formats 1-2,
-//!   zstd blocks: [`codec::zstd_blocks`]; format 3, context models and
-//!   rANS: [`codec::v3`]; format 4, small blocks of a fixed number of
-//!   bytes for probes, scores alone or the full form, optionally "don't
-//!   care" entries: [`codec::v4`]) and its own error,
-//!   [`codec::CompressError`];
+//! * [`codec`]: the compressed table format, blocks with random access:
+//!   the header and reader, and format 4 ([`codec::v4`]: small blocks of a
+//!   fixed number of bytes for probes, the full form or the scores alone,
+//!   optionally "don't care" entries; the retired formats 1 to 3 are
+//!   refused by name) and its own error, [`codec::CompressError`];
 //!   [`pack`]: compressing and decompressing a folder.
 //! * [`probe`]: [`probe::Database`], exact scores, moves and best play
 //!   from a folder of ours (raw, compressed, or scores alone) or a VU

@@ -216,6 +216,18 @@ pub fn total_memory() -> Option<u64> {
     meminfo("MemTotal:")
 }
 
+/// Gives the heap's freed memory back to the system (glibc keeps freed
+/// chunks, and after large blocks were freed it serves even large
+/// allocations from the heap): the builder calls it once a layer is
+/// compressed, so that the next layer starts from what it holds.
+pub fn release_freed_heap() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: malloc_trim only returns free memory to the system.
+    unsafe {
+        libc::malloc_trim(0);
+    }
+}
+
 /// Resets the peak resident set counter (Linux; ignored elsewhere).
 pub fn reset_peak_rss() {
     let _ = std::fs::write("/proc/self/clear_refs", "5");

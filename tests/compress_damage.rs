@@ -1,14 +1,15 @@
 //! Compressed folders under damage: `--remove-raw` keeps the originals
 //! when a check fails; damaged, truncated, missing or swapped compressed
 //! files are typed probe errors (never a panic) and failed checks (status
-//! 1). The file format's parser under damage is in `compress_v2_damage.rs`
-//! (format versions 1 and 2), `compress_v3_damage.rs` (each damaged field
-//! of version 3) and `compress_v3_mutations.rs` (random damage to version
-//! 3); the good path is in `compress_roundtrip.rs`.
+//! 1). The file format's parser under damage is in `compress_v4.rs`,
+//! `compress_v4_damage.rs` (each damaged field of the full form) and
+//! `compress_v4_mutations.rs` (random damage); the good path is in
+//! `compress_roundtrip.rs`.
 
 mod common;
 
-use awari_egdb::codec::{CompressError, ZSTD_HEADER_BYTES};
+use awari_egdb::codec::v4::V4_HEADER_BYTES;
+use awari_egdb::codec::{CompressError, Settings};
 use awari_egdb::format::Kind;
 use awari_egdb::index::unrank;
 use awari_egdb::pack::{self, Action, CompressOptions, Quiet};
@@ -27,10 +28,7 @@ fn remove_raw_keeps_the_originals_when_a_check_fails() {
     let mut b = std::fs::read(&victim).unwrap();
     b[1000] ^= 0x40;
     std::fs::write(&victim, &b).unwrap();
-    let out = awari(
-        &["compress", "--db", s(&dir), "--level", "1", "--remove-raw"],
-        None,
-    );
+    let out = awari(&["compress", "--db", s(&dir), "--remove-raw"], None);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{stderr}");
     assert!(stderr.contains("lower.12"), "{stderr}");
@@ -41,8 +39,13 @@ fn remove_raw_keeps_the_originals_when_a_check_fails() {
     }
     let m = Manifest::load(&dir).unwrap().unwrap();
     assert!(m.compressed("lower.12").is_none());
-    assert!(!dir.join("lower.12.zst").exists());
-    assert!(!dir.join("lower.12.zst.tmp").exists());
+    assert!(m.compressed("scores.12").is_none());
+    let left: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|f| f.starts_with("tables.12"))
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
 
     // A damaged compressed file found by a later run: compressed again from
     // the raw table before the raw table goes.
@@ -52,7 +55,7 @@ fn remove_raw_keeps_the_originals_when_a_check_fails() {
         ..compress_opts(false)
     };
     pack::compress_folder(&dir, &opts, &Quiet).unwrap();
-    let zst = dir.join("upper.9.zst");
+    let zst = dir.join("tables.9.zst");
     let mut z = std::fs::read(&zst).unwrap();
     let last = z.len() - 10;
     z[last] ^= 1;
@@ -68,8 +71,9 @@ fn remove_raw_keeps_the_originals_when_a_check_fails() {
     .unwrap();
     assert_eq!(r.removed.len(), 3);
     let redone: Vec<_> = r.files.iter().map(|f| (f.raw.as_str(), f.action)).collect();
-    assert!(
-        redone.contains(&("upper.9", Action::Compressed)),
+    assert_eq!(
+        redone,
+        [("scores.9, lower.9, upper.9", Action::Compressed)],
         "{redone:?}"
     );
     let db = Database::open(&dir).unwrap();
@@ -89,17 +93,21 @@ fn remove_raw_keeps_the_originals_when_a_check_fails() {
 fn damaged_compressed_files_are_typed_probe_errors() {
     let dir = copy("awari-compress-damaged-");
     let opts = CompressOptions {
-        layers: 8..=8,
-        ..compress_opts(true)
+        settings: Settings {
+            block_bytes: 32,
+            ..Settings::random_access()
+        },
+        layers: 7..=8,
+        remove_raw: true,
     };
     pack::compress_folder(&dir, &opts, &Quiet).unwrap();
     let zst = dir.join("scores.8.zst");
     let good = std::fs::read(&zst).unwrap();
     let p = unrank(8, 100).unwrap();
-    // A flipped byte in the block index: the header's own checksum on
+    // A flipped byte in the sparse index: the header's own checksum on
     // opening, and the file's checksum in the manifest when asked for.
     let mut bad = good.clone();
-    bad[ZSTD_HEADER_BYTES + 3] ^= 1;
+    bad[V4_HEADER_BYTES + 3] ^= 1;
     std::fs::write(&zst, &bad).unwrap();
     match Database::open(&dir).unwrap().score(&p) {
         Err(Error::Compressed { path, source }) => {
@@ -133,21 +141,21 @@ fn damaged_compressed_files_are_typed_probe_errors() {
     std::fs::remove_file(&zst).unwrap();
     let e = Database::open(&dir).unwrap().score(&p).unwrap_err();
     assert!(e.to_string().contains("scores.8.zst"), "{e}");
-    // Another table's file under this name: its header says so.
-    std::fs::copy(dir.join("lower.8.zst"), &zst).unwrap();
+    // Another layer's file under this name: its header says so.
+    std::fs::copy(dir.join("scores.7.zst"), &zst).unwrap();
     let mut m = Manifest::load(&dir).unwrap().unwrap();
-    let lower = m.compressed("lower.8").unwrap().clone();
+    let other = m.compressed("scores.7").unwrap().clone();
     let mut c = m.compressed("scores.8").unwrap().clone();
-    c.bytes = lower.bytes;
-    c.xxh3 = lower.xxh3;
+    c.bytes = other.bytes;
+    c.xxh3 = other.xxh3;
     m.put_compressed(c);
     m.store(&dir).unwrap();
     match Database::open(&dir).unwrap().score(&p) {
         Err(Error::Compressed {
-            source: CompressError::Mismatch { field: "table", .. },
+            source: CompressError::Mismatch { field: "layer", .. },
             ..
         }) => {}
-        r => panic!("want a table mismatch, got {r:?}"),
+        r => panic!("want a layer mismatch, got {r:?}"),
     }
     // A manifest that lists a compressed copy of a table it does not have.
     let mut m = Manifest::load(&dir).unwrap().unwrap();
@@ -161,8 +169,8 @@ fn damaged_compressed_files_are_typed_probe_errors() {
 
 #[test]
 fn verify_and_check_fail_with_status_1_on_a_damaged_compressed_table() {
-    // A compressed-only folder whose scores.9.zst has one damaged byte: a
-    // damaged table is a failed check (1), not bad input (2).
+    // A compressed-only folder whose tables.9.zst has one damaged byte (in
+    // a block): a damaged table is a failed check (1), not bad input (2).
     let dir = scratch("awari-compress-damaged-");
     for e in std::fs::read_dir(zst_dir()).unwrap() {
         let e = e.unwrap();
@@ -170,7 +178,7 @@ fn verify_and_check_fail_with_status_1_on_a_damaged_compressed_table() {
             std::fs::copy(e.path(), dir.join(e.file_name())).unwrap();
         }
     }
-    let zst = dir.join("scores.9.zst");
+    let zst = dir.join("tables.9.zst");
     let mut z = std::fs::read(&zst).unwrap();
     let mid = z.len() / 2;
     z[mid] ^= 0x10;
@@ -182,6 +190,6 @@ fn verify_and_check_fail_with_status_1_on_a_damaged_compressed_table() {
         let out = awari(&args, None);
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(1), "{args:?}: {stderr}");
-        assert!(stderr.contains("scores.9.zst"), "{args:?}: {stderr}");
+        assert!(stderr.contains("tables.9.zst"), "{args:?}: {stderr}");
     }
 }

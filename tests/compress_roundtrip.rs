@@ -1,17 +1,19 @@
-//! Compressed tables, the good path, format versions 1 and 2: the round
-//! trip of every table of layers 0..=14 (with and without a dictionary),
-//! compressing twice, probes on compressed folders against the raw tables,
-//! `awari query`, `verify` and `check` on a folder whose raw tables were
-//! removed, the `compress` and `decompress` commands and their refusals,
-//! and a build on a compressed folder. Format version 3 is in
-//! `compress_roundtrip_v3.rs`; damaged files are in `compress_damage.rs`,
-//! `compress_v2_damage.rs`, `compress_v3_damage.rs` and
-//! `compress_v3_mutations.rs`.
+//! Compressed folders, the good path: the round trip of every table of
+//! layers 0..=14 through the full form (one file per layer, listed once
+//! per table), the scores alone through the folder commands, compressing
+//! twice, the two forms replacing each other, probes on compressed folders
+//! against the raw tables, `awari query`, `verify` and `check` on a folder
+//! whose raw tables were removed, the `compress` and `decompress` commands
+//! and their refusals, and a build on a compressed folder. The format's
+//! own round trips are in `compress_v4.rs`; damaged files in
+//! `compress_damage.rs`, `compress_v4_damage.rs` and
+//! `compress_v4_mutations.rs`; the retired formats' refusal in
+//! `compress_retired.rs`.
 
 mod common;
 
 use awari_egdb::build;
-use awari_egdb::codec::{self, Settings};
+use awari_egdb::codec::{self, Settings, FORMAT_VERSION};
 use awari_egdb::format::Kind;
 use awari_egdb::index::{layer_size, unrank};
 use awari_egdb::pack::{self, Action, CompressOptions, Quiet};
@@ -20,8 +22,8 @@ use awari_egdb::rules::Position;
 use awari_egdb::solve::Silent;
 use awari_egdb::store::Manifest;
 use common::compress::{
-    compress_opts, copy, decompress_every_layer, parse, raw_dir, raw_table, zst_dir, zst_files,
-    KINDS, MAX, SETTINGS,
+    compress_opts, copy, decompress_every_layer, raw_dir, raw_table, zst_dir, zst_files, KINDS,
+    MAX, SETTINGS,
 };
 use common::{awari, ok, s, scratch};
 use rand::rngs::StdRng;
@@ -38,9 +40,12 @@ fn round_trip_is_byte_identical_for_every_table_of_layers_0_to_14() {
             let raw = kind.file_name(n);
             assert!(!dir.join(&raw).exists(), "{raw} was removed");
             let c = m.compressed(&raw).expect("listed");
-            assert_eq!(c.name, format!("{raw}.zst"));
-            assert_eq!(c.block_size, SETTINGS.block_size);
-            assert_eq!(c.level, SETTINGS.level);
+            assert_eq!(c.name, codec::layer_file_name(n), "one file per layer");
+            assert_eq!(c.version, FORMAT_VERSION);
+            assert_eq!(
+                (c.block_size, c.block_bytes),
+                (SETTINGS.block_size, SETTINGS.block_bytes)
+            );
             assert_eq!(std::fs::metadata(dir.join(&c.name)).unwrap().len(), c.bytes);
         }
     }
@@ -56,10 +61,11 @@ fn round_trip_is_byte_identical_for_every_table_of_layers_0_to_14() {
             );
         }
     }
-    // Again: every raw table is there and verified; then drop the copies.
+    // Again: every raw table is there and verified; then drop the copies
+    // (a layer's file once none of its tables needs it).
     let r = decompress_every_layer(&dir, true);
     assert!(r.files.iter().all(|f| f.action == Action::AlreadyRaw));
-    assert_eq!(r.removed.len(), 3 * (MAX as usize + 1));
+    assert_eq!(r.removed.len(), MAX as usize + 1);
     let m = Manifest::load(&dir).unwrap().unwrap();
     assert!(m.compressed.is_empty());
     let text = std::fs::read_to_string(dir.join("manifest.json")).unwrap();
@@ -68,62 +74,28 @@ fn round_trip_is_byte_identical_for_every_table_of_layers_0_to_14() {
 }
 
 #[test]
-fn round_trip_with_a_dictionary_for_every_table_of_layers_0_to_14() {
-    let settings = Settings {
-        version: 2,
-        scores_only: false,
-        dont_care: false,
-        level: 3,
-        block_size: 256,
-        block_bytes: 0,
-        dictionary: 8192,
-    };
-    let (mut with, mut without) = (0, 0);
-    for n in 0..=MAX {
-        for kind in KINDS {
-            let raw = raw_table(kind, n);
-            let z = codec::encode(&raw, &awari_egdb::rules::AWARI, kind, n, settings).unwrap();
-            let t = parse(&z).unwrap();
-            let h = t.header().zstd().expect("a zstd file");
-            // Tables too small to train a dictionary on are written without
-            // one, as version 1.
-            if h.dictionary > 0 {
-                with += 1;
-                assert!(h.dictionary <= 8192);
-                assert_eq!(u32::from_le_bytes(z[8..12].try_into().unwrap()), 2);
-            } else {
-                without += 1;
-                assert_eq!(u32::from_le_bytes(z[8..12].try_into().unwrap()), 1);
-            }
-            assert!(t.decompress_all().unwrap() == raw, "layer {n} {kind:?}");
-            for g in [0, raw.len() as u64 / 2, raw.len() as u64 - 1] {
-                assert_eq!(t.get(g).unwrap() as u8, raw[g as usize]);
-            }
-        }
-    }
-    assert!(
-        with >= 3 * 6 && without >= 3 * 6,
-        "{with} with, {without} without"
-    );
-
-    // Through the folder commands, the query and the verifier.
-    let dir = copy("awari-compress-dict-");
+fn the_scores_alone_through_the_folder_commands() {
+    // Through the folder commands, the query and the verifier; the
+    // envelope's tables stay raw.
+    let dir = copy("awari-compress-scores-");
     let d = s(&dir);
     ok(&[
         "compress",
         "--db",
         d,
+        "--scores-only",
         "--block-size",
         "256",
-        "--dictionary",
-        "8KiB",
-        "--level",
-        "3",
+        "--block-bytes",
+        "48",
         "--remove-raw",
         "--quiet",
     ]);
     let m = Manifest::load(&dir).unwrap().unwrap();
-    assert_eq!(m.compressed("scores.14").unwrap().dictionary, 8192);
+    let c = m.compressed("scores.14").unwrap();
+    assert_eq!((c.block_size, c.block_bytes), (256, 48));
+    assert!(m.compressed("lower.14").is_none());
+    assert!(dir.join("lower.14").exists() && !dir.join("scores.14").exists());
     let out = ok(&["verify", "--db", d, "--oracle", s(raw_dir())]);
     // Every pinned position of layers 0..=14 compared, all agreeing (the
     // word "agree" alone is in the table's header line).
@@ -146,8 +118,6 @@ fn round_trip_with_a_dictionary_for_every_table_of_layers_0_to_14() {
             assert!(std::fs::read(dir.join(kind.file_name(n))).unwrap() == raw_table(kind, n));
         }
     }
-    let out = awari(&["compress", "--db", d, "--dictionary", "2MiB"], None);
-    assert_eq!(out.status.code(), Some(2));
 }
 
 #[test]
@@ -158,7 +128,7 @@ fn compressing_twice_verifies_and_keeps_the_files() {
         ..compress_opts(false)
     };
     let r = pack::compress_folder(&dir, &opts, &Quiet).unwrap();
-    assert_eq!(r.files.len(), 6);
+    assert_eq!(r.files.len(), 2, "a file per layer");
     assert!(r.removed.is_empty());
     assert!(
         dir.join("scores.10").exists(),
@@ -174,20 +144,17 @@ fn compressing_twice_verifies_and_keeps_the_files() {
     std::fs::remove_file(dir.join("lower.11")).unwrap();
     let other = CompressOptions {
         settings: Settings {
-            version: 2,
-            scores_only: false,
-            dont_care: false,
-            level: 1,
             block_size: 300,
-            block_bytes: 0,
-            dictionary: 0,
+            block_bytes: 128,
+            ..SETTINGS
         },
         ..opts
     };
     let r = pack::compress_folder(&dir, &other, &Quiet).unwrap();
     assert!(r.files.iter().all(|f| f.action == Action::Compressed));
     let m = Manifest::load(&dir).unwrap().unwrap();
-    assert_eq!(m.compressed("lower.11").unwrap().block_size, 300);
+    let c = m.compressed("lower.11").unwrap();
+    assert_eq!((c.block_size, c.block_bytes), (300, 128));
     let db = Database::open(&dir).unwrap();
     assert!(db.is_compressed(11, Kind::Lower).unwrap());
     assert!(!db.is_compressed(11, Kind::Score).unwrap());
@@ -195,6 +162,63 @@ fn compressing_twice_verifies_and_keeps_the_files() {
         db.table(11, Kind::Lower).unwrap().unwrap(),
         &raw_table(Kind::Lower, 11)[..]
     );
+}
+
+#[test]
+fn the_full_form_and_the_scores_alone_replace_each_other_and_leave_no_stale_file() {
+    let dir = copy("awari-compress-forms-");
+    let layers = 10..=11;
+    let alone = CompressOptions {
+        settings: Settings {
+            scores_only: true,
+            ..SETTINGS
+        },
+        layers: layers.clone(),
+        remove_raw: true,
+    };
+    pack::compress_folder(&dir, &alone, &Quiet).unwrap();
+    let sorted = |dir: &std::path::Path| {
+        let mut f = zst_files(dir);
+        f.sort();
+        f
+    };
+    assert_eq!(sorted(&dir), ["scores.10.zst", "scores.11.zst"]);
+    // From the scores alone (the raw scores are gone) to the full form:
+    // the scores' files go once nothing lists them.
+    let full = CompressOptions {
+        layers: layers.clone(),
+        ..compress_opts(true)
+    };
+    let r = pack::compress_folder(&dir, &full, &Quiet).unwrap();
+    assert!(r.removed.contains(&"scores.10.zst".to_string()), "{r:?}");
+    assert_eq!(sorted(&dir), ["tables.10.zst", "tables.11.zst"]);
+    // And back: the scores alone from the full form's scores; the
+    // envelope stays in the full form's file, which keeps serving it.
+    pack::compress_folder(&dir, &alone, &Quiet).unwrap();
+    assert_eq!(
+        sorted(&dir),
+        [
+            "scores.10.zst",
+            "scores.11.zst",
+            "tables.10.zst",
+            "tables.11.zst"
+        ]
+    );
+    let db = Database::open(&dir).unwrap();
+    let raw_db = Database::open(raw_dir()).unwrap();
+    for g in (0..layer_size(11)).step_by(101) {
+        let p = unrank(11, g).unwrap();
+        assert_eq!(db.score(&p).unwrap(), raw_db.score(&p).unwrap());
+        assert_eq!(db.envelope(&p).unwrap(), raw_db.envelope(&p).unwrap());
+    }
+    let r = decompress_every_layer(&dir, true);
+    assert!(r.files.iter().all(|f| f.action == Action::Decompressed));
+    assert!(zst_files(&dir).is_empty());
+    for n in layers {
+        for kind in KINDS {
+            assert!(std::fs::read(dir.join(kind.file_name(n))).unwrap() == raw_table(kind, n));
+        }
+    }
 }
 
 #[test]
@@ -337,15 +361,17 @@ fn cli_compress_and_decompress_round_trip() {
         s(&dir),
         "--layers",
         "11..=13",
-        "--level",
-        "1",
         "--block-size",
-        "2KiB",
+        "512",
+        "--block-bytes",
+        "128",
         "--remove-raw",
         "--json",
     ]);
     let v: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
-    assert_eq!(v["files"].as_array().unwrap().len(), 9);
+    assert_eq!(v["files"].as_array().unwrap().len(), 3, "a file per layer");
+    assert_eq!(v["tables"], 9, "{v}");
+    assert_eq!(v["compressed_files"], 3, "{v}");
     assert_eq!(v["removed"].as_array().unwrap().len(), 9);
     for f in v["files"].as_array().unwrap() {
         assert_eq!(f["action"], "compressed", "{f}");
@@ -358,7 +384,8 @@ fn cli_compress_and_decompress_round_trip() {
     assert!(!dir.join("scores.12").exists());
     assert!(dir.join("scores.14").exists());
     let m = Manifest::load(&dir).unwrap().unwrap();
-    assert_eq!(m.compressed("upper.13").unwrap().block_size, 2048);
+    let c = m.compressed("upper.13").unwrap();
+    assert_eq!((c.name.as_str(), c.block_size), ("tables.13.zst", 512));
     // --quiet prints nothing on stdout (and no progress on stderr).
     let quiet = awari(
         &["compress", "--db", s(&dir), "--layers", "14", "--quiet"],
@@ -376,8 +403,8 @@ fn cli_compress_and_decompress_round_trip() {
         String::from_utf8_lossy(&quiet.stderr)
     );
     let out = ok(&["decompress", "--db", s(&dir), "--layers", "11..=13"]);
-    // A row per compressed file (format 2: one table each): its layer,
-    // name, sizes (smaller compressed), tables and what was done, then the
+    // A row per compressed file (a layer's three tables): its layer, name,
+    // sizes (smaller compressed), tables and what was done, then the
     // totals.
     let rows = summary_rows(&out);
     let want: Vec<(u32, String)> = (11..=13)
@@ -388,16 +415,21 @@ fn cli_compress_and_decompress_round_trip() {
         .flat_map(|r| r.tables.iter().map(|t| (r.layer, t.clone())))
         .collect();
     assert_eq!(got, want, "{out}");
+    assert_eq!(rows.len(), 3, "{out}");
     for r in &rows {
-        assert_eq!(r.file, format!("{}.zst", r.tables[0]), "{out}");
+        assert_eq!(r.file, codec::layer_file_name(r.layer), "{out}");
         assert_eq!(r.done, "decompressed", "{out}");
-        assert_eq!(r.raw, raw_table(Kind::Score, r.layer).len() as u64, "{out}");
+        assert_eq!(
+            r.raw,
+            3 * raw_table(Kind::Score, r.layer).len() as u64,
+            "{out}"
+        );
         assert!(r.ratio > 1.0 && r.raw > r.bytes, "{out}");
     }
     assert!(
         out.lines()
             .last()
-            .is_some_and(|l| l.starts_with("9 table(s) in 9 compressed file(s): ")
+            .is_some_and(|l| l.starts_with("9 table(s) in 3 compressed file(s): ")
                 && l.contains("; 0 file(s) removed")),
         "{out}"
     );
@@ -419,7 +451,9 @@ fn cli_refuses_bad_input_with_status_2() {
         vec!["compress", "--db", s(&dir), "--block-size", "0"],
         vec!["compress", "--db", s(&dir), "--block-size", "1GiB"],
         vec!["compress", "--db", s(&dir), "--block-size", "lots"],
-        vec!["compress", "--db", s(&dir), "--level", "99"],
+        vec!["compress", "--db", s(&dir), "--block-size", "4096"],
+        vec!["compress", "--db", s(&dir), "--block-bytes", "8"],
+        vec!["compress", "--db", s(&dir), "--dont-care"],
         vec!["compress", "--db", s(&dir), "--threads", "0"],
         vec!["decompress", "--db", s(&vu)],
     ] {
@@ -457,7 +491,7 @@ fn build_on_a_compressed_folder_keeps_it_and_writes_back_only_what_it_reads() {
     copts.remove_raw = true;
     pack::compress_folder(&dir, &copts, &Quiet).unwrap();
     let before = zst_files(&dir);
-    assert_eq!(before.len(), 21);
+    assert_eq!(before.len(), 7, "a file per layer");
     // Every layer asked for is there, compressed: nothing is rebuilt or
     // written, and the builder says what it found.
     let notes = Notes::default();

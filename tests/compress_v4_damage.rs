@@ -40,7 +40,7 @@ fn full() -> ([Vec<u8>; 3], Vec<u8>) {
 fn parts(file: &[u8]) -> (usize, usize, usize) {
     let t = open(file).expect("opens");
     let h = t.header();
-    let f = h.v4().expect("format 4");
+    let f = h.v4();
     let meta_end = (h.index_end() + f.model_bytes as u64) as usize;
     let env = h.data_start() + f.blocks * f.block_bytes as u64;
     (meta_end, h.data_start() as usize, env as usize)
@@ -65,7 +65,10 @@ fn probe_damaged(file: &[u8], raws: &[Vec<u8>; 3]) {
         for _ in 0..500 {
             let g = rng.gen_range(0..raw.len() as u64);
             if let Ok(v) = t.get(g) {
-                assert_eq!(v, raw[g as usize] as i8, "{kind:?} entry {g}: a wrong value");
+                assert_eq!(
+                    v, raw[g as usize] as i8,
+                    "{kind:?} entry {g}: a wrong value"
+                );
             }
         }
         if let Ok(all) = t.decompress_all() {

@@ -289,7 +289,7 @@ fn a_hash_larger_than_the_machine_is_refused() {
 }
 
 /// `compress` and `decompress` count tables and files apart and sum each
-/// compressed file's size once (a format 3 file holds a layer's three
+/// compressed file's size once (a full-form file holds a layer's three
 /// tables).
 #[test]
 fn compress_and_decompress_count_tables_and_files_honestly() {

@@ -146,7 +146,7 @@ fn python_reader_agrees_with_the_binary() {
 
     // A file under a compressed table's name that is not one: a damaged
     // table (status 1), named.
-    ensure("zstandard");
+    ensure("xxhash");
     let zdir = common::scratch("awari-py-zst-");
     std::fs::write(zdir.join("scores.3.zst"), b"not a table").unwrap();
     let out = reader(
@@ -162,16 +162,15 @@ fn python_reader_agrees_with_the_binary() {
 }
 
 #[test]
-fn python_reader_reads_compressed_tables_of_both_versions() {
+fn python_reader_reads_both_forms_of_format_4() {
     ensure("numpy");
-    ensure("zstandard");
     ensure("xxhash");
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let dir = common::full_copy("awari-py-compressed-");
     let bin = env!("CARGO_BIN_EXE_awari");
     let d = dir.to_str().unwrap();
-    // Layers 0..=10 in format version 1 (no dictionary), 11..=12 in
-    // version 2 (small blocks with a trained dictionary); raw tables removed.
+    // Layers 0..=10 in the full form (`tables.n.zst`), 11..=12 as the
+    // scores alone in small blocks; raw tables removed.
     for args in [
         vec![
             "compress",
@@ -180,7 +179,7 @@ fn python_reader_reads_compressed_tables_of_both_versions() {
             "--layers",
             "0..=10",
             "--format",
-            "2",
+            "4",
             "--remove-raw",
             "--quiet",
         ],
@@ -190,10 +189,13 @@ fn python_reader_reads_compressed_tables_of_both_versions() {
             d,
             "--layers",
             "11..=12",
+            "--format",
+            "4",
+            "--scores-only",
+            "--block-bytes",
+            "32",
             "--block-size",
             "256",
-            "--dictionary",
-            "4KiB",
             "--remove-raw",
             "--quiet",
         ],
@@ -201,21 +203,11 @@ fn python_reader_reads_compressed_tables_of_both_versions() {
         let out = common::awari(&args, None);
         assert!(out.status.success(), "{args:?}: {out:?}");
     }
-    assert!(!dir.join("scores.12").exists());
-    let m = awari_egdb::store::Manifest::load(&dir).unwrap().unwrap();
-    assert_eq!(m.compressed("scores.12").unwrap().dictionary, 4096);
-    let head = std::fs::read(dir.join("scores.12.zst")).unwrap();
-    assert_eq!(
-        u32::from_le_bytes(head[8..12].try_into().unwrap()),
-        2,
-        "version 2"
-    );
-    let head = std::fs::read(dir.join("scores.10.zst")).unwrap();
-    assert_eq!(
-        u32::from_le_bytes(head[8..12].try_into().unwrap()),
-        1,
-        "version 1"
-    );
+    assert!(!dir.join("scores.12").exists() && !dir.join("scores.10").exists());
+    for (file, tables) in [("tables.10.zst", 0b111u8), ("scores.12.zst", 0b001)] {
+        let head = std::fs::read(dir.join(file)).unwrap();
+        assert_eq!(&head[8..13], &[4, 0, 0, 0, tables], "{file}");
+    }
     let out = python()
         .arg(root.join("tools/test_awari_scores.py"))
         .arg(&dir)
@@ -231,22 +223,34 @@ fn python_reader_reads_compressed_tables_of_both_versions() {
     );
     let last = stdout.lines().last().unwrap_or("");
     assert!(last.contains(" passed, 0 failed"), "{stdout}");
-    // --verify checks the decompressed bytes against the manifest, and a
-    // damaged block is reported, never returned as a score.
+    assert!(last.contains("layers 0..12"), "{stdout}");
+    // --verify decodes the table whole and checks it against the manifest,
+    // and a damaged block is reported, never returned as a score: in the
+    // scores alone and in the full form.
     let p12 = ["2", "1", "1", "1", "1", "1", "2", "1", "1", "1", "0", "0"];
-    let mut args = vec!["--verify"];
-    args.extend(p12);
-    let ok = reader(&dir, &args);
-    assert!(ok.status.success(), "{ok:?}");
-    let path = dir.join("scores.12.zst");
-    let mut z = std::fs::read(&path).unwrap();
-    let last_byte = z.len() - 3;
-    z[last_byte] ^= 0x55;
-    std::fs::write(&path, &z).unwrap();
-    let out = reader(&dir, &args);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(1), "{stderr}");
-    assert!(stderr.contains("damaged"), "{stderr}");
+    let p8 = ["2", "1", "1", "1", "1", "0", "1", "0", "1", "0", "0", "0"];
+    for (file, board) in [("scores.12.zst", p12), ("tables.8.zst", p8)] {
+        let mut args = vec!["--verify"];
+        args.extend(board);
+        let ok = reader(&dir, &args);
+        assert!(ok.status.success(), "{file}: {ok:?}");
+        let path = dir.join(file);
+        let good = std::fs::read(&path).unwrap();
+        let mut z = good.clone();
+        // A byte of the scores' first block.
+        let t = awari_egdb::codec::CompressedTable::parse(&good[..]).unwrap();
+        let at = t.header().data_start() as usize + 5;
+        z[at] ^= 0x55;
+        std::fs::write(&path, &z).unwrap();
+        let out = reader(&dir, &args);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{file}: {stderr}");
+        assert!(
+            stderr.contains("damaged") && stderr.contains(file),
+            "{stderr}"
+        );
+        std::fs::write(&path, &good).unwrap();
+    }
 }
 
 /// Without numpy the reader says so in one line on stderr and exits 2 (as
@@ -277,36 +281,61 @@ fn python_reader_without_numpy_says_how_to_get_it() {
     assert!(out.stdout.is_empty());
 }
 
-/// Formats the reader does not read are named as such (exit 2, as bad
-/// input), and a truncated table is damage (exit 1), as in the binary.
+/// What the reader does not read is named as such, and it exits as the
+/// binary: a file of a retired format (its header written by hand here)
+/// as a table neither reads (1), one that leaves "don't care" entries as
+/// bad input (2), a truncated table as damage (1).
 #[test]
 fn python_reader_names_what_it_cannot_read_and_exits_as_the_binary() {
     ensure("numpy");
-    ensure("zstandard");
-    // Format 3 layer files (`awari compress`'s default), raw tables gone.
-    let dir = small_copy("awari-py-format3-");
+    ensure("xxhash");
+    let retired = |version: u32| {
+        let mut b = vec![0u8; 96];
+        b[..8].copy_from_slice(b"AWARIZST");
+        b[8..12].copy_from_slice(&version.to_le_bytes());
+        b
+    };
+    // A folder of scores alone (no manifest) with a `scores.5.zst` of
+    // format 2, and one with a `tables.5.zst` of format 3.
+    for (file, version) in [("scores.5.zst", 2u32), ("tables.5.zst", 3)] {
+        let dir = common::scratch("awari-py-retired-");
+        std::fs::write(dir.join(file), retired(version)).unwrap();
+        let out = reader(&dir, &P5);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{stderr}");
+        assert_eq!(stderr.lines().count(), 1, "{stderr}");
+        for want in [file, &format!("format {version},"), "0.1.0 (git 44b1542)"] {
+            assert!(stderr.contains(want), "{want:?}: {stderr}");
+        }
+        if version == 2 {
+            let mut q = vec!["query", "--db", dir.to_str().unwrap()];
+            q.extend(P5);
+            let b = common::awari(&q, None);
+            assert_eq!(b.status.code(), Some(1), "{}", common::text(&b.stderr));
+            assert!(common::text(&b.stderr).contains(file));
+        }
+    }
+    // Don't-care entries: only the library's probe resolves them.
+    let dir = small_copy("awari-py-dont-care-");
     let d = dir.to_str().unwrap();
-    let layers = ["--layers", "0..=5", "--quiet"];
-    common::ok(&[&["compress", "--db", d, "--remove-raw"][..], &layers].concat());
-    assert!(dir.join("tables.5.zst").exists() && !dir.join("scores.5").exists());
+    common::ok(&[
+        "compress",
+        "--db",
+        d,
+        "--layers",
+        "0..=5",
+        "--format",
+        "4",
+        "--scores-only",
+        "--dont-care",
+        "--remove-raw",
+        "--quiet",
+    ]);
     let out = reader(&dir, &P5);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{stderr}");
     assert!(
-        stderr.contains("tables.5.zst") && stderr.contains("format 3"),
-        "{stderr}"
-    );
-    assert!(!stderr.contains("is not in"), "{stderr}");
-    // The scores-only form of format 3: `scores.n.zst` of version 3.
-    let dir = small_copy("awari-py-scores-only-");
-    let d = dir.to_str().unwrap();
-    common::ok(&[&["compress", "--db", d, "--scores-only"][..], &layers].concat());
-    std::fs::remove_file(dir.join("scores.5")).unwrap();
-    let out = reader(&dir, &P5);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{stderr}");
-    assert!(
-        stderr.contains("scores.5.zst") && stderr.contains("format version 3"),
+        stderr.contains("scores.5.zst") && stderr.contains("don't care"),
         "{stderr}"
     );
     // A truncated table: damage, status 1 from both.

@@ -38,13 +38,22 @@ fn shipped(args: &'static [&'static str]) -> PathBuf {
     dst
 }
 
-/// Every form of a folder of scores only: the `scores.n.zst` files of
-/// formats 2, 3 and 4 alone, and a VU-style folder of `scores.n`.
+/// Every form of a folder of scores only: the `scores.n.zst` files alone
+/// (the default blocks, and small ones of at most 256 entries), and a
+/// VU-style folder of `scores.n`.
 fn forms() -> Vec<(&'static str, PathBuf)> {
     vec![
-        ("format 3", shipped(&["--scores-only"])),
-        ("format 4", shipped(&["--format", "4", "--scores-only"])),
-        ("format 2", shipped(&["--format", "2"])),
+        ("scores alone", shipped(&["--scores-only"])),
+        (
+            "small blocks",
+            shipped(&[
+                "--scores-only",
+                "--block-bytes",
+                "32",
+                "--block-size",
+                "256",
+            ]),
+        ),
         ("vu", vu_copy("awari-scores-only-vu-")),
     ]
 }

@@ -1,6 +1,6 @@
 //! `awari serve` under faults, load and random input: a table damaged or
 //! truncated while serving is a 503 naming it while the other layers are
-//! served; a client that trickles its headers, one that never reads its
+//! served, and so is a compressed table of a retired format; a client that trickles its headers, one that never reads its
 //! answers and a flood of idle connections do not hold the others and are
 //! dropped on time-outs; random requests get a status and JSON, never a
 //! panic; 64 clients get every answer.
@@ -82,6 +82,43 @@ fn a_table_damaged_or_truncated_while_serving_is_a_503_naming_it() {
     assert!(!err.contains("panicked"), "{err}");
     assert!(
         err.contains(&format!("{}", dir.join("scores.11").display())),
+        "{err}"
+    );
+}
+
+/// A compressed table of a retired format (its header written by hand: the
+/// magic and version 2) is a 503 that says so, naming it; the log names
+/// the release that reads it; the other layers are served.
+#[test]
+fn a_table_of_a_retired_format_is_a_503_saying_so() {
+    let dir = common::vu_copy("awari-serve-retired-");
+    std::fs::remove_file(dir.join("scores.10")).unwrap();
+    let mut header = vec![0u8; 96];
+    header[..8].copy_from_slice(b"AWARIZST");
+    header[8..12].copy_from_slice(&2u32.to_le_bytes());
+    std::fs::write(dir.join("scores.10.zst"), header).unwrap();
+    let server = Server::start(&dir, &[]);
+    let a = &server.addr;
+    let at = |n| format!("/api/v1/position?pits={}", pits(&board_in_upper_half(n).0));
+    let (status, v) = get(a, &at(10));
+    assert_eq!(
+        (status, v["kind"].as_str(), v["table"].as_str()),
+        (503, Some("damaged"), Some("scores.10.zst")),
+        "{v}"
+    );
+    let message = v["error"].as_str().unwrap();
+    assert!(
+        message.starts_with(
+            "the table of layer 10 (scores.10.zst) is compressed in a format this release no \
+             longer reads"
+        ),
+        "{v}"
+    );
+    assert_eq!(get(a, &at(8)).0, 200);
+    let err = server.stop();
+    assert!(!err.contains("panicked"), "{err}");
+    assert!(
+        err.contains("format 2") && err.contains("awari-egdb 0.1.0"),
         "{err}"
     );
 }

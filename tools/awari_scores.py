@@ -3,9 +3,9 @@
 dataset's), independently of the Rust code: the Goedel index is implemented
 here from the module docs of src/index.rs; each table is read with numpy.memmap.
 
-Needs numpy (pip install numpy); --verify also needs xxhash (pip install
-xxhash); compressed tables (scores.N.zst, written by `awari compress`, format
-versions 1 and 2) need zstandard (pip install zstandard).
+Needs numpy (pip install numpy); --verify and compressed tables (format 4,
+written by `awari compress`: tables.N.zst, the full form, or scores.N.zst,
+the scores alone) also need xxhash (pip install xxhash).
 
 Usage: python3 tools/awari_scores.py [--db DIR] [--verify] P0 P1 ... P11
 prints "seeds index score" for the position (pits 0..5 the mover's, 6..11
@@ -16,8 +16,9 @@ manifest.json (xxh3-64, read whole).
 A value outside -n..n in a table of n seeds is reported as a damaged table,
 never returned. Exit status as the awari binary's: 0 ok; 1 a damaged table
 (a wrong size, a value out of range, a bad compressed file, a checksum that
-differs); 2 bad input, a missing layer, a format this tool does not read
-(format 3: `tables.N.zst`, or a `scores.N.zst` of version 3), or I/O.
+differs) or a compressed file of the retired formats 1, 2 and 3 (named, with
+the release that reads it); 2 bad input, a missing layer, a file that leaves
+"don't care" entries (only the library's probe resolves them), or I/O.
 
 It is kept as an oracle for the tests (tests/python_tool.rs), not as the
 way to read tables from Python: for that, the package `awari_egdb`
@@ -31,14 +32,17 @@ As a library:
     verify_table(folder, n)      checks scores.n against the manifest's
                                  xxh3-64 (raises DamagedTable, a ValueError,
                                  if it differs)
-    CompressedTable(path)        a scores.n.zst file: t[g] is entry g,
-                                 len(t) the layer's size, t.blocks() the
-                                 decompressed blocks in order
+    CompressedTable(path)        a tables.n.zst or scores.n.zst file (its
+                                 scores): t[g] is entry g, len(t) the
+                                 layer's size, t.blocks() the decoded
+                                 blocks in order
+    unrank(n, g) -> list         the board of index g in layer n
 
-A table whose raw file is absent is read from its compressed copy: the
-header is checked (magic, version, table, layer, size, block index; with
-xxhash also the header's checksum) and each block's zstd frame carries its
-own content checksum.
+A table whose raw file is absent is read from its compressed copy (format 4,
+the crate's `codec::v4` module docs): header, block counts, sparse index and
+model are checked (with the header's checksum of them), and each block is
+decoded whole and checked (it must end in the coder state its values call
+for, having read exactly its bytes).
 """
 import argparse
 import os
@@ -157,18 +161,14 @@ def table(folder, n):
     if key not in _MAPS:
         path = os.path.join(folder, f"scores.{n}")
         if not os.path.exists(path):
-            if os.path.exists(path + ".zst"):
-                _MAPS[key] = CompressedTable(path + ".zst", layer=n, kind=0)
-                return _MAPS[key]
-            layer_file = os.path.join(folder, f"tables.{n}.zst")
-            if os.path.exists(layer_file):
-                raise ValueError(
-                    f"{layer_file}: compressed in format 3 (the layer's three tables coded "
-                    "together with context models), which this tool does not read; "
-                    f"`awari decompress --db {folder} --layers {n}` writes scores.{n} back, "
-                    "or use `awari query`")
+            # The scores alone, else the full form (the layer's three tables).
+            for copy in (path + ".zst", os.path.join(folder, f"tables.{n}.zst")):
+                if os.path.exists(copy):
+                    _MAPS[key] = CompressedTable(copy, layer=n)
+                    return _MAPS[key]
             raise FileNotFoundError(
-                f"{folder}: no scores.{n} (nor scores.{n}.zst): layer {n} is not there")
+                f"{folder}: no scores.{n} (nor scores.{n}.zst, tables.{n}.zst): layer {n} is "
+                "not there")
         size = layer_size(n)
         found = os.path.getsize(path)
         # scores.48 may keep the initial position in one extra byte.
@@ -181,108 +181,296 @@ def table(folder, n):
 
 
 MAGIC = b"AWARIZST"
-HEADER = struct.Struct("<8sIB3x16sIIQiIQQ")
-KINDS = {0: "scores", 1: "lower", 2: "upper"}
+# Format 4's header: magic, version, tables held, probability bits, envelope
+# block bytes, rule set, layer, the most entries a block holds, entries,
+# blocks, model bytes, checksums of the raw scores, lower and upper, log2
+# of the entries per sparse index entry, flags, bytes per block, envelope
+# blocks, the checksum of header, index, counts and models.
+HEADER = struct.Struct("<8sIBBH16sIIQIIQQQBBHIQ")
+FORMAT = 4
+SCORES_ONLY, FULL = 0b001, 0b111
+PROB_BITS = 12
+SLOTS = 1 << PROB_BITS
+LOW = 1 << 16
+SPARSE_BITS = 13
+ALIGN = 64
+DONT_CARE = 1
+# The last release that reads the retired formats 1, 2 and 3.
+LAST_RELEASE_OF_RETIRED = "awari-egdb 0.1.0 (git 44b1542)"
+
+
+class RetiredFormat(ValueError):
+    """A compressed file of format 1, 2 or 3, which the binary no longer
+    reads either (it refuses it as a file it cannot read: exit status 1)."""
+
+
+def unrank(n, g):
+    """The board of index g in layer n (the inverse of goedel)."""
+    if not 0 <= g < layer_size(n):
+        raise ValueError(f"index {g} is outside layer {n}")
+    pits = [0] * PITS
+    m, full = n, 1
+    for k in range(PITS - 1, -1, -1):
+        below = BELOW[full][k][m]
+        s = 0
+        while s < m and below[s + 1] <= g:
+            s += 1
+        g -= below[s]
+        pits[k] = s
+        if k >= 6 and s == 0:
+            full = 0
+        m -= s
+    return pits
+
+
+def advance(p):
+    """Steps p to the next board of its layer in Goedel order (as
+    src/index's advance)."""
+    while True:
+        i = next(k for k, x in enumerate(p) if x > 0)
+        v = p[i]
+        p[i] = 0
+        p[i + 1] += 1
+        p[0] = v - 1
+        if 0 in p[6:]:
+            return
+        rest = sum(p[:6])
+        p[:6] = [0] * 6
+        p[5] = rest
+
+
+def count_bits(cap):
+    return (cap - 1).bit_length()
+
+
+def counts_bytes(blocks, cap):
+    return (blocks * count_bits(cap) + 7) // 8
+
+
+def buckets(freqs, alphabet):
+    """Per slot of a class of frequencies `freqs`: its symbol and its rank
+    among the symbol's slots, from the frequencies alone (the alias method,
+    as the coder lays them out: Vose's, in the crate's order)."""
+    k = max(64, 1 << (alphabet - 1).bit_length())
+    w = SLOTS // k
+    f = [0] * k
+    if all(x == 0 for x in freqs):
+        f[0] = SLOTS
+    else:
+        f[:len(freqs)] = freqs
+    rem = list(f)
+    small = [s for s in range(k) if rem[s] < w][::-1]
+    large = [s for s in range(k) if rem[s] >= w][::-1]
+    cut = []
+    while small:
+        s = small.pop()
+        big = large.pop()
+        cut.append((s, rem[s], big))
+        rem[big] -= w - rem[s]
+        (small if rem[big] < w else large).append(big)
+    while large:
+        big = large.pop()
+        cut.append((big, w, big))
+    sym, rank, seen = [0] * SLOTS, [0] * SLOTS, [0] * k
+    for j, (a, d, b) in enumerate(cut):
+        for slot in range(j * w, j * w + w):
+            s = a if slot - j * w < d else b
+            sym[slot], rank[slot] = s, seen[s]
+            seen[s] += 1
+    return sym, rank, [max(x, 1) for x in f]
+
+
+def read_varint(b, at):
+    v = shift = 0
+    while shift < 35:
+        if at >= len(b):
+            return None, at
+        byte = b[at]
+        at += 1
+        v |= (byte & 0x7F) << shift
+        if not byte & 0x80:
+            return v, at
+        shift += 7
+    return None, at
 
 
 class CompressedTable:
-    """A table compressed by `awari compress`: zstd blocks behind a block
-    index (the format is documented in the crate's `codec` module). Entries
-    are signed bytes; t[g] decompresses the block holding entry g (the last
-    few blocks are kept)."""
+    """The scores of a table compressed by `awari compress` (format 4, the
+    full form `tables.N.zst` or the scores alone `scores.N.zst`): blocks of
+    a fixed number of bytes, each coded by rANS in the contexts of its
+    entries, behind a sparse index (the format is documented in the crate's
+    `codec::v4` module). t[g] decodes the block holding entry g whole and
+    checks it (the last few blocks are kept); entries are signed bytes."""
 
-    def __init__(self, path, layer=None, kind=None):
+    def __init__(self, path, layer=None):
         try:
-            import zstandard
+            import xxhash
         except ImportError as e:
             raise ImportError(
-                f"{path}: reading compressed tables needs the zstandard package "
-                "(pip install zstandard); or run 'awari decompress'"
+                f"{path}: reading compressed tables needs the xxhash package "
+                "(pip install xxhash); or run 'awari decompress'"
             ) from e
+        self._xxh3 = xxhash.xxh3_64_intdigest
         self.path = path
         with open(path, "rb") as f:
             data = f.read()
         self.data = data
         bad = lambda why: DamagedTable(f"{path}: not a compressed awari table ({why}); the file is damaged")
+        if len(data) < 12:
+            raise bad("shorter than its header")
+        if data[:8] != MAGIC:
+            raise bad("bad magic")
+        version = struct.unpack_from("<I", data, 8)[0]
+        if version in (1, 2, 3):
+            raise RetiredFormat(
+                f"{path} is compressed in format {version}, which neither this tool nor the "
+                f"awari binary of this release reads: decompress it with "
+                f"{LAST_RELEASE_OF_RETIRED}, then compress it with this release")
+        if version != FORMAT:
+            raise bad(f"format version {version}, this tool reads version {FORMAT}")
         if len(data) < HEADER.size:
             raise bad("shorter than its header")
-        (magic, version, table, rules, n, block, entries, level, dsize,
-         raw_xxh3, meta_xxh3) = HEADER.unpack_from(data, 0)
-        if magic != MAGIC:
-            raise bad("bad magic")
-        if version not in (1, 2):
-            # Not damage: a format this tool does not read (3, context
-            # models; or a later one).
+        (_, _, tables, prob_bits, env_bytes, _rules, n, cap, entries, blocks, model_bytes,
+         raw_scores, _raw_lower, _raw_upper, sparse_bits, flags, block_bytes, env_blocks,
+         meta_xxh3) = HEADER.unpack_from(data, 0)
+        if tables not in (SCORES_ONLY, FULL) or prob_bits != PROB_BITS:
+            raise bad(f"tables {tables:#05b}, probability bits {prob_bits}")
+        if flags & ~DONT_CARE or (flags and tables != SCORES_ONLY):
+            raise bad(f"flags {flags:#x}")
+        if flags & DONT_CARE:
+            # Not damage: values only the library's probe resolves.
             raise ValueError(
-                f"{path}: compressed in format version {version}, which this tool does not "
-                "read (it reads versions 1 and 2); `awari decompress` writes the raw table "
-                "back, or use `awari query`")
-        if table not in KINDS or (kind is not None and table != kind):
-            raise bad(f"it holds table {table}")
+                f"{path}: the file leaves \"don't care\" entries, which only a probe that "
+                "resolves them through the lower layers reads (awari query); this tool does not")
         if layer is not None and n != layer:
             raise bad(f"it holds layer {n}, not {layer}")
         if n > MAX_SEEDS or n == 47 or entries != layer_size(n):
             raise bad(f"{entries} entries for layer {n}")
-        if not 1 <= block <= 64 << 20:
-            raise bad(f"block size {block}")
-        if (version == 1) != (dsize == 0) or dsize > 1 << 20:
-            raise bad(f"dictionary of {dsize} bytes in version {version}")
-        self.layer, self.kind, self.block_size, self.entries = n, KINDS[table], block, entries
-        self.raw_xxh3 = f"{raw_xxh3:016x}"
-        k = -(-entries // block)
-        end_index = HEADER.size + 8 * (k + 1)
-        if len(data) < end_index + dsize:
-            raise bad("truncated block index")
-        self.offsets = struct.unpack_from(f"<{k + 1}Q", data, HEADER.size)
-        if self.offsets[0] != end_index + dsize or self.offsets[-1] != len(data) or any(
-            a > b for a, b in zip(self.offsets, self.offsets[1:])
-        ):
-            raise bad("block index out of order")
-        try:
-            import xxhash
-            h = xxhash.xxh3_64()
-            h.update(data[:64])
-            h.update(data[HEADER.size:end_index + dsize])
-            if h.intdigest() != meta_xxh3:
-                raise bad("header checksum")
-        except ImportError:
-            pass  # the frames' own checksums still guard every block
-        dctx = {}
-        if dsize:
-            dctx["dict_data"] = zstandard.ZstdCompressionDict(data[end_index:end_index + dsize])
-        self._dctx = zstandard.ZstdDecompressor(**dctx)
+        if not 1 <= cap <= 4095 or not 16 <= block_bytes <= 4096 or sparse_bits != SPARSE_BITS:
+            raise bad(f"blocks of {block_bytes} bytes and at most {cap} entries")
+        if blocks > entries or blocks * cap < entries:
+            raise bad(f"{blocks} blocks of at most {cap} entries for {entries}")
+        full = tables == FULL
+        if not full:
+            env_bytes = env_blocks = 0
+        ns = -(-entries // (1 << SPARSE_BITS))
+        index_end = HEADER.size + 8 * ns + counts_bytes(blocks, cap)
+        if full:
+            index_end += 8 * ns + counts_bytes(env_blocks, cap)
+        meta_end = index_end + model_bytes
+        self.data_start = -(-meta_end // ALIGN) * ALIGN
+        total = self.data_start + blocks * block_bytes + env_blocks * env_bytes
+        if len(data) != total:
+            raise bad(f"{len(data)} bytes, its header and index call for {total}")
+        if self._xxh3(data[:88] + data[HEADER.size:meta_end]) != meta_xxh3:
+            raise bad("header checksum")
+        self.layer, self.kind, self.entries = n, "scores", entries
+        self.block_bytes, self.raw_xxh3 = block_bytes, f"{raw_scores:016x}"
+        # The entries of each block (less one, count_bits(cap) bits each),
+        # where each block starts, and the sparse index they give.
+        bits = count_bits(cap)
+        at = HEADER.size + 8 * ns
+        packed = np.frombuffer(data, dtype=np.uint8, count=counts_bytes(blocks, cap), offset=at)
+        unpacked = np.unpackbits(packed, bitorder="little")
+        if unpacked[blocks * bits:].any():
+            raise bad("bits after the last block count")
+        weights = (1 << np.arange(bits, dtype=np.int64))
+        counts = unpacked[:blocks * bits].reshape(blocks, bits).astype(np.int64) @ weights + 1
+        if int(counts.max()) > cap or int(counts.sum()) != entries:
+            raise bad("block counts")
+        self.counts = counts
+        self.starts = np.concatenate(([0], np.cumsum(counts)[:-1]))
+        sparse = np.frombuffer(data, dtype="<u8", count=ns, offset=HEADER.size).astype(np.int64)
+        at_g = np.arange(ns, dtype=np.int64) << SPARSE_BITS
+        block_of = np.searchsorted(self.starts, at_g, side="right") - 1
+        if not np.array_equal(sparse, (block_of << 32) | (at_g - self.starts[block_of])):
+            raise bad("sparse index")
+        # The scores' model: classes, the class of every context, each
+        # class's frequencies (the envelope's model follows in the full form).
+        m = data[index_end:meta_end]
+        self.alphabet = 2 * n + 1
+        contexts = (self.alphabet + 1) ** 2 * 15
+        classes = int.from_bytes(m[:2], "little") if len(m) >= 2 else 0
+        if not 1 <= classes <= 256 or len(m) < 2 + contexts:
+            raise bad(f"a model of {classes} classes")
+        self.class_of = m[2:2 + contexts]
+        if max(self.class_of) >= classes:
+            raise bad("a context of no class")
+        at = 2 + contexts
+        self.classes = []
+        for _ in range(classes):
+            freqs = []
+            for _ in range(self.alphabet):
+                x, at = read_varint(m, at)
+                if x is None or x > SLOTS:
+                    raise bad("model frequencies")
+                freqs.append(x)
+            if sum(freqs) not in (0, SLOTS):
+                raise bad("model frequencies")
+            self.classes.append(buckets(freqs, self.alphabet))
+        if not full and at != len(m):
+            raise bad("bytes after the model")
         self._cache = {}
 
     def __len__(self):
         return self.entries
 
     def block(self, i):
-        """Block i, decompressed (one signed byte per entry)."""
+        """Block i, decoded whole and checked (one signed byte per entry)."""
         if i in self._cache:
             return self._cache[i]
-        want = min(self.block_size, self.entries - i * self.block_size)
-        frame = self.data[self.offsets[i]:self.offsets[i + 1]]
-        try:
-            out = self._dctx.decompress(frame, max_output_size=want)
-        except Exception as e:  # zstandard.ZstdError: a damaged block
-            raise DamagedTable(f"{self.path}: block {i} is damaged ({e})") from None
-        if len(out) != want:
-            raise DamagedTable(
-                f"{self.path}: block {i} holds {len(out)} entries, not {want}: the file is damaged")
+        n, count = self.layer, int(self.counts[i])
+        at0 = self.data_start + i * self.block_bytes
+        z = self.data[at0:at0 + self.block_bytes]
+        damaged = lambda why: DamagedTable(f"{self.path}: block {i} is damaged ({why})")
+        x = int.from_bytes(z[:3], "big")
+        if not LOW <= x < LOW << 8:
+            raise damaged("it does not start with a coder state")
+        at, none = 3, self.alphabet
+        values = self.alphabet + 1
+        p = unrank(n, int(self.starts[i]))
+        out = bytearray(count)
+        for j in range(count):
+            s1 = out[j - 1] if j > 0 else none
+            k = p[0] + p[1] + 2
+            sv = out[j - k] if p[2] > 0 and k <= j else none
+            t = (out[j - 2] > out[j - 1]) - (out[j - 2] < out[j - 1]) + 1 if j > 1 else 1
+            ctx = ((s1 * values + sv) * 5 + min(p[0], 4)) * 3 + t
+            sym, rank, freq = self.classes[self.class_of[ctx]]
+            slot = x & (SLOTS - 1)
+            s = sym[slot]
+            x = (freq[s] * (x >> PROB_BITS) + rank[slot]) & 0xFFFFFFFF
+            # At most two bytes a symbol, zeros past the block (as the crate's
+            # decoder reads them).
+            for _ in range((x < LOW) + (x < LOW >> 8)):
+                x = (x << 8) | (z[at] if at < len(z) else 0)
+                at += 1
+            out[j] = s
+            if p[0] > 0:
+                p[0] -= 1
+                p[1] += 1
+            elif j + 1 < count:
+                advance(p)
+        if max(out) >= self.alphabet:
+            raise damaged("a symbol outside the alphabet")
+        raw = bytes((v - n) & 0xFF for v in out)
+        if x != LOW | (self._xxh3(raw) & (LOW - 1)) or at > len(z) or any(z[at:]):
+            raise damaged("it does not end in the state its values call for")
         if len(self._cache) >= 8:
             self._cache.pop(next(iter(self._cache)))
-        self._cache[i] = np.frombuffer(out, dtype=np.int8)
+        self._cache[i] = np.frombuffer(raw, dtype=np.int8)
         return self._cache[i]
 
     def blocks(self):
         """Every block in order."""
-        for i in range(len(self.offsets) - 1):
+        for i in range(len(self.counts)):
             yield self.block(i)
 
     def __getitem__(self, g):
         if not 0 <= g < self.entries:
             raise IndexError(f"entry {g} of a table of {self.entries}")
-        return self.block(g // self.block_size)[g % self.block_size]
+        i = int(np.searchsorted(self.starts, g, side="right")) - 1
+        return self.block(i)[g - int(self.starts[i])]
 
 
 def score(folder, pits):
@@ -354,9 +542,10 @@ def main(argv=None):
         if a.verify:
             verify_table(a.db, sum(check_board(a.pits)))
         s = score(a.db, a.pits)
-    except DamagedTable as e:
+    except (DamagedTable, RetiredFormat) as e:
         print(f"awari_scores: {e}", file=sys.stderr)
-        # A damaged table is a failed check, like the binary's exit 1.
+        # A damaged table (or one of a retired format, which the binary
+        # cannot read either) is a failed check, like the binary's exit 1.
         return 1
     except ValueError as e:
         print(f"awari_scores: {e}", file=sys.stderr)

@@ -4,8 +4,8 @@ bits per position, from its manifest.json (the files it lists, counted
 once each), and projects the size of layers 0..=48 from them.
 
 Per layer: positions, the bytes of the compressed files listed for it, bits
-per position, and which files (format 3 full form `tables.n.zst`, format 3
-scores alone or format 2 `scores.n.zst`, ...). Totals for the ranges asked.
+per position, and which files (the full form `tables.n.zst`, the scores
+alone `scores.n.zst`, ...). Totals for the ranges asked.
 
 The projection of 0..=48 (layer 47 does not exist) takes the measured
 layers as they are and gives each layer above them the bits per position

@@ -10,8 +10,9 @@ positions (uniform seed distributions, not through any index) over the
 layers present in DIR plus the first and last position of each layer, asks
 `BIN query --db DIR --stdin --json` about all of them at once, and compares
 seeds, index and score with awari_scores.goedel and awari_scores.score
-(numpy.memmap of scores.N). Prints "N passed, M failed" and exits non-zero
-on any mismatch.
+(numpy.memmap of scores.N, else its own reader of the compressed
+scores.N.zst or tables.N.zst). Prints "N passed, M failed" and exits
+non-zero on any mismatch.
 """
 import argparse
 import json
@@ -53,8 +54,20 @@ def self_check():
         if len(boards) != aw.layer_size(n):
             failures.append(f"layer {n}: {len(boards)} boards, layer_size {aw.layer_size(n)}")
         for g, b in enumerate(boards):
-            if aw.goedel(b) != g:
-                failures.append(f"{b}: goedel {aw.goedel(b)}, brute force {g}")
+            if aw.goedel(b) != g or aw.unrank(n, g) != b:
+                failures.append(f"{b}: goedel {aw.goedel(b)}, unrank {aw.unrank(n, g)}, "
+                                f"brute force {g}")
+                break
+        # The walk the compressed reader takes: each board's successor.
+        for b, after in zip(boards, boards[1:]):
+            p = list(b)
+            if p[0] > 0:
+                p[0] -= 1
+                p[1] += 1
+            else:
+                aw.advance(p)
+            if p != after:
+                failures.append(f"{b}: next {p}, brute force {after}")
                 break
     return failures
 
@@ -82,9 +95,10 @@ def random_board(rng, n):
 def layers_in(folder):
     found = []
     for name in os.listdir(folder):
-        m = re.fullmatch(r"scores\.(\d+)(\.zst)?", name)
-        if m and int(m.group(1)) <= aw.MAX_SEEDS:
-            found.append(int(m.group(1)))
+        m = re.fullmatch(r"(?:scores\.(\d+)(?:\.zst)?|tables\.(\d+)\.zst)", name)
+        n = m and int(m.group(1) or m.group(2))
+        if m and n <= aw.MAX_SEEDS:
+            found.append(n)
     return sorted(set(found))
 
 
@@ -102,7 +116,7 @@ def main():
 
     layers = layers_in(a.dir)
     if not layers:
-        print(f"{a.dir}: no scores.N files")
+        print(f"{a.dir}: no scores.N, scores.N.zst or tables.N.zst files")
         return 1
     rng = random.Random(a.seed)
     boards = []

@@ -58,9 +58,8 @@ fn compress_finished_within_the_budget() {
     }
     let tmp = tempdir();
     let dir = tmp.path().join("db");
-    // Layer 20 with compressed lower layers needs 139.0 MiB: the guard
-    // counts the largest compressed lower file, in format 3 the three
-    // tables of layer 19 (128.8 MiB with format 2's single tables).
+    // The guard counts the largest compressed lower file: the full form
+    // of layer 19 (the three tables in one file).
     let m = build_0_to_20_within(&dir, 140, &["--compress-finished"]);
     assert!(m.layer(20).is_some() && m.compressed("scores.20").is_some());
     assert_known_good(&dir, 3 * 21);
@@ -99,7 +98,7 @@ fn compress_finished_keeps_only_compressed_layers_and_builds_on_them() {
         for stem in ["scores", "lower", "upper"] {
             assert!(!names.contains(&format!("{stem}.{n}")), "{stem}.{n} is raw");
         }
-        // Format 3: the layer's three tables in one file.
+        // The full form: the layer's three tables in one file.
         assert!(names.contains(&format!("tables.{n}.zst")), "tables.{n}.zst");
     }
     let m = manifest(&dir);

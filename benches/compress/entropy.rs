@@ -1,7 +1,9 @@
 //! The `entropy` group of the `compress` bench: empirical conditional
-//! entropies of one layer's raw tables in the contexts of format 3.
+//! entropies of one layer's raw tables in the contexts the coders use
+//! (the scores' nested contexts, the finest of which format 4 codes
+//! with; the envelope's of the retired format 3).
 
-use super::{block_sizes, command, env_layer, read_layer, V3_LAYER};
+use super::{block_sizes, command, env_layer, read_layer};
 use awari_egdb::index::LayerIter;
 use std::path::Path;
 
@@ -53,7 +55,7 @@ fn symbols(raw: Vec<u8>, n: u32, what: &str) -> Vec<u8> {
     s
 }
 
-/// The entropies of layer `n`'s tables in the contexts of format 3, which
+/// The entropies of layer `n`'s tables in those contexts, which
 /// stop at the start of a block of `block_size` entries; with the names
 /// of the rows.
 fn entropies(
@@ -175,7 +177,7 @@ fn entropies(
 /// entry with one seed moved back from pit 2 to pit 0, when pit 2 has one).
 pub fn entropy(dir: &Path) {
     println!("`{}`\n", command(dir, "entropy"));
-    let n = env_layer().unwrap_or(V3_LAYER);
+    let n = env_layer();
     let Some((s, envelope)) = read_layer(dir, n) else {
         eprintln!("layer {n}: no scores.{n} in {}; skipping", dir.display());
         return;

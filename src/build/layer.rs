@@ -9,7 +9,7 @@ use crate::format::Kind;
 use crate::index::layer_size;
 use crate::mem::{peak_rss, reset_peak_rss, PeakSampler};
 use crate::solve::{self, Below};
-use crate::store::{self, CompressedEntry, FileEntry, LayerEntry, Manifest, Mapped, PhaseSeconds};
+use crate::store::{self, FileEntry, LayerEntry, Manifest, Mapped, PhaseSeconds};
 use std::path::Path;
 use std::time::Instant;
 
@@ -112,8 +112,6 @@ struct Written {
     pinned: Option<u64>,
     histogram: Vec<u64>,
     seconds: f64,
-    /// Tables already compressed (raw removed), to list with the layer.
-    compressed: Vec<CompressedEntry>,
 }
 
 /// Solves layer `n` with the in-memory solver on the mapped lower layers
@@ -149,20 +147,16 @@ fn build_in_memory(
         opts.envelope,
         Some(opts.scratch.as_deref().unwrap_or(dir)),
         obs,
-        &mut |solved: &solve::memory::Solved| write_tables(dir, n, opts, &Single, obs, solved, w),
+        &mut |solved: &solve::memory::Solved| write_tables(dir, n, &Single, obs, solved, w),
     )
 }
 
 /// Writes the tables a solver hands out (the envelope, then the score) and
 /// records them in `w`: each rank its part (see [`write_parts`]), with the
-/// pinned count and the histogram summed over the ranks. With
-/// `--compress-finished`, `lower` and `upper` are compressed (and their
-/// raw files removed, by rank 0) at once, before the score sweep needs the
-/// disk.
+/// pinned count and the histogram summed over the ranks.
 fn write_tables(
     dir: &Path,
     n: u32,
-    opts: &BuildOptions,
     comm: &dyn Comm,
     obs: &dyn BuildObserver,
     solved: &dyn solve::SolvedTables,
@@ -197,25 +191,6 @@ fn write_tables(
             }
             None => None,
         };
-        // Format 2 compresses the envelope's tables at once, to free the
-        // disk early; format 3 codes them with the scores, once the layer
-        // is finished.
-        if let Some(settings) = opts.compress_finished.filter(|s| s.version != 3) {
-            if comm.rank() == 0 {
-                for (kind, f) in [(Kind::Lower, &w.lower), (Kind::Upper, &w.upper)] {
-                    let f = f.as_ref().expect("just written");
-                    w.compressed.push(crate::pack::compress_and_remove_raw(
-                        dir,
-                        &opts.rules,
-                        n,
-                        kind,
-                        f,
-                        settings,
-                    )?);
-                }
-            }
-            comm.barrier()?;
-        }
     }
     if solved.has(Kind::Score) {
         w.scores = Some(write(Kind::Score)?);
@@ -234,7 +209,7 @@ pub(super) fn build_layer(
     choice: Choice,
     comm: &dyn Comm,
     obs: &dyn BuildObserver,
-) -> Result<(LayerEntry, Vec<CompressedEntry>)> {
+) -> Result<LayerEntry> {
     let dir = opts.db.as_path();
     let positions = layer_size(n);
     let part = Part::new(positions, solve::compact::WINDOW, comm.rank(), comm.size());
@@ -280,7 +255,7 @@ pub(super) fn build_layer(
             comm,
             obs,
             &mut |solved: &solve::compact::Assembled| {
-                write_tables(dir, n, opts, comm, obs, solved, &mut w)
+                write_tables(dir, n, comm, obs, solved, &mut w)
             },
         )?
     } else {
@@ -293,7 +268,6 @@ pub(super) fn build_layer(
         pinned,
         histogram,
         seconds: write_seconds,
-        compressed,
     } = w;
     let scores = scores.expect("the solver hands out the score");
 
@@ -356,5 +330,5 @@ pub(super) fn build_layer(
         io,
         ranks: (comm.size() > 1).then_some(comm.size()),
     };
-    Ok((entry, compressed))
+    Ok(entry)
 }

@@ -62,11 +62,10 @@ pub struct BuildOptions {
     /// Folder of the compact solver's lists (unnamed temporary files);
     /// `None`: the output folder.
     pub scratch: Option<PathBuf>,
-    /// Compress each layer's tables with these settings (`lower` and
-    /// `upper` as soon as they are written, `scores` once the layer is
-    /// recorded) and remove its raw tables (the next layers read it
-    /// compressed, with the compact solver), so a long build keeps the disk
-    /// small as it goes.
+    /// Compress each layer's tables with these settings (format 4, once
+    /// the layer is recorded) and remove its raw tables (the next layers
+    /// read it compressed, with the compact solver), so a long build keeps
+    /// the disk small as it goes.
     pub compress_finished: Option<crate::codec::Settings>,
 }
 
@@ -367,13 +366,9 @@ pub fn build_ranks(
             )?;
             finished[k as usize] = Some(Finished::map(dir, k, opts.envelope)?);
         }
-        let (entry, compressed) =
-            layer::build_layer(n, opts, &manifest, &finished, choice, comm, obs)?;
+        let entry = layer::build_layer(n, opts, &manifest, &finished, choice, comm, obs)?;
         crate::fault::point("before-manifest", &n);
         manifest.put(entry.clone());
-        for c in compressed {
-            manifest.put_compressed(c);
-        }
         manifest.store(dir)?;
         if let Some(settings) = opts.compress_finished {
             obs.note(&format!(
@@ -391,6 +386,7 @@ pub fn build_ranks(
                 &c,
                 &crate::pack::Quiet,
             )?;
+            crate::mem::release_freed_heap();
             finished.push(None);
         } else {
             finished.push(Some(Finished::map(dir, n, opts.envelope)?));

@@ -41,10 +41,10 @@ pub struct BuildArgs {
     #[arg(long, value_name = "DIR")]
     scratch: Option<PathBuf>,
     /// Compress each finished layer and remove its raw tables; later
-    /// layers read it compressed. Without L: format 3 (the layer's three
-    /// tables together, context models, blocks of 512 entries); with L:
-    /// format 2, each table with zstd level L in blocks of 4096 entries.
-    #[arg(long, value_name = "L", num_args = 0..=1, default_missing_value = "models", allow_negative_numbers = true)]
+    /// layers read it compressed. Format 4's full form (`tables.n.zst`,
+    /// as `awari compress` writes it). It takes no value: the zstd level
+    /// it took was a setting of the retired format 2.
+    #[arg(long, value_name = "L", num_args = 0..=1, default_missing_value = "", allow_negative_numbers = true)]
     compress_finished: Option<String>,
     /// Build only scores.n, without lower.n and upper.n.
     #[arg(long)]
@@ -120,15 +120,13 @@ pub fn run(a: BuildArgs) -> Result<(), Failure> {
         scratch: a.scratch.clone(),
         compress_finished: match a.compress_finished.as_deref() {
             None => None,
-            Some("models") => Some(awari_egdb::codec::Settings::models(false)),
-            Some(l) => Some(awari_egdb::codec::Settings::zstd(
-                l.parse().map_err(|_| {
-                    Failure::usage(format!(
-                        "--compress-finished '{l}': a zstd level (format 2), or nothing for format 3"
-                    ))
-                })?,
-                4096,
-            )),
+            Some("") => Some(awari_egdb::codec::Settings::random_access_full()),
+            Some(l) => {
+                return Err(Failure::usage(format!(
+                    "--compress-finished '{l}': it takes no value; a zstd level was a setting \
+                     of format 2, which is retired (this release compresses in format 4)"
+                )))
+            }
         },
     };
     let mode = if a.quiet {

@@ -3,7 +3,7 @@
 
 use super::verify::parse_layers;
 use super::Failure;
-use awari_egdb::codec::{self, Settings};
+use awari_egdb::codec::{Settings, FORMAT_VERSION};
 use awari_egdb::error::human;
 use awari_egdb::pack::{
     self, CompressOptions, DecompressOptions, PackObserver, PackReport, PackedFile,
@@ -20,43 +20,36 @@ use std::time::Instant;
 pub struct CompressArgs {
     #[command(flatten)]
     db: super::DbArg,
-    /// The file format: 3 (the default) codes each layer's three tables
-    /// together with context models, in one file `tables.n.zst`; 4 codes
-    /// them for random access near raw speed (`tables.n.zst`, or with
-    /// --scores-only `scores.n.zst`); 2 codes each table on its own with zstd
-    /// (`scores.n.zst`, ...), and is the default when --level or
-    /// --dictionary is given.
-    #[arg(long, value_name = "V", value_parser = clap::value_parser!(u32).range(2..=4))]
+    /// The file format: 4, the only one this release writes (formats 2
+    /// and 3 are retired). Each layer's three tables go into one file
+    /// `tables.n.zst`, or with --scores-only its scores into
+    /// `scores.n.zst`, coded for random access near raw speed.
+    #[arg(long, value_name = "V")]
     format: Option<u32>,
-    /// Format 4: bytes per block, 16..=4096 (default 64 with --scores-only,
-    /// else 96); a probe decodes its block up to the entry.
+    /// Bytes per block, 16..=4096 (default 64 with --scores-only, else 96);
+    /// a probe decodes its block up to the entry.
     #[arg(long, value_name = "B")]
     block_bytes: Option<u32>,
-    /// Formats 3 and 4: code the scores alone (`scores.n.zst`, the form an
-    /// engine ships); the envelope's tables are left as they are.
+    /// Code the scores alone (`scores.n.zst`, the form an engine ships);
+    /// the envelope's tables are left as they are.
     #[arg(long)]
     scores_only: bool,
-    /// Format 4: where a position's score equals its best exit (a capture
-    /// or a move that ends the game), store whatever value codes
-    /// cheapest; a probe then resolves the score through the exits'
+    /// With --scores-only: where a position's score equals its best exit
+    /// (a capture or a move that ends the game), store whatever value
+    /// codes cheapest; a probe then resolves the score through the exits'
     /// children in the lower layers (the file stores about 0.8 bits a
     /// position fewer, a probe reads about 1.7 entries).
     #[arg(long)]
     dont_care: bool,
-    /// Format 2: zstd level (1..=22, default 19; negative levels are
-    /// faster and compress less).
-    #[arg(long, value_name = "L", allow_negative_numbers = true)]
-    level: Option<i32>,
-    /// Entries (bytes) per block, e.g. 512 or 16KiB (default 512 for
-    /// format 3, at most 16KiB; 4096 for format 2): a random probe
-    /// decodes one block. Format 4: the most entries a block holds
-    /// (default 1024, at most 4095).
-    #[arg(long, value_name = "B")]
+    /// The most entries a block holds (default 1024, at most 4095): a
+    /// probe decodes at most this many.
+    #[arg(long, value_name = "N")]
     block_size: Option<String>,
-    /// Format 2: train a zstd dictionary of this size (e.g. 64KiB) on each
-    /// table and store it in the file: small blocks then compress better
-    /// and decompress faster. 0: none.
-    #[arg(long, value_name = "SIZE")]
+    /// A setting of the retired format 2, refused.
+    #[arg(long, value_name = "L", allow_negative_numbers = true, hide = true)]
+    level: Option<String>,
+    /// A setting of the retired format 2, refused.
+    #[arg(long, value_name = "SIZE", hide = true)]
     dictionary: Option<String>,
     /// Layers to compress, e.g. 12..=22 (default: every built layer).
     #[arg(long, value_name = "A..=B", value_parser = parse_layers)]
@@ -109,12 +102,30 @@ fn parse_u32_size(flag: &str, s: &str, e_g: &str) -> Result<u32, Failure> {
 /// The settings given on the command line, checked by the one validator
 /// of compression settings.
 fn settings(a: &CompressArgs) -> Result<Settings, Failure> {
-    let zstd_given = a.level.is_some() || a.dictionary.is_some();
-    let format = a.format.unwrap_or(if zstd_given { 2 } else { 3 });
-    if a.dont_care && format != 4 {
-        return Err(Failure::usage(
-            "--dont-care is a form of --format 4".to_string(),
-        ));
+    match a.format {
+        None | Some(FORMAT_VERSION) => {}
+        Some(v @ 1..=3) => {
+            return Err(Failure::usage(format!(
+                "--format {v}: format {v} is retired; this release writes format \
+                 {FORMAT_VERSION} only (drop --format)"
+            )))
+        }
+        Some(v) => {
+            return Err(Failure::usage(format!(
+                "--format {v}: this release writes format {FORMAT_VERSION} only"
+            )))
+        }
+    }
+    for (given, flag) in [
+        (a.level.is_some(), "--level"),
+        (a.dictionary.is_some(), "--dictionary"),
+    ] {
+        if given {
+            return Err(Failure::usage(format!(
+                "{flag} is a setting of format 2 (zstd), which is retired; format \
+                 {FORMAT_VERSION} has no such setting"
+            )));
+        }
     }
     if a.dont_care && !a.scores_only {
         return Err(Failure::usage(
@@ -123,58 +134,23 @@ fn settings(a: &CompressArgs) -> Result<Settings, Failure> {
                 .to_string(),
         ));
     }
-    if a.block_bytes.is_some() && format != 4 {
-        return Err(Failure::usage(
-            "--block-bytes is a setting of --format 4".to_string(),
-        ));
-    }
-    let mut s = if format >= 3 {
-        for (given, flag) in [
-            (a.level.is_some(), "--level"),
-            (a.dictionary.is_some(), "--dictionary"),
-        ] {
-            if given {
-                return Err(Failure::usage(format!(
-                    "{flag} is a setting of --format 2 (zstd); format 3 codes with context models"
-                )));
-            }
-        }
-        if format == 4 {
-            let mut s = if a.scores_only {
-                Settings::random_access()
-            } else {
-                Settings::random_access_full()
-            };
-            if let Some(b) = a.block_bytes {
-                s.block_bytes = b;
-            }
-            s.dont_care = a.dont_care;
-            s
-        } else {
-            Settings::models(a.scores_only)
-        }
+    let mut s = if a.scores_only {
+        Settings::random_access()
     } else {
-        if a.scores_only {
-            return Err(Failure::usage(
-                "--scores-only is a form of --format 3".to_string(),
-            ));
-        }
-        let mut s = Settings::zstd(codec::DEFAULT_LEVEL, codec::ZSTD_DEFAULT_BLOCK_SIZE);
-        s.level = a.level.unwrap_or(codec::DEFAULT_LEVEL);
-        if let Some(d) = &a.dictionary {
-            s.dictionary = parse_u32_size("--dictionary", d, "0, 64KiB")?;
-        }
-        s
+        Settings::random_access_full()
     };
+    if let Some(b) = a.block_bytes {
+        s.block_bytes = b;
+    }
+    s.dont_care = a.dont_care;
     if let Some(b) = &a.block_size {
-        s.block_size = parse_u32_size("--block-size", b, "512, 16KiB")?;
+        s.block_size = parse_u32_size("--block-size", b, "1024, 4095")?;
     }
     s.check().map_err(|(field, reason)| {
         let flag = match field {
             "block size" => "--block-size",
             "block bytes" => "--block-bytes",
-            "dictionary" => "--dictionary",
-            _ => "--level",
+            _ => "--dont-care",
         };
         Failure::usage(format!("{flag}: {reason}"))
     })?;
@@ -258,7 +234,7 @@ fn pack(
     Ok(())
 }
 
-/// One compressed file of a report: the tables it holds (a format 3 layer
+/// One compressed file of a report: the tables it holds (a full-form
 /// file holds three; `decompress` reports each table on its own) with
 /// their raw bytes summed and the file's size counted once.
 struct FileRow<'a> {
@@ -433,7 +409,7 @@ impl PackObserver for Progress {
                     "was compressed, verified"
                 }
             ),
-            // A format 3 file holds three tables: its size is not this
+            // A full-form file holds three tables: its size is not this
             // table's.
             pack::Action::Decompressed | pack::Action::AlreadyRaw => format!(
                 "{}: {} from {} in {:.2} s, {}",

@@ -53,7 +53,7 @@ enum Command {
     /// Build a layer range from scratch and print per-layer figures and the
     /// machine's random read-modify-write rate.
     Bench(bench::BenchArgs),
-    /// Compress the tables into zstd block files that probes read directly.
+    /// Compress the tables into format 4 files that probes read directly.
     Compress(compress::CompressArgs),
     /// Write back the raw tables from their compressed files.
     Decompress(compress::DecompressArgs),
@@ -204,6 +204,11 @@ fn hint(e: &Error) -> Option<String> {
             }
         ),
         Error::Disk { .. } => "free disk space, or build fewer layers with --max-seeds".into(),
+        // Not damage to repair: the message says how to convert the file.
+        Error::Compressed {
+            source: awari_egdb::codec::CompressError::Retired { .. },
+            ..
+        } => return None,
         e if e.is_damage() => {
             let dir = e
                 .path()

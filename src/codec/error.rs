@@ -1,9 +1,14 @@
 //! Why a compressed table cannot be read: [`CompressError`], the faults of
-//! every format version. A leaf: it depends on no other module of the
-//! crate (`crate::error` converts from it, never the other way).
+//! a format 4 file, and the refusal of the retired formats 1, 2 and 3. A
+//! leaf: it depends on no other module of the crate (`crate::error`
+//! converts from it, never the other way).
 
 use super::FORMAT_VERSION;
 use crate::format::Checksum;
+
+/// The last release that reads formats 1, 2 and 3, as the refusal of such
+/// a file names it.
+const LAST_RELEASE_OF_RETIRED: &str = "awari-egdb 0.1.0 (git 44b1542)";
 
 /// Why a compressed table cannot be read.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -27,9 +32,21 @@ pub enum CompressError {
     /// [`CompressError::OffsetOutOfRange`]).
     #[error("cannot read it: {}", std::io::Error::from(*.0))]
     Read(std::io::ErrorKind),
-    /// Written by another version of the format.
-    #[error("format version {0}, this program reads versions 1 to {FORMAT_VERSION}")]
+    /// Written in a format version this release does not know.
+    #[error("format version {0}, this release reads version {FORMAT_VERSION} only")]
     UnsupportedVersion(u32),
+    /// Written in format 1, 2 or 3, which earlier releases wrote and this
+    /// one no longer reads: the message says which release reads it and
+    /// how to convert the file.
+    #[error(
+        "compressed in format {version}, which this release (awari-egdb {}) no longer reads: \
+         decompress it with {LAST_RELEASE_OF_RETIRED}, then compress it with this release",
+        env!("CARGO_PKG_VERSION")
+    )]
+    Retired {
+        /// The format version of the file: 1, 2 or 3.
+        version: u32,
+    },
     /// A header field has an impossible value.
     #[error("header field {field}: {reason}")]
     HeaderField {
@@ -56,31 +73,13 @@ pub enum CompressError {
         /// Of the bytes.
         found: u64,
     },
-    /// A block of a version 3 file does not decode.
+    /// A block does not decode.
     #[error("block {block}: {message}")]
     Stream {
         /// The block.
         block: u64,
         /// What is wrong.
         message: String,
-    },
-    /// A block does not decompress.
-    #[error("block {block}: zstd: {message}")]
-    Zstd {
-        /// The block.
-        block: u64,
-        /// zstd's message.
-        message: String,
-    },
-    /// A block decompresses to the wrong number of entries.
-    #[error("block {block}: {found} entries after decompression, expected {expected}")]
-    BlockLength {
-        /// The block.
-        block: u64,
-        /// Entries it must hold.
-        expected: u64,
-        /// Entries it gave.
-        found: u64,
     },
     /// The decompressed table does not have its checksum.
     #[error("the table decompresses to checksum {found}, expected {expected}")]

@@ -1,11 +1,10 @@
 //! The header of a compressed table: the prefix every format version
 //! shares (magic, version, rule set, layer, block size, entries), the
-//! fields each family adds ([`Family`]), and the dispatch to the family
-//! that reads and checks the rest of its header.
+//! fields of the format's family ([`Family`]), and the helpers the family
+//! reads and writes them with. The family's module reads its header
+//! ([`crate::codec::v4`], which uses this module, never the other way);
+//! the reader (`read`) dispatches on the version.
 
-use super::v3::{self, V3Fields, V3_HEADER_BYTES};
-use super::v4::{self, V4Fields, V4_HEADER_BYTES};
-use super::zstd_blocks::{self, ZstdFields, ZSTD_HEADER_BYTES};
 use super::CompressError;
 use crate::format::{Checksum, Kind};
 use crate::index::layer_size;
@@ -13,33 +12,8 @@ use crate::rules::{Rules, MAX_SEEDS, PRESETS};
 
 /// The first bytes of every compressed table.
 pub const MAGIC: [u8; 8] = *b"AWARIZST";
-/// The newest format version this code reads and writes (it reads and
-/// writes 1 and 2 too).
+/// The format version this release reads and writes.
 pub const FORMAT_VERSION: u32 = 4;
-/// The bytes every header has at least (the shortest family's header):
-/// a file shorter than this is truncated whatever its version.
-const SHORTEST_HEADER: usize = min(ZSTD_HEADER_BYTES, V3_HEADER_BYTES);
-/// The bytes of the longest family's header: what is read of a file
-/// before its version is known.
-pub(super) const LONGEST_HEADER: usize =
-    max(max(ZSTD_HEADER_BYTES, V3_HEADER_BYTES), V4_HEADER_BYTES);
-
-const fn min(a: usize, b: usize) -> usize {
-    if a < b {
-        a
-    } else {
-        b
-    }
-}
-
-const fn max(a: usize, b: usize) -> usize {
-    if a > b {
-        a
-    } else {
-        b
-    }
-}
-
 /// The header of a compressed table.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Header {
@@ -54,11 +28,9 @@ pub struct Header {
     pub entries: u64,
     /// Entries per block.
     pub block_size: u32,
-    /// The format version: 1 (zstd), 2 (zstd with a dictionary) or 3
-    /// (context models, [`v3`]).
+    /// The format version: 4 ([`crate::codec::v4`]).
     pub version: u32,
-    /// The tables the file holds: bit 0 scores, bit 1 lower, bit 2 upper
-    /// (versions 1 and 2 hold one table, `kind`).
+    /// The tables the file holds: bit 0 scores, bit 1 lower, bit 2 upper.
     pub tables: u8,
     /// The checksum of each raw table the file holds (indexed by
     /// scores, lower, upper; 0 for a table it does not hold).
@@ -67,61 +39,64 @@ pub struct Header {
     pub family: Family,
 }
 
-/// The header fields of one family of format versions.
+/// The header fields of the format's family: one since formats 1, 2 and 3
+/// were retired (a new family is a new variant).
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum Family {
-    /// Versions 1 and 2: zstd blocks ([`zstd_blocks`]).
-    Zstd(ZstdFields),
-    /// Version 3: context models and rANS ([`v3`]).
-    V3(V3Fields),
-    /// Version 4: fixed-size blocks for random access ([`v4`]).
+    /// Version 4: fixed-size blocks for random access
+    /// ([`crate::codec::v4`]).
     V4(V4Fields),
+}
+
+/// The header fields of version 4.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct V4Fields {
+    /// Bytes per block.
+    pub block_bytes: u32,
+    /// Blocks.
+    pub blocks: u64,
+    /// log2 of the entries per entry of the sparse index.
+    pub sparse_bits: u32,
+    /// Bytes of the models (the scores' and, in the full form, the
+    /// envelope's).
+    pub model_bytes: u32,
+    /// The full form's envelope blocks; `None` for the scores alone.
+    pub envelope: Option<EnvelopeFields>,
+    /// For a file that leaves "don't care" entries
+    /// ([`crate::codec::v4::dont_care`]), the `xxh3-64` of the values it
+    /// stores (the header's checksum of the raw scores is then that of the
+    /// scores the probe resolves them to).
+    pub dont_care: Option<u64>,
+}
+
+/// The header fields of the full form's envelope (`lower` and `upper`
+/// coded given the scores, in blocks of their own).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct EnvelopeFields {
+    /// Bytes per envelope block.
+    pub block_bytes: u32,
+    /// Envelope blocks.
+    pub blocks: u64,
+}
+
+impl V4Fields {
+    /// Entries of the sparse index of a table of `entries`.
+    pub fn sparse_entries(&self, entries: u64) -> u64 {
+        entries.div_ceil(1 << self.sparse_bits)
+    }
+
+    /// Bytes of the blocks: the scores' and the envelope's.
+    pub fn blocks_bytes(&self) -> u64 {
+        self.blocks * self.block_bytes as u64
+            + self.envelope.map_or(0, |e| e.blocks * e.block_bytes as u64)
+    }
 }
 
 impl Header {
     /// Number of blocks.
     pub fn blocks(&self) -> u64 {
-        match &self.family {
-            Family::V4(f) => f.blocks,
-            _ => self.entries.div_ceil(self.block_size as u64),
-        }
-    }
-
-    /// The fields of versions 1 and 2, if it is one of them.
-    pub fn zstd(&self) -> Option<&ZstdFields> {
-        match &self.family {
-            Family::Zstd(z) => Some(z),
-            _ => None,
-        }
-    }
-
-    /// The fields of version 3, if it is.
-    pub fn v3(&self) -> Option<&V3Fields> {
-        match &self.family {
-            Family::V3(f) => Some(f),
-            _ => None,
-        }
-    }
-
-    /// Bytes of header and block index: where the dictionary (version 2)
-    /// or the models (version 3) start.
-    pub fn index_end(&self) -> u64 {
-        match &self.family {
-            Family::Zstd(_) => zstd_blocks::index_end(self),
-            Family::V3(_) => v3::index_end(self),
-            Family::V4(f) => v4::index_end(self, f),
-        }
-    }
-
-    /// Bytes of header, block index and dictionary or models: where the
-    /// first block starts.
-    pub fn data_start(&self) -> u64 {
-        match &self.family {
-            Family::Zstd(z) => self.index_end() + z.dictionary as u64,
-            Family::V3(f) => self.index_end() + f.model_bytes as u64,
-            Family::V4(f) => v4::data_start(self, f),
-        }
+        self.v4().blocks
     }
 
     /// Whether the file holds table `kind`.
@@ -136,19 +111,10 @@ impl Header {
             .then(|| Checksum(self.raws[kind_code(kind) as usize]))
     }
 
-    /// The fields of version 4, if it is.
-    pub fn v4(&self) -> Option<&V4Fields> {
-        match &self.family {
-            Family::V4(f) => Some(f),
-            _ => None,
-        }
-    }
-
-    /// Entries of block `i` (versions 1 to 3, whose blocks all hold
-    /// `block_size` entries but the last).
-    pub fn block_len(&self, i: u64) -> usize {
-        let start = i * self.block_size as u64;
-        (self.entries - start).min(self.block_size as u64) as usize
+    /// The fields of version 4.
+    pub fn v4(&self) -> &V4Fields {
+        let Family::V4(f) = &self.family;
+        f
     }
 
     /// `xxh3-64` of the uncompressed table served (`kind`).
@@ -162,17 +128,16 @@ impl Header {
     }
 
     /// Whether the file leaves "don't care" entries (format 4,
-    /// [`v4::dont_care`]): its values are not the scores, which only a
+    /// [`crate::codec::v4::dont_care`]): its values are not the scores, which only a
     /// probe that resolves them through the lower layers gives.
     pub fn is_dont_care(&self) -> bool {
-        self.v4().is_some_and(|f| f.dont_care.is_some())
+        self.v4().dont_care.is_some()
     }
 
     /// The checksum of the values the file decodes to, as the manifest
     /// writes it: the raw table's, or a don't-care file's stored values'.
     pub fn stored_checksum(&self) -> Checksum {
-        let x = self.v4().and_then(|f| f.dont_care);
-        Checksum(x.unwrap_or_else(|| self.raw_xxh3()))
+        Checksum(self.v4().dont_care.unwrap_or_else(|| self.raw_xxh3()))
     }
 }
 
@@ -199,16 +164,6 @@ pub(super) fn kind_code(kind: Kind) -> u8 {
     }
 }
 
-/// The table numbered `code` in a header.
-pub(super) fn kind_of(code: u8) -> Option<Kind> {
-    match code {
-        0 => Some(Kind::Score),
-        1 => Some(Kind::Lower),
-        2 => Some(Kind::Upper),
-        _ => None,
-    }
-}
-
 pub(super) fn u32_at(b: &[u8], at: usize) -> u32 {
     let mut x = [0u8; 4];
     x.copy_from_slice(&b[at..at + 4]);
@@ -221,7 +176,7 @@ pub(super) fn u64_at(b: &[u8], at: usize) -> u64 {
     u64::from_le_bytes(x)
 }
 
-/// The rule set of a header (bytes 16..32 of every version): a tag this
+/// The rule set of a header (bytes 16..32): a tag this
 /// program knows, zero-padded.
 pub(super) fn rule_set(b: &[u8]) -> Result<Rules, CompressError> {
     let rule = &b[16..32];
@@ -242,7 +197,7 @@ pub(super) fn rule_set(b: &[u8]) -> Result<Rules, CompressError> {
 
 /// The checksum of what comes before a file's blocks: `xxh3-64` of the
 /// header's first `fields` bytes (the fields before the stored checksum)
-/// followed by `rest` (index, and dictionary or models).
+/// followed by `rest` (index, counts and models).
 pub(super) fn meta_checksum(head: &[u8], fields: usize, rest: &[u8]) -> u64 {
     let mut h = xxhash_rust::xxh3::Xxh3::new();
     h.update(&head[..fields]);
@@ -266,9 +221,9 @@ pub(super) fn check_layer(layer: u32, entries: u64) -> Result<(), CompressError>
     Ok(())
 }
 
-/// Writes the prefix every version shares into `b`: magic, version, rule
-/// set, layer, block size, entries (bytes 0..12 and 16..48; the family
-/// writes bytes 12..16 and from 48 on).
+/// Writes the prefix of a header into `b`: magic, version, rule set,
+/// layer, block size, entries (bytes 0..12 and 16..48; the family writes
+/// bytes 12..16 and from 48 on).
 pub(super) fn encode_prefix(h: &Header, b: &mut [u8]) {
     b[0..8].copy_from_slice(&MAGIC);
     b[8..12].copy_from_slice(&h.version.to_le_bytes());
@@ -277,77 +232,4 @@ pub(super) fn encode_prefix(h: &Header, b: &mut [u8]) {
     b[32..36].copy_from_slice(&h.layer.to_le_bytes());
     b[36..40].copy_from_slice(&h.block_size.to_le_bytes());
     b[40..48].copy_from_slice(&h.entries.to_le_bytes());
-}
-
-/// Reads and checks the header's fields from its first bytes `b` of a
-/// file of `len` bytes: the magic and version here, the rest by the
-/// version's family.
-pub(super) fn read_fields(b: &[u8], len: u64) -> Result<Header, CompressError> {
-    if b.len() < SHORTEST_HEADER {
-        return Err(CompressError::Truncated {
-            part: "header",
-            needed: SHORTEST_HEADER as u64,
-            found: len,
-        });
-    }
-    if b[0..8] != MAGIC {
-        return Err(CompressError::BadMagic);
-    }
-    match u32_at(b, 8) {
-        v @ (1 | 2) => zstd_blocks::read_header(b, v),
-        3 => v3::read_header(b, len),
-        4 => v4::read_header(b, len),
-        v => Err(CompressError::UnsupportedVersion(v)),
-    }
-}
-
-/// Reads and checks the header from the first bytes `b` of a file of
-/// `len` bytes, and that `b` and the file hold what comes before the
-/// blocks (checked by the family when the reader opens the table).
-pub(super) fn parse(b: &[u8], len: u64) -> Result<Header, CompressError> {
-    let header = read_fields(b, len)?;
-    let data_start = header.data_start();
-    if len < data_start || (b.len() as u64) < data_start {
-        return Err(CompressError::Truncated {
-            part: "block index",
-            needed: data_start,
-            found: len,
-        });
-    }
-    Ok(header)
-}
-
-/// Checks where a file's blocks start (`first`, which must be the end of
-/// `meta`, what comes before them) and end (`last`, the end of the file of
-/// `len` bytes).
-pub(super) fn check_span(
-    first: u64,
-    last: u64,
-    header: &Header,
-    len: u64,
-    meta: &str,
-) -> Result<(), CompressError> {
-    if last > len {
-        return Err(CompressError::Truncated {
-            part: "blocks",
-            needed: last,
-            found: len,
-        });
-    }
-    if last < len {
-        return Err(CompressError::OffsetOutOfRange {
-            block: header.blocks(),
-            offset: last,
-            reason: format!("ends the blocks, but the file has {len} bytes"),
-        });
-    }
-    let data_start = header.data_start();
-    if first != data_start {
-        return Err(CompressError::OffsetOutOfRange {
-            block: 0,
-            offset: first,
-            reason: format!("must be {data_start}, {meta}"),
-        });
-    }
-    Ok(())
 }

@@ -1,44 +1,71 @@
-//! Reading compressed tables of any version: [`CompressedTable`], random
-//! access by entry through the per-thread cache of decoded blocks, whole
-//! ranges decoded in parallel, verification, and the sequential
-//! [`Reader`]. What differs by family (where a block lies, how it
-//! decodes) is dispatched to the family's module.
+//! Reading compressed tables: the dispatch on the format version (4 read,
+//! the retired 1, 2 and 3 refused), [`CompressedTable`], random access by
+//! entry (a probe decodes its block up to the entry, see [`super::v4`]),
+//! batches of probes, whole ranges decoded and checked in parallel,
+//! verification, and the sequential [`Reader`].
 
-use super::cache::{with_cache, Cache, Decoders, Slot, CACHE_BLOCKS, CACHE_BYTES};
-use super::header::{self, LONGEST_HEADER};
-use super::v3::{self, Layout};
-use super::v4;
-use super::zstd_blocks::Frames;
-use super::{Bytes, CompressError, Expected, Family, Header, STEP};
+use super::header::u32_at;
+use super::v4::{self, V4_HEADER_BYTES};
+use super::{Bytes, CompressError, Expected, Family, Header, FORMAT_VERSION, MAGIC, STEP};
 use crate::format::Kind;
 use rayon::prelude::*;
 use std::io::{self, Read};
-use std::sync::atomic::{AtomicU64, Ordering};
 
-/// Source of distinct table ids for the per-thread block cache.
-static NEXT_ID: AtomicU64 = AtomicU64::new(0);
+/// The bytes of magic and version: what a file must hold for its version
+/// to be known.
+const VERSION_END: usize = 12;
+/// The bytes of the header: what is read of a file before its version is
+/// known.
+const LONGEST_HEADER: usize = V4_HEADER_BYTES;
+
+/// Reads and checks the header's fields from its first bytes `b` of a
+/// file of `len` bytes: the magic and version here (a retired version is
+/// refused), the rest by the version's family.
+fn read_fields(b: &[u8], len: u64) -> Result<Header, CompressError> {
+    if b.len() < VERSION_END {
+        return Err(CompressError::Truncated {
+            part: "header",
+            needed: V4_HEADER_BYTES as u64,
+            found: len,
+        });
+    }
+    if b[0..8] != MAGIC {
+        return Err(CompressError::BadMagic);
+    }
+    match u32_at(b, 8) {
+        FORMAT_VERSION => v4::read_header(b, len),
+        version @ 1..=3 => Err(CompressError::Retired { version }),
+        v => Err(CompressError::UnsupportedVersion(v)),
+    }
+}
+
+/// Reads and checks the header from the first bytes `b` of a file of
+/// `len` bytes, and that `b` and the file hold what comes before the
+/// blocks (checked by the family when the reader opens the table).
+fn parse_header(b: &[u8], len: u64) -> Result<Header, CompressError> {
+    let header = read_fields(b, len)?;
+    let data_start = header.data_start();
+    if len < data_start || (b.len() as u64) < data_start {
+        return Err(CompressError::Truncated {
+            part: "block index",
+            needed: data_start,
+            found: len,
+        });
+    }
+    Ok(header)
+}
 
 /// A compressed table over its bytes (a mapping, a buffer, a file read
-/// with `pread`; see [`Bytes`]): random access by entry, one block
-/// decompressed per miss of the per-thread cache.
+/// with `pread`; see [`Bytes`]): random access by entry, each probe
+/// decoding its block up to the entry (on from where this thread's last
+/// probe of the block stopped).
 pub struct CompressedTable<B> {
     bytes: B,
     header: Header,
-    id: u64,
-    /// What the format's family needs to find and decode a block.
-    family: Blocks,
-}
-
-/// What a reader keeps to find and decode the blocks of each family of
-/// formats (a new family is one more variant).
-enum Blocks {
-    /// Versions 1 and 2: the block index and the dictionary.
-    Zstd(Frames),
-    /// Version 3: the block index and the models.
-    V3(Box<Layout>),
-    /// Version 4: the sparse index, block counts and model, and the full
-    /// form's envelope.
-    V4(Box<v4::Layout>, Option<Box<v4::Envelope>>),
+    /// The sparse index, block counts and model of the scores.
+    layout: Box<v4::Layout>,
+    /// The full form's envelope (`lower` and `upper`).
+    envelope: Option<Box<v4::Envelope>>,
 }
 
 impl<B> std::fmt::Debug for CompressedTable<B> {
@@ -56,7 +83,7 @@ impl<B: Bytes> CompressedTable<B> {
         let len = bytes.total_len();
         let (header, meta) = match bytes.slice() {
             Some(b) => {
-                let h = header::parse(b, len)?;
+                let h = parse_header(b, len)?;
                 let meta = b[..h.data_start() as usize].to_vec();
                 (h, meta)
             }
@@ -69,7 +96,7 @@ impl<B: Bytes> CompressedTable<B> {
                     Ok(v)
                 };
                 let head = read(len.min(LONGEST_HEADER as u64))?;
-                let start = header::read_fields(&head, len)?.data_start();
+                let start = read_fields(&head, len)?.data_start();
                 if len < start {
                     return Err(CompressError::Truncated {
                         part: "block index",
@@ -78,26 +105,20 @@ impl<B: Bytes> CompressedTable<B> {
                     });
                 }
                 let meta = read(start)?;
-                (header::parse(&meta, len)?, meta)
+                (parse_header(&meta, len)?, meta)
             }
         };
-        let family = match &header.family {
-            Family::Zstd(_) => Blocks::Zstd(Frames::open(&header, meta, len)?),
-            Family::V3(_) => Blocks::V3(Box::new(v3::layout(&header, &meta, len)?)),
-            Family::V4(f) => {
-                let l = v4::Layout::open(&header, f, &meta, len)?;
-                let e = match f.envelope {
-                    Some(_) => Some(Box::new(v4::Envelope::open(&header, f, &meta)?)),
-                    None => None,
-                };
-                Blocks::V4(Box::new(l), e)
-            }
+        let Family::V4(f) = &header.family;
+        let layout = Box::new(v4::Layout::open(&header, f, &meta, len)?);
+        let envelope = match f.envelope {
+            Some(_) => Some(Box::new(v4::Envelope::open(&header, f, &meta)?)),
+            None => None,
         };
         Ok(CompressedTable {
             bytes,
             header,
-            id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
-            family,
+            layout,
+            envelope,
         })
     }
 
@@ -127,13 +148,11 @@ impl<B: Bytes> CompressedTable<B> {
     }
 
     /// Checks that the file holds the table described by `want`, and
-    /// serves that table from now on (a version 3 or 4 file of the full form
-    /// holds all three tables of its layer; it serves the scores until
-    /// told otherwise).
+    /// serves that table from now on (a file of the full form holds all
+    /// three tables of its layer; it serves the scores until told
+    /// otherwise).
     pub fn check_table(&mut self, want: &Expected) -> Result<(), CompressError> {
-        if let Family::V3(_) | Family::V4(_) = self.header.family {
-            self.serve(want.kind)?;
-        }
+        self.serve(want.kind)?;
         let h = &self.header;
         if h.rules != want.rules {
             return Err(CompressError::Mismatch {
@@ -167,9 +186,8 @@ impl<B: Bytes> CompressedTable<B> {
     }
 
     /// Serves table `kind` from now on, if the file holds it (a file of the
-    /// full form, version 3 or 4, holds all three tables of its layer and
-    /// serves the scores until told otherwise); else
-    /// [`CompressError::Mismatch`].
+    /// full form holds all three tables of its layer and serves the scores
+    /// until told otherwise); else [`CompressError::Mismatch`].
     pub fn serve(&mut self, kind: Kind) -> Result<(), CompressError> {
         if !self.header.holds(kind) {
             return Err(CompressError::Mismatch {
@@ -178,78 +196,13 @@ impl<B: Bytes> CompressedTable<B> {
                 found: self.header.kind.stem().into(),
             });
         }
-        if self.header.kind != kind {
-            self.header.kind = kind;
-            self.id = NEXT_ID.fetch_add(1, Ordering::Relaxed);
-        }
+        self.header.kind = kind;
         Ok(())
     }
 
-    /// Calls `f` with the compressed bytes of block `i`: borrowed from a
-    /// table in memory, else read into `buf`.
-    fn with_frame<T>(
-        &self,
-        i: u64,
-        buf: &mut Vec<u8>,
-        f: impl FnOnce(&[u8]) -> Result<T, CompressError>,
-    ) -> Result<T, CompressError> {
-        let out_of_range = || CompressError::OutOfRange {
-            index: i * self.header.block_size as u64,
-            entries: self.header.entries,
-        };
-        let (s, e) = match &self.family {
-            Blocks::V3(l) => {
-                if i >= self.header.blocks() {
-                    return Err(out_of_range());
-                }
-                let (s, a, b) = l.block(i);
-                (s, s + a as u64 + b as u64)
-            }
-            Blocks::Zstd(f) => f.span(i).ok_or_else(out_of_range)?,
-            Blocks::V4(..) => return Err(out_of_range()),
-        };
-        // Checked when parsed; checked again so that a file changed since
-        // cannot index out of bounds.
-        let gone = || CompressError::OffsetOutOfRange {
-            block: i,
-            offset: s,
-            reason: "no longer lies inside the file".into(),
-        };
-        if let Some(b) = self.bytes.slice() {
-            let frame = usize::try_from(s)
-                .ok()
-                .zip(usize::try_from(e).ok())
-                .and_then(|(s, e)| b.get(s..e))
-                .ok_or_else(gone)?;
-            return f(frame);
-        }
-        if e < s || e > self.bytes.total_len() {
-            return Err(gone());
-        }
-        buf.resize((e - s) as usize, 0);
-        self.bytes.read_at(s, buf).map_err(|e| match e.kind() {
-            std::io::ErrorKind::UnexpectedEof => gone(),
-            k => CompressError::Read(k),
-        })?;
-        f(buf)
-    }
-
-    /// Decompresses block `i` into `out`, which must be the block's length
-    /// (versions 1 to 3; a version 4 file's blocks are read by entry).
-    pub fn decompress_block(&self, i: u64, out: &mut [u8]) -> Result<(), CompressError> {
-        if i >= self.blocks() {
-            return Err(CompressError::OutOfRange {
-                index: i.saturating_mul(self.header.block_size as u64),
-                entries: self.header.entries,
-            });
-        }
-        with_cache(|c| {
-            let Cache { dec, frame, .. } = c;
-            self.with_frame(i, frame, |z| self.decode(dec, z, i, out))
-        })
-    }
-
-    /// The entry at Goedel index `g`, through the per-thread block cache.
+    /// The entry at Goedel index `g`: its block decoded up to it (on from
+    /// where this thread's last probe of the block stopped); the block is
+    /// not checked (see [`super::v4`]).
     pub fn get(&self, g: u64) -> Result<i8, CompressError> {
         if g >= self.header.entries {
             return Err(CompressError::OutOfRange {
@@ -257,59 +210,17 @@ impl<B: Bytes> CompressedTable<B> {
                 entries: self.header.entries,
             });
         }
-        if let Blocks::V4(l, e) = &self.family {
-            return match (e, self.header.kind) {
-                (Some(e), k @ (Kind::Lower | Kind::Upper)) => e.get(l, &self.bytes, g, k),
-                _ => l.get(&self.bytes, g),
-            };
+        match (&self.envelope, self.header.kind) {
+            (Some(e), k @ (Kind::Lower | Kind::Upper)) => e.get(&self.layout, &self.bytes, g, k),
+            _ => self.layout.get(&self.bytes, g),
         }
-        let bs = self.header.block_size as u64;
-        let (block, at) = (g / bs, (g % bs) as usize);
-        with_cache(|c| {
-            c.clock += 1;
-            let now = c.clock;
-            if let Some(s) = c
-                .slots
-                .iter_mut()
-                .find(|s| s.table == self.id && s.block == block)
-            {
-                s.used = now;
-                return Ok(s.data[at] as i8);
-            }
-            let len = self.header.block_len(block);
-            let cap = (CACHE_BYTES / self.header.block_size as usize).clamp(1, CACHE_BLOCKS);
-            let k = if c.slots.len() < cap {
-                c.slots.push(Slot {
-                    table: u64::MAX,
-                    block: 0,
-                    used: 0,
-                    data: Vec::new(),
-                });
-                c.slots.len() - 1
-            } else {
-                (0..c.slots.len())
-                    .min_by_key(|&k| c.slots[k].used)
-                    .expect("a cache holds a slot")
-            };
-            let Cache {
-                dec, slots, frame, ..
-            } = c;
-            let s = &mut slots[k];
-            s.table = u64::MAX;
-            s.data.resize(len, 0);
-            self.with_frame(block, frame, |z| self.decode(dec, z, block, &mut s.data))?;
-            s.table = self.id;
-            s.block = block;
-            s.used = now;
-            Ok(s.data[at] as i8)
-        })
     }
 
     /// The entries at Goedel indices `gs` into `out` (`out[k]` the entry
     /// at `gs[k]`; only as many as the shorter of the two holds).
-    /// Fastest on sorted indices: a format 4 file decodes the probes of a
-    /// block together and several blocks at once; other formats read
-    /// through [`get`](Self::get)'s cache.
+    /// Fastest on sorted indices: the probes of a block are decoded
+    /// together, several blocks at once (the scores; the envelope's
+    /// tables are read through [`get`](Self::get)).
     pub fn get_many(&self, gs: &[u64], out: &mut [i8]) -> Result<(), CompressError> {
         let gs = &gs[..gs.len().min(out.len())];
         let out = &mut out[..gs.len()];
@@ -319,10 +230,8 @@ impl<B: Bytes> CompressedTable<B> {
                 entries: self.header.entries,
             });
         }
-        if let (Blocks::V4(l, None), _) | (Blocks::V4(l, _), Kind::Score) =
-            (&self.family, self.header.kind)
-        {
-            return l.get_many(&self.bytes, gs, out);
+        if self.envelope.is_none() || self.header.kind == Kind::Score {
+            return self.layout.get_many(&self.bytes, gs, out);
         }
         for (o, &g) in out.iter_mut().zip(gs) {
             *o = self.get(g)?;
@@ -330,8 +239,9 @@ impl<B: Bytes> CompressedTable<B> {
         Ok(())
     }
 
-    /// Decompresses entries `start .. start + out.len()` into `out`, blocks
-    /// in parallel on the rayon pool.
+    /// Decompresses entries `start .. start + out.len()` into `out`, every
+    /// block it touches decoded whole and checked, in parallel on the rayon
+    /// pool.
     pub fn decompress_range(&self, start: u64, out: &mut [u8]) -> Result<(), CompressError> {
         if out.is_empty() {
             return Ok(());
@@ -343,91 +253,18 @@ impl<B: Bytes> CompressedTable<B> {
                 entries: self.header.entries,
             });
         }
-        if let Blocks::V4(l, e) = &self.family {
-            // Parts of about a million entries, decoded in parallel.
-            return out
-                .par_chunks_mut(1 << 20)
-                .enumerate()
-                .try_for_each(|(k, part)| {
-                    let at = start + (k as u64) * (1 << 20);
-                    match (e, self.header.kind) {
-                        (Some(e), kind @ (Kind::Lower | Kind::Upper)) => {
-                            e.decode_range(l, &self.bytes, at, part, kind)
-                        }
-                        _ => l.decode_range(&self.bytes, at, part),
+        // Parts of about a million entries, decoded in parallel.
+        out.par_chunks_mut(1 << 20)
+            .enumerate()
+            .try_for_each(|(k, part)| {
+                let at = start + (k as u64) * (1 << 20);
+                match (&self.envelope, self.header.kind) {
+                    (Some(e), kind @ (Kind::Lower | Kind::Upper)) => {
+                        e.decode_range(&self.layout, &self.bytes, at, part, kind)
                     }
-                });
-        }
-        let bs = self.header.block_size as u64;
-        // Split `out` into the parts of each block it covers.
-        let mut parts: Vec<(u64, usize, &mut [u8])> = Vec::new();
-        let mut rest = out;
-        let mut g = start;
-        while !rest.is_empty() {
-            let block = g / bs;
-            let at = (g - block * bs) as usize;
-            let take = (self.header.block_len(block) - at).min(rest.len());
-            let (part, tail) = rest.split_at_mut(take);
-            parts.push((block, at, part));
-            rest = tail;
-            g += take as u64;
-        }
-        // Version 3 decodes two whole blocks at a time.
-        let pairs = matches!(self.family, Blocks::V3(_)) && self.header.kind == Kind::Score;
-        let mut groups: Vec<Vec<(u64, usize, &mut [u8])>> = Vec::new();
-        for p in parts {
-            let whole = p.1 == 0 && p.2.len() == self.header.block_len(p.0);
-            match groups.last_mut() {
-                Some(g)
-                    if pairs
-                        && whole
-                        && g.len() == 1
-                        && g[0].1 == 0
-                        && g[0].2.len() == self.header.block_len(g[0].0) =>
-                {
-                    g.push(p)
+                    _ => self.layout.decode_range(&self.bytes, at, part),
                 }
-                _ => groups.push(vec![p]),
-            }
-        }
-        groups.into_par_iter().try_for_each(|mut g| {
-            with_cache(|c| {
-                let Cache {
-                    dec,
-                    scratch,
-                    frame,
-                    frame2,
-                    ..
-                } = c;
-                if let (Blocks::V3(l), 2) = (&self.family, g.len()) {
-                    let (b, rest) = g.split_at_mut(1);
-                    let ((i0, _, o0), (i1, _, o1)) = (&mut b[0], &mut rest[0]);
-                    let (s0, s1) = (*i0 * bs, *i1 * bs);
-                    return self.with_frame(*i0, frame, |z0| {
-                        self.with_frame(*i1, frame2, |z1| {
-                            v3::decode_two(
-                                l,
-                                &mut dec.v3,
-                                self.header.kind,
-                                [(*i0, z0, s0, &mut **o0), (*i1, z1, s1, &mut **o1)],
-                            )
-                        })
-                    });
-                }
-                let (block, at, part) = g.pop().expect("a part");
-                let len = self.header.block_len(block);
-                self.with_frame(block, frame, |z| {
-                    if at == 0 && part.len() == len {
-                        self.decode(dec, z, block, part)
-                    } else {
-                        scratch.resize(len, 0);
-                        self.decode(dec, z, block, scratch)?;
-                        part.copy_from_slice(&scratch[at..at + part.len()]);
-                        Ok(())
-                    }
-                })
             })
-        })
     }
 
     /// The whole table, decompressed in parallel and checked against the
@@ -495,28 +332,6 @@ impl<B: Bytes> CompressedTable<B> {
             });
         }
         Ok(())
-    }
-
-    /// Decodes block `block` from its bytes `z` into `out` (the block's
-    /// length) with this thread's decoders: by the file's family.
-    fn decode(
-        &self,
-        dec: &mut Decoders,
-        z: &[u8],
-        block: u64,
-        out: &mut [u8],
-    ) -> Result<(), CompressError> {
-        match &self.family {
-            Blocks::Zstd(f) => f.decode(&mut dec.zstd, z, block, out),
-            Blocks::V3(l) => {
-                let start = block * self.header.block_size as u64;
-                v3::decode_one(l, &mut dec.v3, self.header.kind, start, z, block, out)
-            }
-            Blocks::V4(..) => Err(CompressError::OutOfRange {
-                index: block,
-                entries: self.header.blocks(),
-            }),
-        }
     }
 
     /// A sequential reader of the uncompressed table.

@@ -1,78 +1,39 @@
-//! How to compress: [`Settings`], the format and its parameters, and
-//! their checks.
+//! How to compress: [`Settings`], the form and the block layout of a
+//! format 4 file, and their checks.
 
-use super::{v3, v4};
+use super::v4;
 
-/// How to compress.
+/// How to compress (format 4, [`super::v4`]: the only format this release
+/// writes).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Settings {
-    /// The format: 3 (context models, [`super::v3`]; the default), 4
-    /// (the scores for random access, [`super::v4`]) or 2 (zstd blocks;
-    /// written as version 1 without a dictionary).
-    pub version: u32,
-    /// zstd level (format 2).
-    pub level: i32,
-    /// Entries per block (format 4: the most entries a block holds).
+    /// The most entries a block holds.
     pub block_size: u32,
-    /// Format 4: bytes per block (0 for the other formats).
+    /// Bytes per block (of the scores; the full form's envelope blocks
+    /// take [`v4::envelope_block_bytes`] of it).
     pub block_bytes: u32,
-    /// Bytes of a zstd dictionary trained on the table's blocks and stored
-    /// in the file (format 2); 0: none. A table too small to train one on
-    /// is written without.
-    pub dictionary: u32,
-    /// Formats 3 and 4: code the scores alone (`scores.n.zst`), not the
-    /// layer's three tables together (`tables.n.zst`).
+    /// Code the scores alone (`scores.n.zst`), not the layer's three
+    /// tables together (`tables.n.zst`, the full form).
     pub scores_only: bool,
-    /// Format 4: leave "don't care" entries where the score equals the
-    /// best exit ([`v4::dont_care`]); the probe resolves them through the
-    /// lower layers.
+    /// Leave "don't care" entries where the score equals the best exit
+    /// ([`v4::dont_care`]); the probe resolves them through the lower
+    /// layers. A form of the scores alone.
     pub dont_care: bool,
 }
 
 impl Settings {
-    /// The settings of format 2 (zstd blocks) with these level and block
-    /// size, without a dictionary.
-    pub const fn zstd(level: i32, block_size: u32) -> Settings {
-        Settings {
-            version: 2,
-            level,
-            block_size,
-            block_bytes: 0,
-            dictionary: 0,
-            scores_only: false,
-            dont_care: false,
-        }
-    }
-
-    /// The default settings of format 3, scores alone or not.
-    pub const fn models(scores_only: bool) -> Settings {
-        Settings {
-            version: 3,
-            level: 0,
-            block_size: v3::V3_DEFAULT_BLOCK_SIZE,
-            block_bytes: 0,
-            dictionary: 0,
-            scores_only,
-            dont_care: false,
-        }
-    }
-
-    /// The default settings of format 4 (the scores alone; the full form
-    /// with `scores_only` false).
+    /// The default settings of the scores alone (`scores.n.zst`).
     pub const fn random_access() -> Settings {
         Settings {
-            version: 4,
-            level: 0,
             block_size: v4::V4_DEFAULT_BLOCK_CAP,
             block_bytes: v4::V4_DEFAULT_BLOCK_BYTES,
-            dictionary: 0,
             scores_only: true,
             dont_care: false,
         }
     }
 
-    /// The default settings of format 4's full form (the three tables;
-    /// larger score blocks than the scores alone take).
+    /// The default settings of the full form (`tables.n.zst`, the three
+    /// tables; larger score blocks than the scores alone take).
     pub const fn random_access_full() -> Settings {
         Settings {
             block_bytes: v4::V4_FULL_DEFAULT_BLOCK_BYTES,
@@ -81,15 +42,8 @@ impl Settings {
         }
     }
 
-    /// Checks the settings ([`crate::format::check_compression`] for
-    /// format 2); on failure, the field and why.
+    /// Checks the settings; on failure, the field and why.
     pub fn check(&self) -> Result<(), (&'static str, String)> {
-        if self.version != 4 && self.dont_care {
-            return Err((
-                "don't care",
-                "entries left \"don't care\" are a form of format 4".into(),
-            ));
-        }
         if self.dont_care && !self.scores_only {
             return Err((
                 "don't care",
@@ -97,50 +51,13 @@ impl Settings {
                     .into(),
             ));
         }
-        if self.version != 4 && self.block_bytes != 0 {
-            return Err((
-                "block bytes",
-                "blocks of a fixed number of bytes are a setting of format 4".into(),
-            ));
-        }
-        match self.version {
-            4 => {
-                if self.dictionary != 0 || self.level != 0 {
-                    return Err((
-                        "dictionary",
-                        "format 4 codes with context models, not zstd".into(),
-                    ));
-                }
-                v4::check_blocks(self.block_bytes, self.block_size)
-            }
-            3 => {
-                if self.dictionary != 0 {
-                    return Err((
-                        "dictionary",
-                        "format 3 codes with context models, not a zstd dictionary".into(),
-                    ));
-                }
-                v3::check_block_size(self.block_size)
-            }
-            1 | 2 => {
-                if self.scores_only {
-                    return Err((
-                        "scores only",
-                        "the scores-only form is one of formats 3 and 4".into(),
-                    ));
-                }
-                crate::format::check_compression(self.level, self.block_size, self.dictionary)
-            }
-            v => Err((
-                "format",
-                format!("{v}: this program writes formats 2, 3 and 4"),
-            )),
-        }
+        v4::check_blocks(self.block_bytes, self.block_size)
     }
 }
 
 impl Default for Settings {
+    /// The full form's defaults ([`Settings::random_access_full`]).
     fn default() -> Self {
-        Settings::models(false)
+        Settings::random_access_full()
     }
 }

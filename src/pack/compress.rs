@@ -1,28 +1,32 @@
-//! Compressing a folder's tables a file per table (formats 1 and 2), or
-//! a layer at a time through [`compress_v3`](super::compress_v3) (format
-//! 3): [`compress_folder`], and the builder's entries to the same work.
+//! Compressing a folder's tables, a layer at a time: [`compress_folder`],
+//! and the builder's entry to the same work. Each layer's three tables
+//! (or its scores alone) go into one format 4 file, written through
+//! [`store::AtomicFile`] and verified table by table before it is renamed
+//! into place and listed in the manifest.
 
-use super::compress_v3::compress_layer_models;
 use super::{
     open_listed, open_locked, open_raw, open_written, remove_unlisted, Action, CompressOptions,
-    PackObserver, PackReport, PackedFile, Quiet,
+    PackObserver, PackReport, PackedFile,
 };
-use crate::codec::{encode_steps, file_name, Settings};
+use crate::codec::v4::{self, V4Settings};
+use crate::codec::{file_name, Settings, FORMAT_VERSION};
 use crate::error::{AtPath, Error, Result};
 use crate::format::{Checksum, Kind};
-use crate::rules::Rules;
 use crate::store::{self, CompressedEntry, FileEntry, LayerEntry, Manifest, Mapped};
 use std::fs;
+use std::io;
 use std::path::Path;
 use std::time::Instant;
 
 /// Compresses the tables of our folder `dir` into `.zst` files beside
-/// them, verifies each file written (every block decompressed and compared
-/// with the raw table) before recording it in the manifest, and with
-/// `remove_raw` removes a layer's raw tables once all of its tables are
-/// compressed and verified. A table already compressed with the same
-/// settings is verified and kept. Blocks are (de)compressed in parallel on
-/// the rayon pool.
+/// them (format 4: a layer's three tables in `tables.n.zst`, or its scores
+/// alone in `scores.n.zst`), verifies each file written (every block
+/// decoded and compared with the raw tables) before recording it in the
+/// manifest, and with `remove_raw` removes a layer's raw tables once its
+/// file is written and verified. A layer already compressed with the same
+/// settings is verified and kept; a copy in another form or with other
+/// settings is replaced (and removed once no entry lists it). Blocks are
+/// coded and checked in parallel on the rayon pool.
 pub fn compress_folder(
     dir: &Path,
     opts: &CompressOptions,
@@ -49,99 +53,9 @@ pub(crate) fn compress_layers(
     opts: &CompressOptions,
     obs: &dyn PackObserver,
 ) -> Result<PackReport> {
-    let s = opts.settings;
-    let rules = manifest.rules();
     let mut report = PackReport::default();
     for l in layers {
-        let v3 = s.version >= 3;
-        if v3 {
-            compress_layer_models(dir, manifest, l, s, obs, &mut report)?;
-        }
-        for (kind, f) in l.files().filter(|_| !v3) {
-            let t0 = Instant::now();
-            let name = file_name(&f.name);
-            let path = dir.join(&name);
-            let raw_path = dir.join(&f.name);
-            let raw_present = raw_path.exists();
-            let blocks = l.positions.div_ceil(s.block_size as u64);
-            // A compressed file already there with these settings: verify it.
-            if let Some(c) = manifest.compressed(&f.name).cloned() {
-                if c.block_size == s.block_size
-                    && c.level == s.level
-                    && c.dictionary == s.dictionary
-                {
-                    obs.start(&c.name, l.positions.div_ceil(c.block_size as u64));
-                    let checked =
-                        open_listed(dir, &rules, &c, kind, f, true).and_then(|(t, path)| {
-                            t.verify(None, &|k| obs.advance(k))
-                                .map_err(|e| Error::compressed(path, e))
-                        });
-                    match checked {
-                        Ok(()) => {
-                            let done = PackedFile {
-                                layer: l.seeds,
-                                raw: f.name.clone(),
-                                name: c.name.clone(),
-                                action: Action::AlreadyCompressed,
-                                raw_bytes: f.bytes,
-                                bytes: c.bytes,
-                                seconds: t0.elapsed().as_secs_f64(),
-                            };
-                            obs.done(&done);
-                            report.files.push(done);
-                            continue;
-                        }
-                        Err(e) if raw_present => {
-                            obs.warning(&format!("{e}; compressing {} again", f.name))
-                        }
-                        Err(e) => return Err(e),
-                    }
-                }
-            }
-            // The bytes to compress: the raw table, else the compressed
-            // copy made with other settings.
-            obs.start(&name, 2 * blocks);
-            let bytes = if raw_present {
-                let (map, raw_path) = open_raw(dir, l.seeds, kind, f)?;
-                let raw = Source::Mapped(&map, &raw_path, f.xxh3);
-                write_compressed(&path, raw, &rules, kind, l.seeds, s, obs)?
-            } else if let Some(c) = manifest.compressed(&f.name) {
-                let (old, path_old) = open_listed(dir, &rules, c, kind, f, true)?;
-                let raw = old
-                    .decompress_all()
-                    .map_err(|e| Error::compressed(path_old, e))?;
-                write_compressed(&path, Source::Bytes(&raw), &rules, kind, l.seeds, s, obs)?
-            } else {
-                return Err(Error::Missing(raw_path));
-            };
-            let entry = CompressedEntry {
-                seeds: l.seeds,
-                raw: f.name.clone(),
-                name: name.clone(),
-                bytes,
-                xxh3: store::checksum_file(&path)?,
-                block_size: s.block_size,
-                level: s.level,
-                dictionary: s.dictionary,
-                version: 0,
-                block_bytes: 0,
-            };
-            let old = manifest.compressed(&f.name).map(|c| c.name.clone());
-            manifest.put_compressed(entry);
-            manifest.store(dir)?;
-            remove_unlisted(dir, manifest, old, obs, &mut report)?;
-            let done = PackedFile {
-                layer: l.seeds,
-                raw: f.name.clone(),
-                name,
-                action: Action::Compressed,
-                raw_bytes: f.bytes,
-                bytes,
-                seconds: t0.elapsed().as_secs_f64(),
-            };
-            obs.done(&done);
-            report.files.push(done);
-        }
+        compress_layer(dir, manifest, l, opts.settings, obs, &mut report)?;
         if opts.remove_raw {
             // (The scores-only form leaves the envelope's tables as they
             // are.)
@@ -162,124 +76,235 @@ pub(crate) fn compress_layers(
     Ok(report)
 }
 
-/// Compresses the raw table `f` (table `kind` of layer `layer`, in `dir`,
-/// checked against `f`'s checksum first) into its compressed file, written
-/// through a verified temporary file, and removes the raw table. The
-/// manifest is not touched: the caller lists the returned entry (the
-/// builder, once the layer is finished; a compressed file that no manifest
-/// lists is written again by the next build).
-pub(crate) fn compress_and_remove_raw(
+/// [`compress_layers`]' work on layer `l`: one file for the layer's three
+/// tables (`tables.n.zst`, the full form), or for its scores alone
+/// (`scores.n.zst`) with [`Settings::scores_only`] or a layer without the
+/// envelope. The file is written through a temporary file, and each
+/// table it holds is decompressed and compared with the raw table (whose
+/// checksum must be the manifest's) before it is renamed into place and
+/// listed once per table.
+fn compress_layer(
     dir: &Path,
-    rules: &Rules,
-    layer: u32,
-    kind: Kind,
-    f: &FileEntry,
-    s: Settings,
-) -> Result<CompressedEntry> {
-    let name = file_name(&f.name);
-    let path = dir.join(&name);
-    let bytes = {
-        let (map, raw_path) = open_raw(dir, layer, kind, f)?;
-        let raw = Source::Mapped(&map, &raw_path, f.xxh3);
-        write_compressed(&path, raw, rules, kind, layer, s, &Quiet)?
-    };
-    let entry = CompressedEntry {
-        seeds: layer,
-        raw: f.name.clone(),
-        name,
-        bytes,
-        xxh3: store::checksum_file(&path)?,
-        block_size: s.block_size,
-        level: s.level,
-        dictionary: s.dictionary,
-        version: 0,
-        block_bytes: 0,
-    };
-    let raw_path = dir.join(&f.name);
-    fs::remove_file(&raw_path).at(&raw_path)?;
-    store::sync_dir(dir)?;
-    Ok(entry)
-}
-
-/// The bytes a compressed file is made from.
-#[derive(Clone, Copy)]
-enum Source<'a> {
-    /// A raw table (its path and the manifest's checksum of it), mapped:
-    /// each pass releases the windows it is done with, so compressing a
-    /// table larger than memory does not make the process's resident set
-    /// grow to its size.
-    Mapped(&'a Mapped, &'a Path, Checksum),
-    /// Bytes in memory.
-    Bytes(&'a [u8]),
-}
-
-impl Source<'_> {
-    fn bytes(&self) -> &[u8] {
-        match self {
-            Source::Mapped(m, ..) => m,
-            Source::Bytes(b) => b,
-        }
-    }
-    fn release(&self, start: usize, len: usize) {
-        if let Source::Mapped(m, ..) = self {
-            m.release_range(start, len);
-        }
-    }
-}
-
-/// Writes the compressed file through the store's [`store::AtomicFile`],
-/// whose temporary file is verified
-/// (a mapped raw table's checksum against the manifest's, then every block
-/// decompressed and compared with the raw bytes) before it is renamed
-/// into place. Returns its size. Neither pass keeps more than a step of a
-/// mapped table, nor of the mapped temporary file, resident.
-fn write_compressed(
-    path: &Path,
-    source: Source<'_>,
-    rules: &Rules,
-    kind: Kind,
-    layer: u32,
+    manifest: &mut Manifest,
+    l: &LayerEntry,
     s: Settings,
     obs: &dyn PackObserver,
-) -> Result<u64> {
-    let raw = source.bytes();
-    let mut w = store::AtomicFile::create(path)?;
-    let tmp = w.temp_path().to_path_buf();
-    let name = path.file_name().unwrap_or_default().to_string_lossy();
-    let half = (raw.len() as u64).div_ceil(s.block_size as u64) / 2;
-    let done = std::sync::atomic::AtomicU64::new(0);
-    let progress = |k: u64| {
-        obs.advance(k);
-        let before = done.fetch_add(k, std::sync::atomic::Ordering::Relaxed);
-        if before < half && before + k >= half {
-            crate::fault::point("mid-compress", &name);
+    report: &mut PackReport,
+) -> Result<()> {
+    let t0 = Instant::now();
+    let rules = manifest.rules();
+    let full = !s.scores_only && l.lower.is_some() && l.upper.is_some();
+    let files: Vec<(Kind, FileEntry)> = l
+        .files()
+        .filter(|(k, _)| full || *k == Kind::Score)
+        .map(|(k, f)| (k, f.clone()))
+        .collect();
+    let name = if full {
+        crate::codec::layer_file_name(l.seeds)
+    } else {
+        file_name(&Kind::Score.file_name(l.seeds))
+    };
+    let path = dir.join(&name);
+    let raw_names = files
+        .iter()
+        .map(|(_, f)| f.name.as_str())
+        .collect::<Vec<_>>()
+        .join(", ");
+    let raw_bytes: u64 = files.iter().map(|(_, f)| f.bytes).sum();
+    let blocks = l.positions.div_ceil(s.block_size as u64);
+    // Already there with these settings: verify it.
+    let listed: Vec<Option<CompressedEntry>> = files
+        .iter()
+        .map(|(_, f)| manifest.compressed(&f.name).cloned())
+        .collect();
+    let same = listed.iter().all(|c| {
+        c.as_ref().is_some_and(|c| {
+            c.version == FORMAT_VERSION
+                && c.name == name
+                && c.block_size == s.block_size
+                && c.block_bytes == s.block_bytes
+        })
+    });
+    // The same only in the same form (don't care or not).
+    let same = same
+        && open_listed(
+            dir,
+            &rules,
+            listed[0].as_ref().expect("listed"),
+            Kind::Score,
+            &files[0].1,
+            false,
+        )
+        .is_ok_and(|(t, _)| t.header().is_dont_care() == s.dont_care);
+    let raw_present = files.iter().all(|(_, f)| dir.join(&f.name).exists());
+    if same {
+        obs.start(&name, blocks * files.len() as u64);
+        let checked = files.iter().zip(&listed).try_for_each(|((kind, f), c)| {
+            let c = c.as_ref().expect("listed");
+            let (t, path) = open_listed(dir, &rules, c, *kind, f, *kind == files[0].0)?;
+            t.verify(None, &|k| obs.advance(k))
+                .map_err(|e| Error::compressed(path, e))
+        });
+        match checked {
+            Ok(()) => {
+                let c = listed[0].as_ref().expect("listed");
+                let done = PackedFile {
+                    layer: l.seeds,
+                    raw: raw_names,
+                    name: name.clone(),
+                    action: Action::AlreadyCompressed,
+                    raw_bytes,
+                    bytes: c.bytes,
+                    seconds: t0.elapsed().as_secs_f64(),
+                };
+                obs.done(&done);
+                report.files.push(done);
+                return Ok(());
+            }
+            Err(e) if raw_present => {
+                obs.warning(&format!("{e}; compressing layer {} again", l.seeds))
+            }
+            Err(e) => return Err(e),
+        }
+    }
+    // The tables to code: raw (mapped), else decompressed from the copies
+    // listed.
+    enum Held {
+        Mapped(Mapped),
+        Bytes(Vec<u8>),
+    }
+    let mut held = Vec::new();
+    for ((kind, f), c) in files.iter().zip(&listed) {
+        let raw_path = dir.join(&f.name);
+        if raw_path.exists() {
+            held.push(Held::Mapped(open_raw(dir, l.seeds, *kind, f)?.0));
+        } else if let Some(c) = c {
+            let (old, path_old) = open_listed(dir, &rules, c, *kind, f, true)?;
+            let bytes = if old.header().is_dont_care() {
+                super::dont_care::resolved_scores(dir, l.seeds)?
+            } else {
+                old.decompress_all()
+                    .map_err(|e| Error::compressed(path_old, e))?
+            };
+            held.push(Held::Bytes(bytes));
+        } else {
+            return Err(Error::Missing(raw_path));
+        }
+    }
+    let table = |k: usize| -> &[u8] {
+        match &held[k] {
+            Held::Mapped(m) => m,
+            Held::Bytes(b) => b,
         }
     };
-    let bytes = encode_steps(raw, rules, kind, layer, s, &mut w, &progress, &|at, k| {
-        source.release(at, k)
-    })
-    .at(&tmp)?;
+    let release = |start: usize, len: usize| {
+        for h in &held {
+            if let Held::Mapped(m) = h {
+                m.release_range(start, len);
+            }
+        }
+    };
+    obs.start(&name, blocks * (2 + files.len() as u64));
+    let mut w = store::AtomicFile::create(&path)?;
+    let tmp = w.temp_path().to_path_buf();
+    // The values a don't-care file stores (what decoding it gives).
+    let mut stored: Option<Vec<u8>> = None;
+    let v4 = V4Settings {
+        block_bytes: s.block_bytes,
+        block_cap: s.block_size,
+        ..Default::default()
+    };
+    let file = if s.dont_care {
+        let (file, values) =
+            super::dont_care::encode_layer(dir, &rules, l.seeds, table(0), v4, &tmp)?;
+        stored = Some(values);
+        file
+    } else {
+        let coded = if full {
+            let env_bytes = v4::envelope_block_bytes(s.block_bytes);
+            v4::encode_full(table(0), table(1), table(2), &rules, l.seeds, v4, env_bytes)
+        } else {
+            v4::encode_scores(table(0), &rules, l.seeds, v4)
+        };
+        match coded {
+            Ok(file) => file,
+            // Values no table of the layer holds: a table that differs from
+            // the manifest's is damaged, and named as such.
+            Err(e) => {
+                for (k, (_, f)) in files.iter().enumerate() {
+                    let found = Checksum::of(table(k));
+                    if found != f.xxh3 {
+                        return Err(Error::Checksum {
+                            path: dir.join(&f.name),
+                            what: "the manifest's checksum of the table",
+                            expected: f.xxh3,
+                            found,
+                        });
+                    }
+                }
+                return Err(e).at(&tmp);
+            }
+        }
+    };
+    obs.advance(2 * blocks);
+    io::Write::write_all(&mut w, &file).at(&tmp)?;
+    let bytes = file.len() as u64;
+    drop(file);
     w.sync()?;
-    let written = open_written(&tmp, layer, kind);
-    if let (Ok(t), Source::Mapped(_, raw_path, expected)) = (&written, source) {
+    crate::fault::point("mid-compress", &name);
+    for (k, (kind, f)) in files.iter().enumerate() {
+        let mut t = open_written(&tmp, l.seeds, *kind)?;
+        t.serve(*kind).map_err(|e| Error::compressed(&tmp, e))?;
         let found = t.header().raw_checksum();
-        if found != expected {
+        if found != f.xxh3 {
             return Err(Error::Checksum {
-                path: raw_path.to_path_buf(),
+                path: dir.join(&f.name),
                 what: "the manifest's checksum of the table",
-                expected,
+                expected: f.xxh3,
                 found,
             });
         }
+        let values = stored.as_deref().unwrap_or(table(k));
+        t.verify_steps(Some(values), &|b| obs.advance(b), &|at, len| {
+            release(at, len);
+            t.source().release();
+        })
+        .map_err(|e| Error::compressed(&tmp, e))?;
     }
-    let t = written?;
-    t.verify_steps(Some(raw), &|k| obs.advance(k), &|at, k| {
-        source.release(at, k);
-        // Only this step's blocks are resident; releasing the rest of the
-        // mapping, not resident, costs little.
-        t.source().release();
-    })
-    .map_err(|e| Error::compressed(&tmp, e))?;
     w.commit()?;
-    Ok(bytes)
+    let xxh3 = store::checksum_file(&path)?;
+    let mut old = Vec::new();
+    for (_, f) in &files {
+        old.push(manifest.compressed(&f.name).map(|c| c.name.clone()));
+        manifest.put_compressed(CompressedEntry {
+            seeds: l.seeds,
+            raw: f.name.clone(),
+            name: name.clone(),
+            bytes,
+            xxh3,
+            block_size: s.block_size,
+            level: 0,
+            dictionary: 0,
+            version: FORMAT_VERSION,
+            block_bytes: s.block_bytes,
+        });
+    }
+    manifest.store(dir)?;
+    for o in old {
+        if o.as_deref() != Some(name.as_str()) {
+            remove_unlisted(dir, manifest, o, obs, report)?;
+        }
+    }
+    let done = PackedFile {
+        layer: l.seeds,
+        raw: raw_names,
+        name,
+        action: Action::Compressed,
+        raw_bytes,
+        bytes,
+        seconds: t0.elapsed().as_secs_f64(),
+    };
+    obs.done(&done);
+    report.files.push(done);
+    Ok(())
 }

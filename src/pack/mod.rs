@@ -13,21 +13,19 @@
 //!
 //! The files: this one the options, the report and the observer, and the
 //! opening of a locked folder's tables that both directions share;
-//! `compress.rs` compressing (a table at a time, formats 1 and 2),
-//! `compress_v3.rs` compressing a layer into one file (format 3),
+//! `compress.rs` compressing a layer into one format 4 file,
 //! `decompress.rs` writing raw tables back, `scores_only.rs` the same in a
 //! folder of scores without manifest (which then gets one, naming the rule
 //! set the compressed files' headers name); `dont_care.rs` the best exits
-//! of a layer and its don't-care format 4 file.
+//! of a layer and its don't-care file.
 
 mod compress;
-mod compress_v3;
 mod decompress;
 pub mod dont_care;
 mod scores_only;
 
 pub use compress::compress_folder;
-pub(crate) use compress::{check_settings, compress_and_remove_raw, compress_layers};
+pub(crate) use compress::{check_settings, compress_layers};
 pub use decompress::decompress_folder;
 pub(crate) use decompress::decompress_layer;
 
@@ -113,7 +111,7 @@ pub struct PackReport {
 /// What [`compress_folder`] does.
 #[derive(Clone, Debug)]
 pub struct CompressOptions {
-    /// Level and block size.
+    /// The form (full or scores alone) and the block layout.
     pub settings: Settings,
     /// The layers to compress (those of them that are built).
     pub layers: RangeInclusive<u32>,
@@ -189,8 +187,8 @@ fn locked() -> Access {
 /// The raw table `kind` of layer `n` listed in the manifest as `f`,
 /// mapped (the caller holds the folder's lock), through
 /// [`StoredTable::open`]. Its checksum is checked against the manifest's
-/// by the encoder, which hashes the table as it compresses it
-/// (`compress::write_compressed`).
+/// once the file made from it is written (the header carries the
+/// checksum the encoder computed), before the file is renamed into place.
 fn open_raw(dir: &Path, n: u32, kind: Kind, f: &FileEntry) -> Result<(Mapped, PathBuf)> {
     let path = dir.join(&f.name);
     let t = StoredTable::open(&Stored::Raw(path.clone()), n, kind, None, locked())?;

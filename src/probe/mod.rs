@@ -50,7 +50,7 @@
 //! for a caller that drops it (the Bellman check), where
 //! [`Database::table`] keeps what it reads. A folder without manifest
 //! lists every layer whose scores it holds, raw or only as `scores.n.zst`
-//! in any format (the scores-only form an engine ships).
+//! (the scores-only form an engine ships).
 //!
 //! # Where things are
 //!
@@ -347,8 +347,7 @@ impl Database {
     /// The layers available: built (ours), present (a folder without
     /// manifest) or loaded (memory). A folder without manifest lists every
     /// layer whose scores it holds: `scores.n` (a VU dataset folder), or
-    /// only `scores.n.zst` in any format (the scores-only form an engine
-    /// ships).
+    /// only `scores.n.zst` (the scores-only form an engine ships).
     pub fn layers(&self) -> Vec<u32> {
         match &self.source {
             Source::Ours { manifest, .. } => manifest.layers.iter().map(|l| l.seeds).collect(),

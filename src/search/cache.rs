@@ -44,7 +44,9 @@ impl ScoreCache {
             n.next_power_of_two() / 2
         };
         ScoreCache {
-            slots: (0..n).map(|_| [AtomicU64::new(0), AtomicU64::new(0)]).collect(),
+            slots: (0..n)
+                .map(|_| [AtomicU64::new(0), AtomicU64::new(0)])
+                .collect(),
             mask: n as u64 - 1,
         }
     }

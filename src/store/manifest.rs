@@ -147,18 +147,19 @@ pub struct CompressedEntry {
     pub xxh3: Checksum,
     /// Entries per block.
     pub block_size: u32,
-    /// The zstd level it was compressed with.
+    /// The zstd level of the retired formats 1 and 2; 0 (written for the
+    /// manifests of earlier releases to read).
     pub level: i32,
-    /// The dictionary size asked for (0: none).
+    /// The zstd dictionary of the retired format 2; 0.
     #[serde(default)]
     pub dictionary: u32,
-    /// The format: 3 for context models, 4 for random access (a full-form
-    /// file `tables.n.zst` of either is listed once for each of the
-    /// layer's three tables); absent or 0 for zstd blocks (format
-    /// versions 1 and 2).
+    /// The format: 4 (a full-form file `tables.n.zst` is listed once for
+    /// each of the layer's three tables). Manifests of earlier releases
+    /// list 3, or 0 (absent) for formats 1 and 2: retired formats, whose
+    /// files this release refuses to open.
     #[serde(default, skip_serializing_if = "is_zero_u32")]
     pub version: u32,
-    /// Format 4: bytes per block (absent or 0 for the other formats).
+    /// Format 4: bytes per block (absent or 0 for the retired formats).
     #[serde(default, skip_serializing_if = "is_zero_u32")]
     pub block_bytes: u32,
 }
@@ -182,10 +183,10 @@ impl CompressedEntry {
             bytes,
             xxh3,
             block_size: h.block_size,
-            level: h.zstd().map_or(0, |z| z.level),
-            dictionary: h.zstd().map_or(0, |z| z.dictionary),
-            version: if h.version >= 3 { h.version } else { 0 },
-            block_bytes: h.v4().map_or(0, |f| f.block_bytes),
+            level: 0,
+            dictionary: 0,
+            version: h.version,
+            block_bytes: h.v4().block_bytes,
         }
     }
 }
@@ -536,25 +537,21 @@ impl Manifest {
             if !names.insert(c.name.as_str()) && !shared {
                 return Err(ManifestFault::NameTwice(c.name.clone()));
             }
-            let settings = crate::codec::Settings {
-                version: match c.version {
-                    3 | 4 => c.version,
-                    _ => 2,
-                },
-                level: c.level,
-                block_size: c.block_size,
-                block_bytes: c.block_bytes,
-                dictionary: c.dictionary,
-                scores_only: c.version == 4,
-                dont_care: false,
-            };
-            settings
-                .check()
-                .map_err(|(setting, reason)| ManifestFault::Setting {
-                    file: c.name.clone(),
-                    setting,
-                    reason,
-                })?;
+            match c.version {
+                crate::codec::FORMAT_VERSION => {
+                    crate::codec::v4::check_blocks(c.block_bytes, c.block_size)
+                }
+                // Formats 1 and 2 (listed as 0) and 3, retired: the
+                // manifest stands, opening the file refuses it by name
+                // (`CompressError::Retired`).
+                0 | 3 => Ok(()),
+                v => Err(("format", format!("version {v}: no release wrote it"))),
+            }
+            .map_err(|(setting, reason)| ManifestFault::Setting {
+                file: c.name.clone(),
+                setting,
+                reason,
+            })?;
         }
         Ok(())
     }

@@ -1,6 +1,6 @@
 //! The one opener of a folder's tables: [`StoredTable`], table `kind` of
 //! layer `n` where [`locate`](super::locate) finds it (the raw file, else
-//! its compressed copy in any format), with its size checked (a raw table
+//! its compressed copy), with its size checked (a raw table
 //! the layer's size, a listed compressed file the manifest's) and, for a
 //! compressed copy, its header (rule set, layer, the table it holds),
 //! read with `pread` or, as an explicit `unsafe` opt-in ([`Access`]),
@@ -116,7 +116,7 @@ impl crate::codec::Bytes for TableFile {
 
 /// A table of a folder, opened: raw, or its compressed copy decoded block
 /// by block. It is the one opener of a folder's tables: where the table
-/// is ([`locate`]: the raw file, else its compressed copy in any format),
+/// is ([`locate`]: the raw file, else its compressed copy),
 /// its size (a raw table the layer's, a listed compressed copy the
 /// manifest's) and a compressed copy's header (rule set, layer, the table
 /// held) are checked when it is opened; read with `pread` or, as an

@@ -1,104 +1,220 @@
-//! Forged damage to compressed files of format versions 1 and 2, shared by
-//! the `compress_damage*` tests: layer 8's scores as a sample (with and
-//! without a dictionary), the checksum rewritten as a forger would, one
-//! mutated file read without a panic, parse errors named for counting, and
-//! the rounds of the mutation loops. Version 3's are in [`super::forge_v3`].
+//! Forged damage to format 4 files, shared by `compress_v4_mutations.rs`:
+//! layer 8 as a sample (the full form and the scores alone, in small
+//! blocks and few classes, so that a file opens fast enough to be mutated
+//! hundreds of thousands of times), where the parts of a file start, the
+//! checksum of header, index and models rewritten as a forger would, the
+//! block counts read and written, one mutated file opened and read
+//! without a panic, errors named for counting, and the rounds of the
+//! mutation loops.
 
-use super::compress::{parse, raw_table};
-use awari_egdb::codec::{self, CompressError, Settings, ZSTD_HEADER_BYTES};
-use awari_egdb::format::Kind;
+use super::compress::{parse, raw_table, KINDS};
+use awari_egdb::codec::v4::{encode_full, encode_scores, V4Settings, V4_HEADER_BYTES};
+use awari_egdb::codec::{CompressError, CompressedTable};
+use awari_egdb::rules::AWARI;
+use std::collections::BTreeMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::OnceLock;
 
-/// Layer 8's scores (75,504 entries) in 295 blocks of 256, compressed with
-/// a dictionary of `dictionary` bytes (0: none): small enough to mutate
-/// millions of times.
-pub fn layer_8_sample(dictionary: u32) -> (Vec<u8>, Vec<u8>) {
-    let raw = raw_table(Kind::Score, 8);
-    let settings = Settings {
-        version: 2,
-        scores_only: false,
-        dont_care: false,
-        level: 3,
-        block_size: 256,
-        block_bytes: 0,
-        dictionary,
+/// The layer of the samples.
+pub const N: u32 = 8;
+
+/// The raw tables (scores, lower, upper) and a file.
+pub type Sample = ([Vec<u8>; 3], Vec<u8>);
+
+/// Layer 8 (75,504 entries) in blocks of 32 bytes (the full form's
+/// envelope in blocks of 64) with 16 classes.
+fn layer_8(full: bool) -> Sample {
+    let raws = KINDS.map(|k| raw_table(k, N));
+    let lay = V4Settings {
+        block_bytes: 32,
+        classes: 16,
+        ..V4Settings::default()
     };
-    let z = codec::encode(&raw, &awari_egdb::rules::AWARI, Kind::Score, 8, settings).unwrap();
-    let h = parse(&z).unwrap().header().clone();
-    assert_eq!(h.zstd().map_or(0, |f| f.dictionary) > 0, dictionary > 0);
-    (raw, z)
+    let z = if full {
+        encode_full(&raws[0], &raws[1], &raws[2], &AWARI, N, lay, 64)
+    } else {
+        encode_scores(&raws[0], &AWARI, N, lay)
+    }
+    .expect("encode");
+    let t = parse(&z).expect("a sound file");
+    assert_eq!(t.header().v4().envelope.is_some(), full);
+    (raws, z)
 }
 
-/// The sample without a dictionary (format version 1).
-pub fn sample() -> &'static (Vec<u8>, Vec<u8>) {
-    static S: OnceLock<(Vec<u8>, Vec<u8>)> = OnceLock::new();
-    S.get_or_init(|| layer_8_sample(0))
+/// The full form of layer 8.
+pub fn sample_full() -> &'static Sample {
+    static S: OnceLock<Sample> = OnceLock::new();
+    S.get_or_init(|| layer_8(true))
 }
 
-/// The sample with a dictionary of 8 KiB (format version 2).
-pub fn sample_dict() -> &'static (Vec<u8>, Vec<u8>) {
-    static S: OnceLock<(Vec<u8>, Vec<u8>)> = OnceLock::new();
-    S.get_or_init(|| layer_8_sample(8192))
+/// The scores alone of layer 8.
+pub fn sample_scores() -> &'static Sample {
+    static S: OnceLock<Sample> = OnceLock::new();
+    S.get_or_init(|| layer_8(false))
+}
+
+pub fn u32_at(b: &[u8], at: usize) -> u32 {
+    u32::from_le_bytes(b[at..at + 4].try_into().unwrap())
 }
 
 pub fn u64_at(b: &[u8], at: usize) -> u64 {
     u64::from_le_bytes(b[at..at + 8].try_into().unwrap())
 }
 
-/// Rewrites the checksum of header and index after a mutation, as a forger
-/// would, so that the parser's other checks are reached.
+/// Bits of a block count of blocks of at most `cap` entries.
+fn count_bits(cap: u32) -> u32 {
+    32 - cap.saturating_sub(1).leading_zeros()
+}
+
+/// Where the models end, as the header `b` says (`None` for fields no
+/// file can have).
+fn meta_end(b: &[u8]) -> Option<usize> {
+    if b.len() < V4_HEADER_BYTES {
+        return None;
+    }
+    let (cap, entries) = (u32_at(b, 36), u64_at(b, 40));
+    let (blocks, models) = (u32_at(b, 48) as u64, u32_at(b, 52) as u64);
+    if cap == 0 || entries > 1 << 40 {
+        return None;
+    }
+    let sparse = 8 * entries.div_ceil(1 << 13);
+    let counts = |k: u64| (k * count_bits(cap) as u64).div_ceil(8);
+    let mut end = V4_HEADER_BYTES as u64 + sparse + counts(blocks) + models;
+    if b[12] == 0b111 {
+        end += sparse + counts(u32_at(b, 84) as u64);
+    }
+    usize::try_from(end).ok()
+}
+
+/// Rewrites the checksum of header, index, counts and models after a
+/// mutation, as a forger would (over the parts the header says there
+/// are), so that the reader's other checks are reached.
 pub fn forge(z: &mut [u8]) {
-    if z.len() < ZSTD_HEADER_BYTES {
+    let Some(end) = meta_end(z).filter(|&e| e <= z.len()) else {
         return;
-    }
-    let entries = u64_at(z, 40);
-    let bs = u32::from_le_bytes(z[36..40].try_into().unwrap()) as u64;
-    if bs == 0 || entries > 1 << 40 {
-        return;
-    }
-    let mut end = ZSTD_HEADER_BYTES as u64 + 8 * (entries.div_ceil(bs) + 1);
-    if u32::from_le_bytes(z[8..12].try_into().unwrap()) == 2 {
-        end += u32::from_le_bytes(z[52..56].try_into().unwrap()) as u64;
-    }
-    if end > z.len() as u64 {
-        return;
-    }
+    };
     let mut h = xxhash_rust::xxh3::Xxh3::new();
-    h.update(&z[..64]);
-    h.update(&z[ZSTD_HEADER_BYTES..end as usize]);
-    let sum = h.digest();
-    z[64..72].copy_from_slice(&sum.to_le_bytes());
+    h.update(&z[..88]);
+    h.update(&z[V4_HEADER_BYTES..end]);
+    z[88..96].copy_from_slice(&h.digest().to_le_bytes());
 }
 
-pub fn set(z: &[u8], at: usize, bytes: &[u8]) -> Vec<u8> {
-    let mut z = z.to_vec();
-    z[at..at + bytes.len()].copy_from_slice(bytes);
-    forge(&mut z);
-    z
+/// Where the parts of a sound format 4 file start (file offsets).
+#[derive(Clone, Copy, Debug)]
+pub struct Parts {
+    /// The sparse index (after the header).
+    pub index: usize,
+    /// The packed block counts.
+    pub counts: usize,
+    /// The full form's envelope index and counts (`models` for the scores
+    /// alone).
+    pub envelope: usize,
+    /// The models.
+    pub models: usize,
+    /// The first block.
+    pub data: usize,
+    pub blocks: usize,
+    pub cap: u32,
 }
 
-/// One mutated file: parsing and reading it must give a typed error or the
-/// right bytes, never a panic. Returns the parser's error, or `Ok` when the
-/// file parsed (and every read of `blocks_to_read` gave the right bytes or
-/// a typed error).
-pub fn try_mutation(z: &[u8], raw: &[u8], blocks_to_read: &[u64]) -> Result<(), CompressError> {
-    let r = catch_unwind(AssertUnwindSafe(|| {
-        let t = parse(z)?;
-        let bs = t.header().block_size as u64;
-        for &b in blocks_to_read {
-            let start = b.saturating_mul(bs);
-            if let Ok(v) = t.get(start) {
-                assert_eq!(Some(&(v as u8)), raw.get(start as usize), "entry {start}");
+pub fn parts(z: &[u8]) -> Parts {
+    let t = parse(z).unwrap();
+    let h = t.header();
+    let f = h.v4();
+    let ns = f.sparse_entries(h.entries) as usize;
+    let counts = V4_HEADER_BYTES + 8 * ns;
+    let envelope = counts + (f.blocks as usize * count_bits(h.block_size) as usize).div_ceil(8);
+    Parts {
+        index: V4_HEADER_BYTES,
+        counts,
+        envelope,
+        models: h.index_end() as usize,
+        data: h.data_start() as usize,
+        blocks: f.blocks as usize,
+        cap: h.block_size,
+    }
+}
+
+impl Parts {
+    /// The block counts of the scores.
+    pub fn read_counts(&self, z: &[u8]) -> Vec<u32> {
+        let bits = count_bits(self.cap);
+        (0..self.blocks)
+            .map(|i| {
+                let at = i * bits as usize;
+                let word = u32::from_le_bytes(std::array::from_fn(|k| {
+                    *z.get(self.counts + at / 8 + k).unwrap_or(&0)
+                }));
+                ((word >> (at % 8)) & ((1 << bits) - 1)) + 1
+            })
+            .collect()
+    }
+
+    /// Writes the block counts `c` of the scores; the bytes it changed.
+    pub fn write_counts(&self, z: &mut [u8], c: &[u32]) -> Vec<usize> {
+        let bits = count_bits(self.cap) as usize;
+        let mut packed = vec![0u8; self.envelope - self.counts];
+        for (i, &x) in c.iter().enumerate() {
+            for b in 0..bits {
+                if (x - 1) >> b & 1 == 1 {
+                    packed[(i * bits + b) / 8] |= 1 << ((i * bits + b) % 8);
+                }
             }
-            let len = (t.len().saturating_sub(start)).min(bs) as usize;
-            let mut out = vec![0u8; len];
-            if t.decompress_block(b, &mut out).is_ok() {
-                assert_eq!(
-                    Some(&out[..]),
-                    raw.get(start as usize..start as usize + len),
-                    "block {b}"
-                );
+        }
+        let mut changed = Vec::new();
+        for (k, &p) in packed.iter().enumerate() {
+            if z[self.counts + k] != p {
+                z[self.counts + k] = p;
+                changed.push(self.counts + k);
+            }
+        }
+        changed
+    }
+}
+
+/// What reads of the files that opened gave, by kind.
+pub type Outcomes = BTreeMap<String, usize>;
+
+/// One mutated file: opening and reading it must give a typed error or,
+/// for a probe, a value within the layer's range, and decoded whole
+/// (every `whole`-th time) the raw table or an error; never a panic.
+/// Whole blocks `blocks` are decoded too, tallied in `reads` ("right",
+/// "wrong" or the error). Returns the opening's error, or `Ok` when the
+/// file opened.
+pub fn try_mutation(
+    z: &[u8],
+    raws: &[Vec<u8>; 3],
+    blocks: &[usize],
+    whole: bool,
+    reads: &mut Outcomes,
+) -> Result<(), CompressError> {
+    let r = catch_unwind(AssertUnwindSafe(|| {
+        let mut t = parse(z)?;
+        let n = t.header().layer as i32;
+        for (k, kind) in KINDS.into_iter().enumerate() {
+            if t.serve(kind).is_err() {
+                continue;
+            }
+            let raw = &raws[k];
+            for &b in blocks {
+                let g = (b as u64 * 37) % t.len();
+                if let Ok(v) = t.get(g) {
+                    assert!((v as i32).abs() <= n, "{kind:?} entry {g}: {v}");
+                }
+                let at = (b * 150).min(raw.len() - 1);
+                let len = 300.min(raw.len() - at);
+                let mut out = vec![0u8; len];
+                let outcome = match t.decompress_range(at as u64, &mut out) {
+                    Ok(()) if out == raw[at..at + len] => "right".to_string(),
+                    Ok(()) => "wrong".to_string(),
+                    Err(e) => variant(&e),
+                };
+                *reads.entry(outcome).or_default() += 1;
+            }
+            if whole {
+                if let Ok(all) = t.decompress_all() {
+                    assert!(all == *raw, "{kind:?}: decoded whole to other values");
+                }
             }
         }
         Ok(())
@@ -106,13 +222,36 @@ pub fn try_mutation(z: &[u8], raw: &[u8], blocks_to_read: &[u64]) -> Result<(), 
     r.unwrap_or_else(|_| panic!("a mutated file made the reader panic"))
 }
 
-/// The kind of a parse error, for counting: the variant, with the part or
+/// Opening `z` from memory and from a file read with `pread` gives the
+/// same result; that result.
+pub fn parse_both(z: &[u8]) -> Result<(), CompressError> {
+    let a = parse(z).map(|_| ());
+    let b = CompressedTable::parse(Pread(z)).map(|_| ());
+    assert_eq!(a, b, "in memory and by pread");
+    a
+}
+
+/// Bytes read only through [`awari_egdb::codec::Bytes::read_at`], as a
+/// file read with `pread` is.
+pub struct Pread<'a>(pub &'a [u8]);
+
+impl awari_egdb::codec::Bytes for Pread<'_> {
+    fn total_len(&self) -> u64 {
+        self.0.len() as u64
+    }
+    fn read_at(&self, at: u64, out: &mut [u8]) -> std::io::Result<()> {
+        awari_egdb::codec::Bytes::read_at(self.0, at, out)
+    }
+}
+
+/// The kind of an error, for counting: the variant, with the part or
 /// field where it has one.
 pub fn variant(e: &CompressError) -> String {
     match e {
         CompressError::Truncated { part, .. } => format!("Truncated({part})"),
         CompressError::BadMagic => "BadMagic".into(),
         CompressError::UnsupportedVersion(_) => "UnsupportedVersion".into(),
+        CompressError::Retired { .. } => "Retired".into(),
         CompressError::HeaderField { field, .. } => format!("HeaderField({field})"),
         CompressError::OffsetOutOfRange { .. } => "OffsetOutOfRange".into(),
         CompressError::IndexChecksum { .. } => "IndexChecksum".into(),

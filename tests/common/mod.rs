@@ -9,7 +9,6 @@
 pub mod boards;
 pub mod compress;
 pub mod forge;
-pub mod forge_v3;
 pub mod probe;
 pub mod server;
 

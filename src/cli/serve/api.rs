@@ -118,12 +118,19 @@ impl ApiError {
             (Some(t), "damaged") | (Some(t), "io") => {
                 eprintln!("awari serve: {e}");
                 let layer = t.split('.').find_map(|w| w.parse::<u32>().ok());
+                let what = match e {
+                    Error::Compressed {
+                        source: awari_egdb::codec::CompressError::Retired { .. },
+                        ..
+                    } => "is compressed in a format this release no longer reads",
+                    _ => "is damaged",
+                };
                 match layer {
                     Some(n) => format!(
-                        "the table of layer {n} ({t}) is damaged; the server's log and \
+                        "the table of layer {n} ({t}) {what}; the server's log and \
                          /api/v1/health say more"
                     ),
-                    None => format!("the table {t} is damaged; the server's log says more"),
+                    None => format!("the table {t} {what}; the server's log says more"),
                 }
             }
             _ => e

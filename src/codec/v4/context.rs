@@ -1,8 +1,8 @@
-//! The contexts of format 4: format 3's finest scores context (see
-//! [`crate::codec::v3`]), computed by a walk through a block in Goedel
-//! order; and what the layer's shape gives format 4.
+//! The contexts of format 4: the finest scores context of `shape`,
+//! computed by a walk through a block in Goedel order; and what the
+//! layer's shape gives format 4.
 
-use crate::codec::v3::{self, Shape, VARIANTS};
+use super::shape::{score_context, step, Shape, VARIANTS};
 use crate::index::unrank_unchecked;
 use crate::rules::Position;
 
@@ -39,7 +39,7 @@ impl Walk {
     /// the symbols `out[..i]` before it: format 3's finest.
     #[inline(always)]
     pub fn context(&self, shape: Shape, out: &[u8], i: usize) -> u32 {
-        v3::score_context(shape, VARIANTS - 1, &self.p, out, i)
+        score_context(shape, VARIANTS - 1, &self.p, out, i)
     }
 
     /// The position of the next entry.
@@ -51,7 +51,7 @@ impl Walk {
     /// Steps to the next entry.
     #[inline(always)]
     pub fn step(&mut self) {
-        v3::step(&mut self.p);
+        step(&mut self.p);
     }
 }
 

@@ -11,7 +11,7 @@
 use super::coder::{Bucket, Decoder, Tables, PAD};
 use super::context::{decoder_order, Walk};
 use super::model::Model;
-use crate::codec::v3::Shape;
+use super::shape::Shape;
 
 /// Blocks decoded at once by [`Decoding::blocks`].
 pub const LANES: usize = 4;

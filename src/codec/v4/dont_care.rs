@@ -19,7 +19,7 @@
 
 use super::context::Walk;
 use super::encode::{encode_file, V4Settings};
-use crate::codec::v3::Shape;
+use super::shape::Shape;
 use crate::rules::Rules;
 use rayon::prelude::*;
 use std::io;

@@ -5,12 +5,13 @@ use super::coder::{self, Tables};
 use super::context::Walk;
 use super::header::{
     check_blocks, check_classes, count_bits, encode_header, meta_checksum, EnvelopeFields,
-    V4Fields, V4_ALIGN, V4_DEFAULT_BLOCK_BYTES, V4_DEFAULT_BLOCK_CAP, V4_DEFAULT_CLASSES,
-    V4_HEADER_BYTES, V4_SPARSE_BITS,
+    V4Fields, FULL, SCORES_ONLY, V4_ALIGN, V4_DEFAULT_BLOCK_BYTES, V4_DEFAULT_BLOCK_CAP,
+    V4_DEFAULT_CLASSES, V4_HEADER_BYTES, V4_SPARSE_BITS,
 };
 use super::index;
 use super::model::{Counts, Model, WEIGHT};
-use crate::codec::v3::{Shape, FULL, SCORES_ONLY};
+use super::shape::{symbol, Shape};
+
 use crate::codec::{Family, Header};
 use crate::format::Kind;
 use crate::index::layer_size;
@@ -75,10 +76,27 @@ fn count_run(shape: Shape, start: u64, s: &[u8], counts: &mut Counts) {
     }
 }
 
-/// One coded block: its entries and bytes.
+/// The coded blocks of a run: the entries of each, and their bytes back
+/// to back (every block the same number of bytes), in one allocation (a
+/// `Vec` a block left tens of MiB of small freed chunks in the heap after
+/// a layer was compressed, which the process kept).
+#[derive(Default)]
 pub(super) struct Coded {
-    pub(super) entries: u16,
+    pub(super) entries: Vec<u16>,
     pub(super) bytes: Vec<u8>,
+}
+
+impl Coded {
+    /// Appends a block of `entries` entries (`bytes`, the block's size).
+    pub(super) fn push(&mut self, entries: usize, bytes: &[u8]) {
+        self.entries.push(entries as u16);
+        self.bytes.extend_from_slice(bytes);
+    }
+}
+
+/// Blocks of coded runs.
+fn blocks_of(runs: &[Coded]) -> u64 {
+    runs.iter().map(|r| r.entries.len() as u64).sum()
 }
 
 /// Codes the run of symbols `s` (raw values `raw`) from entry `start` into
@@ -91,12 +109,12 @@ fn code_run(
     start: u64,
     s: &[u8],
     raw: &[u8],
-) -> Vec<Coded> {
+) -> Coded {
     let a = shape.alphabet as usize;
     let bb = lay.block_bytes as usize;
     // Bits a block can spend on symbols, about: its bytes less the state's.
     let budget = (bb - coder::STATE_BYTES) as f64 * 8.0 + 12.0;
-    let mut out = Vec::new();
+    let mut out = Coded::default();
     let mut fc: Vec<(u8, u8)> = Vec::with_capacity(lay.block_cap as usize);
     let mut buf = Vec::with_capacity(bb);
     let mut e = 0usize;
@@ -133,10 +151,7 @@ fn code_run(
         coder::encode(enc, a, &fc[..m], block_check(&raw[e..e + m]), &mut buf);
         debug_assert!(buf.len() <= bb);
         buf.resize(bb, 0);
-        out.push(Coded {
-            entries: m as u16,
-            bytes: buf.clone(),
-        });
+        out.push(m, &buf);
         e += m;
     }
     out
@@ -185,7 +200,7 @@ pub(super) fn encode_file(
         .par_iter()
         .enumerate()
         .map(|(g, &v)| {
-            crate::codec::v3::symbol(shape, v).ok_or_else(|| {
+            symbol(shape, v).ok_or_else(|| {
                 invalid(format!(
                     "entry {g} of layer {layer}: score {} outside -{n}..={n}",
                     v as i8
@@ -213,29 +228,28 @@ pub(super) fn encode_file(
         );
     let model = Model::cluster(&counts, lay.classes);
     let enc = Tables::new(&model.freqs, shape.alphabet as usize);
-    let coded: Vec<Vec<Coded>> = runs
+    let coded: Vec<Coded> = runs
         .par_iter()
         .map(|&r| code_run(shape, &model, &enc, lay, r, &sym[span(r)], &scores[span(r)]))
         .collect();
-    let blocks: Vec<&Coded> = coded.iter().flatten().collect();
+    let blocks = blocks_of(&coded);
     let env = envelope
         .map(|(lo, hi, bytes)| super::envelope::code(shape, &sym, lo, hi, lay, bytes))
         .transpose()?;
-    if blocks.len() as u64 > u32::MAX as u64 {
+    if blocks > u32::MAX as u64 {
         return Err(invalid(format!(
-            "{} blocks, format 4 holds at most {}",
-            blocks.len(),
+            "{blocks} blocks, format 4 holds at most {}",
             u32::MAX
         )));
     }
     // Sparse index and counts, the scores' then the envelope's.
     let mut meta = Vec::new();
-    let parts = [
-        Some(blocks.clone()),
-        env.as_ref().map(|e| e.blocks.iter().collect()),
-    ];
-    for part in parts.iter().flatten() {
-        let c: Vec<u16> = part.iter().map(|c| c.entries).collect();
+    let parts = [Some(&coded[..]), env.as_ref().map(|e| &e.blocks[..])];
+    for part in parts.into_iter().flatten() {
+        let c: Vec<u16> = part
+            .iter()
+            .flat_map(|r| r.entries.iter().copied())
+            .collect();
         let sparse = index::build(c.iter().copied(), V4_SPARSE_BITS);
         index::write(&sparse, c.into_iter(), count_bits(lay.block_cap), &mut meta);
     }
@@ -246,12 +260,12 @@ pub(super) fn encode_file(
     }
     let fields = V4Fields {
         block_bytes: lay.block_bytes,
-        blocks: blocks.len() as u64,
+        blocks,
         sparse_bits: V4_SPARSE_BITS,
         model_bytes: (meta.len() - model_at) as u32,
         envelope: env.as_ref().map(|e| EnvelopeFields {
             block_bytes: e.block_bytes,
-            blocks: e.blocks.len() as u64,
+            blocks: blocks_of(&e.blocks),
         }),
         dont_care: dont_care.map(|_| xxhash_rust::xxh3::xxh3_64(scores)),
     };
@@ -276,17 +290,14 @@ pub(super) fn encode_file(
     let head = encode_header(&header, &fields);
     let sum = meta_checksum(&head, &meta);
     let mut file = Vec::with_capacity(
-        V4_HEADER_BYTES + meta.len() + 64 + blocks.len() * lay.block_bytes as usize,
+        V4_HEADER_BYTES + meta.len() + 64 + blocks as usize * lay.block_bytes as usize,
     );
     file.extend_from_slice(&head);
     file.extend_from_slice(&sum.to_le_bytes());
     file.extend_from_slice(&meta);
     file.resize((file.len() as u64).next_multiple_of(V4_ALIGN) as usize, 0);
-    for c in blocks {
-        file.extend_from_slice(&c.bytes);
-    }
-    for c in env.iter().flat_map(|e| &e.blocks) {
-        file.extend_from_slice(&c.bytes);
+    for r in coded.iter().chain(env.iter().flat_map(|e| &e.blocks)) {
+        file.extend_from_slice(&r.bytes);
     }
     Ok(file)
 }

@@ -7,7 +7,7 @@
 //!
 //! * `a`: the score `S`, the previous entry's score, the previous
 //!   entry's `a`, the `a` of the position with one seed moved back from
-//!   pit 2 to pit 0 (format 3's neighbour, when it lies in the block) and
+//!   pit 2 to pit 0 (the scores' neighbour, when it lies in the block) and
 //!   pit 0's seeds (0..=4, more as 4);
 //! * `b`: `S`, `a`, the previous entry's `b`, the neighbour's `b` and pit
 //!   0's seeds;
@@ -23,7 +23,7 @@ use super::coder::{self, Tables, STATE_BYTES};
 use super::context::Walk;
 use super::encode::{encode_file, Coded, V4Settings, RUN};
 use super::model::{Counts, Model, MAX_CLASSES, SLOTS, WEIGHT};
-use crate::codec::v3::{self, Shape};
+use super::shape::{envelope_check, Shape};
 use crate::rules::{Position, Rules};
 use rayon::prelude::*;
 use std::io;
@@ -83,7 +83,7 @@ fn back(v: &[u8], i: usize, k: usize) -> u32 {
 /// the previous score, the previous and the neighbour's `a`, pit 0.
 #[inline(always)]
 pub fn context_a(shape: Shape, p: &Position, s: &[u8], a: &[u8], i: usize) -> u32 {
-    let nb = v3::back(p).unwrap_or(usize::MAX);
+    let nb = super::shape::back(p).unwrap_or(usize::MAX);
     let s1 = if i > 0 {
         s[i - 1] as u32
     } else {
@@ -98,7 +98,7 @@ pub fn context_a(shape: Shape, p: &Position, s: &[u8], a: &[u8], i: usize) -> u3
 /// `a`, the previous and the neighbour's `b`, pit 0.
 #[inline(always)]
 pub fn context_b(shape: Shape, p: &Position, s: u8, ai: u8, b: &[u8], i: usize) -> u32 {
-    let nb = v3::back(p).unwrap_or(usize::MAX);
+    let nb = super::shape::back(p).unwrap_or(usize::MAX);
     let c = ((s as u32 * shape.alphabet + ai as u32) * NB + back(b, i, 1)) * NB + back(b, i, nb);
     a_contexts(shape) + c * PIT0 + (p.0[0] as u32).min(PIT0 - 1)
 }
@@ -106,11 +106,11 @@ pub fn context_b(shape: Shape, p: &Position, s: u8, ai: u8, b: &[u8], i: usize) 
 /// The check hash of an envelope block's raw lower and upper values.
 #[inline]
 pub fn check(lower: &[u8], upper: &[u8]) -> u64 {
-    v3::envelope_check(lower, upper)
+    envelope_check(lower, upper)
 }
 
 /// The envelope's part of a file: its model's bytes, the blocks' bytes
-/// and the blocks.
+/// and the blocks (run by run).
 pub(super) struct Code {
     pub(super) model: Vec<u8>,
     pub(super) block_bytes: u32,
@@ -150,11 +150,11 @@ fn code_run(
     b: &[u8],
     lower: &[u8],
     upper: &[u8],
-) -> Vec<Coded> {
+) -> Coded {
     let al = shape.alphabet as usize;
     // Bits a block can spend on symbols, about: its bytes less the state's.
     let budget = (bb - STATE_BYTES) as f64 * 8.0 + 12.0;
-    let mut out = Vec::new();
+    let mut out = Coded::default();
     let mut fc: Vec<(u8, u8)> = Vec::with_capacity(2 * cap);
     let mut buf = Vec::with_capacity(bb);
     let mut e = 0usize;
@@ -195,10 +195,7 @@ fn code_run(
         coder::encode(enc, al, &fc[..2 * m], hash(m), &mut buf);
         debug_assert!(buf.len() <= bb);
         buf.resize(bb, 0);
-        out.push(Coded {
-            entries: m as u16,
-            bytes: buf.clone(),
-        });
+        out.push(m, &buf);
         e += m;
     }
     out
@@ -230,26 +227,30 @@ pub(super) fn code(
         )));
     }
     let n = shape.n as i32;
-    let (a, b): (Vec<u8>, Vec<u8>) = (0..entries)
-        .into_par_iter()
-        .map(|g| {
-            let (l, s, u) = (
-                lower[g] as i8 as i32,
-                sym[g] as i32 - n,
-                upper[g] as i8 as i32,
-            );
-            if -n <= l && l <= s && s <= u && u <= n {
-                Ok(((s - l) as u8, (u - s) as u8))
-            } else {
-                Err(invalid(format!(
-                    "entry {g} of layer {}: lower {l}, score {s}, upper {u} are not in order within -{n}..={n}",
-                    shape.n
-                )))
+    // `a` and `b` written in place, a run at a time (no table of pairs:
+    // two bytes a position less at the encoder's peak).
+    let (mut a, mut b) = (vec![0u8; entries], vec![0u8; entries]);
+    a.par_chunks_mut(RUN as usize)
+        .zip(b.par_chunks_mut(RUN as usize))
+        .enumerate()
+        .try_for_each(|(k, (ak, bk))| {
+            for (i, (ai, bi)) in ak.iter_mut().zip(bk.iter_mut()).enumerate() {
+                let g = k * RUN as usize + i;
+                let (l, s, u) = (
+                    lower[g] as i8 as i32,
+                    sym[g] as i32 - n,
+                    upper[g] as i8 as i32,
+                );
+                if !(-n <= l && l <= s && s <= u && u <= n) {
+                    return Err(invalid(format!(
+                        "entry {g} of layer {}: lower {l}, score {s}, upper {u} are not in order within -{n}..={n}",
+                        shape.n
+                    )));
+                }
+                (*ai, *bi) = ((s - l) as u8, (u - s) as u8);
             }
-        })
-        .collect::<io::Result<Vec<(u8, u8)>>>()?
-        .into_iter()
-        .unzip();
+            Ok(())
+        })?;
     let runs: Vec<u64> = (0..entries as u64).step_by(RUN as usize).collect();
     let span = |r: u64| r as usize..(r + RUN).min(entries as u64) as usize;
     let nc = contexts(shape);
@@ -291,14 +292,11 @@ pub(super) fn code(
                 &upper[x],
             )
         })
-        .collect::<Vec<_>>()
-        .into_iter()
-        .flatten()
         .collect();
-    if blocks.len() as u64 > u32::MAX as u64 {
+    let count: u64 = blocks.iter().map(|r| r.entries.len() as u64).sum();
+    if count > u32::MAX as u64 {
         return Err(invalid(format!(
-            "{} envelope blocks, format 4 holds at most {}",
-            blocks.len(),
+            "{count} envelope blocks, format 4 holds at most {}",
             u32::MAX
         )));
     }

@@ -13,7 +13,7 @@ use super::header::{counts_bytes, data_start, index_end, V4Fields, V4_HEADER_BYT
 use super::index;
 use super::layout::Layout;
 use super::model::Model;
-use crate::codec::v3::Shape;
+use super::shape::Shape;
 use crate::codec::{Bytes, CompressError, Header};
 use crate::format::Kind;
 use std::cell::RefCell;
@@ -306,7 +306,10 @@ impl Envelope {
                 ));
             }
             let (from, to) = (first.max(start), (first + c as u64).min(end));
-            let (at, into) = ((from - start) as usize..(to - start) as usize, (from - first) as usize..(to - first) as usize);
+            let (at, into) = (
+                (from - start) as usize..(to - start) as usize,
+                (from - first) as usize..(to - first) as usize,
+            );
             lower[at.clone()].copy_from_slice(&lo[into.clone()]);
             upper[at].copy_from_slice(&hi[into]);
             first += c as u64;

@@ -4,7 +4,7 @@
 use super::coder::STATE_BYTES;
 use super::model::{MAX_CLASSES, PROB_BITS};
 use crate::codec::header::{check_layer, encode_prefix, rule_set, u32_at, u64_at};
-use crate::codec::v3::{FULL, SCORES_ONLY};
+pub use crate::codec::header::{EnvelopeFields, V4Fields};
 use crate::codec::{CompressError, Family, Header};
 use crate::format::Kind;
 
@@ -29,52 +29,13 @@ pub const V4_DEFAULT_CLASSES: u32 = 128;
 /// log2 of the entries per entry of the sparse index.
 pub const V4_SPARSE_BITS: u32 = 13;
 
-/// The flag of byte 14: the file leaves "don't care" entries.
+/// The tables a full-form file holds: scores, lower, upper.
+pub const FULL: u8 = 0b111;
+/// The tables a scores-only file holds.
+pub const SCORES_ONLY: u8 = 0b001;
+
+/// The flag of byte 81 (the flags): the file leaves "don't care" entries.
 const DONT_CARE: u8 = 1;
-
-/// The header fields of version 4.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct V4Fields {
-    /// Bytes per block.
-    pub block_bytes: u32,
-    /// Blocks.
-    pub blocks: u64,
-    /// log2 of the entries per entry of the sparse index.
-    pub sparse_bits: u32,
-    /// Bytes of the models (the scores' and, in the full form, the
-    /// envelope's).
-    pub model_bytes: u32,
-    /// The full form's envelope blocks; `None` for the scores alone.
-    pub envelope: Option<EnvelopeFields>,
-    /// For a file that leaves "don't care" entries
-    /// ([`super::dont_care`]), the `xxh3-64` of the values it stores (the
-    /// header's checksum of the raw scores is then that of the scores the
-    /// probe resolves them to).
-    pub dont_care: Option<u64>,
-}
-
-/// The header fields of the full form's envelope (`lower` and `upper`
-/// coded given the scores, in blocks of their own).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct EnvelopeFields {
-    /// Bytes per envelope block.
-    pub block_bytes: u32,
-    /// Envelope blocks.
-    pub blocks: u64,
-}
-
-impl V4Fields {
-    /// Entries of the sparse index of a table of `entries`.
-    pub fn sparse_entries(&self, entries: u64) -> u64 {
-        entries.div_ceil(1 << self.sparse_bits)
-    }
-
-    /// Bytes of the blocks: the scores' and the envelope's.
-    pub fn blocks_bytes(&self) -> u64 {
-        self.blocks * self.block_bytes as u64
-            + self.envelope.map_or(0, |e| e.blocks * e.block_bytes as u64)
-    }
-}
 
 /// Checks the block settings of format 4: bytes per block and the most
 /// entries a block holds.
@@ -133,6 +94,20 @@ pub fn index_end(h: &Header, f: &V4Fields) -> u64 {
 /// [`V4_ALIGN`].
 pub fn data_start(h: &Header, f: &V4Fields) -> u64 {
     (index_end(h, f) + f.model_bytes as u64).next_multiple_of(V4_ALIGN)
+}
+
+impl Header {
+    /// Bytes of header, sparse index and block counts: where the models
+    /// start ([`index_end`]).
+    pub fn index_end(&self) -> u64 {
+        index_end(self, self.v4())
+    }
+
+    /// Bytes of header, index, counts, models and padding: where the first
+    /// block starts ([`data_start`]).
+    pub fn data_start(&self) -> u64 {
+        data_start(self, self.v4())
+    }
 }
 
 /// Reads the fields of a version 4 header from its first bytes `b` of a

@@ -10,8 +10,8 @@ use super::encode::block_check;
 use super::header::{data_start, index_end, meta_checksum, V4Fields, V4_HEADER_BYTES};
 use super::index;
 use super::model::Model;
+use super::shape::Shape;
 use crate::codec::header::u64_at;
-use crate::codec::v3::Shape;
 use crate::codec::{Bytes, CompressError, Header};
 use std::cell::RefCell;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -206,7 +206,10 @@ impl Layout {
             for (j, r) in runs[..n].iter().enumerate() {
                 vals.clear();
                 vals.extend(syms[j].iter().map(|&s| value(self.shape, s)));
-                if !self.dec.finish(&lanes[j], block_check(&vals), &padded[j][..bb]) {
+                if !self
+                    .dec
+                    .finish(&lanes[j], block_check(&vals), &padded[j][..bb])
+                {
                     return Err(damaged(r.0));
                 }
                 for k in done..r.2 {
@@ -251,7 +254,11 @@ impl Layout {
         let (b, start, off) = self.locate(g);
         CACHE.with(|c| {
             let mut c = c.borrow_mut();
-            let Cache { blocks, bytes: pad, sym } = &mut *c;
+            let Cache {
+                blocks,
+                bytes: pad,
+                sym,
+            } = &mut *c;
             if blocks.is_empty() {
                 blocks.resize_with(CACHED_BLOCKS, || Cached {
                     table: u64::MAX,

@@ -12,11 +12,11 @@
 //!
 //! # What a score is coded given
 //!
-//! The contexts of format 3 (the previous score, the score of the
-//! position with one seed moved back from pit 2 to pit 0 when it lies in
-//! the block, pit 0's seeds, the last sign), clustered into at most 256
-//! **classes** by k-means on their distributions (the distance: the bits
-//! a context's symbols take coded by a class). Each class is one
+//! Its context (the previous score, the score of the position with one
+//! seed moved back from pit 2 to pit 0 when it lies in the block, pit 0's
+//! seeds, the last sign; the contexts of the retired format 3), clustered
+//! into at most 256 **classes** by k-means on their distributions (the
+//! distance: the bits a context's symbols take coded by a class). Each class is one
 //! distribution in multiples of 1/4096; the file stores the class of
 //! every context (a byte each) and each class's frequencies. The coder is
 //! rANS with a 24-bit state read a byte at a time, without a branch;
@@ -68,7 +68,7 @@
 //! block, so that runs are coded in parallel. An envelope block likewise,
 //! its symbols `a` and `b` of each entry in turn; its coder starts from a
 //! state holding 16 bits of the `xxh3-64` of the block's raw lower and
-//! upper values (format 3's envelope check).
+//! upper values.
 //!
 //! # Checks, and how damage is found
 //!
@@ -131,15 +131,17 @@ mod header;
 mod index;
 mod layout;
 mod model;
+mod shape;
 
 pub use encode::{encode_scores, V4Settings};
 pub use envelope::{encode_full, envelope_block_bytes};
 pub use envelope_layout::Envelope;
 pub(in crate::codec) use header::read_header;
 pub use header::{
-    check_blocks, check_classes, data_start, index_end, EnvelopeFields, V4Fields, V4_ALIGN,
-    V4_BLOCK_BYTES, V4_DEFAULT_BLOCK_BYTES, V4_DEFAULT_BLOCK_CAP, V4_DEFAULT_CLASSES,
-    V4_FULL_DEFAULT_BLOCK_BYTES, V4_HEADER_BYTES, V4_MAX_BLOCK_CAP, V4_SPARSE_BITS,
+    check_blocks, check_classes, data_start, index_end, EnvelopeFields, V4Fields, FULL,
+    SCORES_ONLY, V4_ALIGN, V4_BLOCK_BYTES, V4_DEFAULT_BLOCK_BYTES, V4_DEFAULT_BLOCK_CAP,
+    V4_DEFAULT_CLASSES, V4_FULL_DEFAULT_BLOCK_BYTES, V4_HEADER_BYTES, V4_MAX_BLOCK_CAP,
+    V4_SPARSE_BITS,
 };
 pub use layout::Layout;
 pub use model::MAX_CLASSES;

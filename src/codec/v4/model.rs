@@ -14,7 +14,7 @@
 //! distribution; classes seeded by the most frequent contexts.
 
 use super::context::contexts;
-use crate::codec::v3::Shape;
+use super::shape::Shape;
 use rayon::prelude::*;
 
 /// Probabilities are multiples of `1 / 2^PROB_BITS`.
