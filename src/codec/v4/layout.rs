@@ -248,7 +248,7 @@ impl Layout {
 
     /// The value of entry `g` (in the table). Its block is decoded whole
     /// and checked (a damaged block is an error, never a value), then kept
-    /// in this thread's cache of [`CACHED_BLOCKS`] blocks, so a later probe
+    /// in this thread's cache of 1,024 blocks, so a later probe
     /// of the block decodes nothing.
     pub fn get<B: Bytes>(&self, bytes: &B, g: u64) -> Result<i8, CompressError> {
         let (b, start, off) = self.locate(g);
