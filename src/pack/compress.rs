@@ -99,6 +99,18 @@ fn compress_layer(
         .filter(|(k, _)| full || *k == Kind::Score)
         .map(|(k, f)| (k, f.clone()))
         .collect();
+    // A table whose checksum is not the manifest's is damaged, named so.
+    let as_listed = |f: &FileEntry, found: Checksum| -> Result<()> {
+        if found == f.xxh3 {
+            return Ok(());
+        }
+        Err(Error::Checksum {
+            path: dir.join(&f.name),
+            what: "the manifest's checksum of the table",
+            expected: f.xxh3,
+            found,
+        })
+    };
     let name = if full {
         crate::codec::layer_file_name(l.seeds)
     } else {
@@ -232,15 +244,7 @@ fn compress_layer(
             // the manifest's is damaged, and named as such.
             Err(e) => {
                 for (k, (_, f)) in files.iter().enumerate() {
-                    let found = Checksum::of(table(k));
-                    if found != f.xxh3 {
-                        return Err(Error::Checksum {
-                            path: dir.join(&f.name),
-                            what: "the manifest's checksum of the table",
-                            expected: f.xxh3,
-                            found,
-                        });
-                    }
+                    as_listed(f, Checksum::of(table(k)))?;
                 }
                 return Err(e).at(&tmp);
             }
@@ -255,15 +259,7 @@ fn compress_layer(
     for (k, (kind, f)) in files.iter().enumerate() {
         let mut t = open_written(&tmp, l.seeds, *kind)?;
         t.serve(*kind).map_err(|e| Error::compressed(&tmp, e))?;
-        let found = t.header().raw_checksum();
-        if found != f.xxh3 {
-            return Err(Error::Checksum {
-                path: dir.join(&f.name),
-                what: "the manifest's checksum of the table",
-                expected: f.xxh3,
-                found,
-            });
-        }
+        as_listed(f, t.header().raw_checksum())?;
         let values = stored.as_deref().unwrap_or(table(k));
         t.verify_steps(Some(values), &|b| obs.advance(b), &|at, len| {
             release(at, len);

@@ -204,14 +204,7 @@ impl Layout {
                 .collect();
             self.dec.blocks(&mut lanes, &padded, &mut syms);
             for (j, r) in runs[..n].iter().enumerate() {
-                vals.clear();
-                vals.extend(syms[j].iter().map(|&s| value(self.shape, s)));
-                if !self
-                    .dec
-                    .finish(&lanes[j], block_check(&vals), &padded[j][..bb])
-                {
-                    return Err(damaged(r.0));
-                }
+                self.checked_values(r.0, &lanes[j], syms[j], &padded[j][..bb], &mut vals)?;
                 for k in done..r.2 {
                     out[k] = vals[(gs[k] - r.1) as usize] as i8;
                 }
@@ -298,12 +291,27 @@ impl Layout {
         sym.clear();
         sym.resize(c, 0);
         self.dec.run(&mut lane, pad, sym, c);
+        self.checked_values(b, &lane, sym, &pad[..bb], values)
+    }
+
+    /// The values of block `b`'s symbols `sym` (all of them, lane `lane`
+    /// having decoded them from `block`, without padding) into `values`,
+    /// checked: the block must end in the state they call for.
+    fn checked_values(
+        &self,
+        b: usize,
+        lane: &Lane,
+        sym: &[u8],
+        block: &[u8],
+        values: &mut Vec<u8>,
+    ) -> Result<(), CompressError> {
         values.clear();
         values.extend(sym.iter().map(|&s| value(self.shape, s)));
-        if !self.dec.finish(&lane, block_check(values), &pad[..bb]) {
-            return Err(damaged(b));
+        if self.dec.finish(lane, block_check(values), block) {
+            Ok(())
+        } else {
+            Err(damaged(b))
         }
-        Ok(())
     }
 
     /// A lane starting on block `b` (its first entry `start`), from its
@@ -362,15 +370,7 @@ impl Layout {
             for j in 0..n {
                 let c = self.counts[b + j] as usize;
                 let f = firsts[j];
-                for (o, &s) in vals[..c].iter_mut().zip(syms[j].iter()) {
-                    *o = value(self.shape, s);
-                }
-                if !self
-                    .dec
-                    .finish(&lanes[j], block_check(&vals[..c]), &padded[j][..bb])
-                {
-                    return Err(damaged(b + j));
-                }
+                self.checked_values(b + j, &lanes[j], syms[j], &padded[j][..bb], &mut vals)?;
                 let lo = f.max(start);
                 let hi = (f + c as u64).min(end);
                 out[(lo - start) as usize..(hi - start) as usize]
