@@ -2,8 +2,9 @@
 //! (the full form also 13 and 14)
 //! (decoded whole and probed entry by entry; the full form's layers 11
 //! and 12 at random entries and in batches), and damage of every kind is
-//! an error or the right value (a probe decodes its block whole and checks
-//! it): never a panic, never a wrong value.
+//! an error or the right value (a probe relies on its block's group
+//! check, or without group checks decodes its block whole and checks it):
+//! never a panic, never a wrong value.
 
 mod common;
 
@@ -291,6 +292,52 @@ fn damage_is_an_error_or_a_value_in_range_never_a_panic() {
         f[..8].copy_from_slice(b"AWARIZST");
         f[8..12].copy_from_slice(&4u32.to_le_bytes());
         assert!(open(&f).is_err());
+    }
+}
+
+/// `file` as written before group checks: flag bit 1 clear, no checks,
+/// the blocks moved up to where the padding after the models ends, the
+/// header's checksum made again.
+fn without_group_checks(file: &[u8]) -> Vec<u8> {
+    let t = open(file).expect("opens");
+    let h = t.header();
+    let f = h.v4();
+    assert!(f.group_checks, "this release writes group checks");
+    let models_end = (h.index_end() + f.model_bytes as u64) as usize;
+    let mut out = file[..models_end].to_vec();
+    out[81] &= !2;
+    out.resize(models_end.next_multiple_of(64), 0);
+    out.extend_from_slice(&file[h.data_start() as usize..]);
+    let mut x = xxhash_rust::xxh3::Xxh3::new();
+    x.update(&out[..88]);
+    x.update(&out[96..models_end]);
+    out[88..96].copy_from_slice(&x.digest().to_le_bytes());
+    out
+}
+
+#[test]
+fn a_file_without_group_checks_is_probed_whole_block_and_its_damage_found() {
+    let n = 9;
+    let raw = scores(n);
+    let lay = V4Settings {
+        block_bytes: 32,
+        ..V4Settings::default()
+    };
+    let file = without_group_checks(&encode_scores(&raw, &AWARI, n, lay).expect("encode"));
+    let t = open(&file).expect("a file without group checks opens");
+    assert!(!t.header().v4().group_checks);
+    for g in 0..raw.len() as u64 {
+        assert_eq!(t.get(g).expect("probe"), raw[g as usize] as i8, "entry {g}");
+    }
+    get_many_agrees(&t, &raw, n, true);
+    assert_eq!(t.decompress_all().expect("decodes"), raw);
+    let data_start = t.header().data_start() as usize;
+    let mut rng = rand::rngs::StdRng::seed_from_u64(9);
+    for _ in 0..100 {
+        let mut f = file.clone();
+        let at = rng.gen_range(data_start..f.len());
+        f[at] ^= rng.gen_range(1..=255u8);
+        assert!(probe_damaged(&f, &raw), "no probe or batch found byte {at}");
     }
 }
 

@@ -35,13 +35,13 @@ fn full() -> ([Vec<u8>; 3], Vec<u8>) {
     (raws, file)
 }
 
-/// Where the models end and the blocks start, and where the envelope's
-/// blocks start.
+/// Where the models and group checks end and the blocks start, and where
+/// the envelope's blocks start.
 fn parts(file: &[u8]) -> (usize, usize, usize) {
     let t = open(file).expect("opens");
     let h = t.header();
     let f = h.v4();
-    let meta_end = (h.index_end() + f.model_bytes as u64) as usize;
+    let meta_end = (h.index_end() + f.model_bytes as u64 + f.group_check_bytes()) as usize;
     let env = h.data_start() + f.blocks * f.block_bytes as u64;
     (meta_end, h.data_start() as usize, env as usize)
 }
@@ -134,8 +134,11 @@ fn each_header_field_of_the_full_form_is_checked_for_itself() {
             "envelope blocks {b}"
         );
     }
-    // The reserved byte.
-    assert!(open(&with(81, &[1])).is_err());
+    // The flags: "don't care" in the full form, no group checks where
+    // the file has them, an unknown flag.
+    for flags in [1u8, 3, 0, 6, 0x82] {
+        assert!(open(&with(81, &[flags])).is_err(), "flags {flags:#x}");
+    }
     // Another checksum of raw lower: the file opens; the table it holds
     // is not the manifest's, and decoded whole it is not what the header
     // says.

@@ -195,6 +195,9 @@ LOW = 1 << 16
 SPARSE_BITS = 13
 ALIGN = 64
 DONT_CARE = 1
+GROUP_CHECKS = 2
+# Bytes of score blocks a group check covers (at least one block).
+GROUP_BYTES = 4096
 # The last release that reads the retired formats 1, 2 and 3.
 LAST_RELEASE_OF_RETIRED = "awari-egdb 0.1.0 (git 44b1542)"
 
@@ -335,7 +338,7 @@ class CompressedTable:
          meta_xxh3) = HEADER.unpack_from(data, 0)
         if tables not in (SCORES_ONLY, FULL) or prob_bits != PROB_BITS:
             raise bad(f"tables {tables:#05b}, probability bits {prob_bits}")
-        if flags & ~DONT_CARE or (flags and tables != SCORES_ONLY):
+        if flags & ~(DONT_CARE | GROUP_CHECKS) or (flags & DONT_CARE and tables != SCORES_ONLY):
             raise bad(f"flags {flags:#x}")
         if flags & DONT_CARE:
             # Not damage: values only the library's probe resolves.
@@ -357,7 +360,12 @@ class CompressedTable:
         index_end = HEADER.size + 8 * ns + counts_bytes(blocks, cap)
         if full:
             index_end += 8 * ns + counts_bytes(env_blocks, cap)
-        meta_end = index_end + model_bytes
+        models_end = index_end + model_bytes
+        # A check of every group of score blocks (the low 32 bits of the
+        # xxh3-64 of their bytes) follows the models.
+        self.group_blocks = max(1, GROUP_BYTES // block_bytes) if flags & GROUP_CHECKS else 0
+        groups = -(-blocks // self.group_blocks) if self.group_blocks else 0
+        meta_end = models_end + 4 * groups
         self.data_start = -(-meta_end // ALIGN) * ALIGN
         total = self.data_start + blocks * block_bytes + env_blocks * env_bytes
         if len(data) != total:
@@ -387,7 +395,10 @@ class CompressedTable:
             raise bad("sparse index")
         # The scores' model: classes, the class of every context, each
         # class's frequencies (the envelope's model follows in the full form).
-        m = data[index_end:meta_end]
+        self.group_checks = np.frombuffer(data, dtype="<u4", count=groups, offset=models_end)
+        self.blocks_total = blocks
+        self.verified = set()
+        m = data[index_end:models_end]
         self.alphabet = 2 * n + 1
         contexts = (self.alphabet + 1) ** 2 * 15
         classes = int.from_bytes(m[:2], "little") if len(m) >= 2 else 0
@@ -423,6 +434,15 @@ class CompressedTable:
         at0 = self.data_start + i * self.block_bytes
         z = self.data[at0:at0 + self.block_bytes]
         damaged = lambda why: DamagedTable(f"{self.path}: block {i} is damaged ({why})")
+        if self.group_blocks and i // self.group_blocks not in self.verified:
+            gi = i // self.group_blocks
+            first = gi * self.group_blocks
+            last = min(first + self.group_blocks, self.blocks_total)
+            at_g = self.data_start + first * self.block_bytes
+            group = self.data[at_g:self.data_start + last * self.block_bytes]
+            if self._xxh3(bytes(group)) & 0xFFFFFFFF != int(self.group_checks[gi]):
+                raise damaged("its group of blocks does not match its check")
+            self.verified.add(gi)
         x = int.from_bytes(z[:3], "big")
         if not LOW <= x < LOW << 8:
             raise damaged("it does not start with a coder state")

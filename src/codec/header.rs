@@ -68,6 +68,10 @@ pub struct V4Fields {
     /// stores (the header's checksum of the raw scores is then that of the
     /// scores the probe resolves them to).
     pub dont_care: Option<u64>,
+    /// Whether the file stores a check of every group of score blocks
+    /// (see [`V4Fields::group_blocks`]), so that a probe can trust a block
+    /// it decodes only up to its entry.
+    pub group_checks: bool,
 }
 
 /// The header fields of the full form's envelope (`lower` and `upper`
@@ -90,6 +94,26 @@ impl V4Fields {
     pub fn blocks_bytes(&self) -> u64 {
         self.blocks * self.block_bytes as u64
             + self.envelope.map_or(0, |e| e.blocks * e.block_bytes as u64)
+    }
+
+    /// Score blocks a group check covers: 4 KiB of them (one block when
+    /// blocks are larger).
+    pub fn group_blocks(&self) -> u64 {
+        (4096 / self.block_bytes as u64).max(1)
+    }
+
+    /// Groups of score blocks checked (none without group checks).
+    pub fn groups(&self) -> u64 {
+        if self.group_checks {
+            self.blocks.div_ceil(self.group_blocks())
+        } else {
+            0
+        }
+    }
+
+    /// Bytes of the group checks: 4 a group.
+    pub fn group_check_bytes(&self) -> u64 {
+        4 * self.groups()
     }
 }
 

@@ -13,8 +13,9 @@
 //!   that the probe resolves through the lower layers
 //!   ([`v4::dont_care`]).
 //!
-//! A probe decodes its block only up to the entry it wants; decoding a
-//! whole range checks every block it touches, and verifying a table
+//! A probe verifies its block's group of blocks (once a process) and
+//! decodes the block only up to the entry it wants; decoding a whole
+//! range checks every block it touches, and verifying a table
 //! checks it against the header's checksum of the raw table. The layout,
 //! the checks and how damage is found are in the module docs of [`v4`].
 //!

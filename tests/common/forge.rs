@@ -66,8 +66,8 @@ fn count_bits(cap: u32) -> u32 {
     32 - cap.saturating_sub(1).leading_zeros()
 }
 
-/// Where the models end, as the header `b` says (`None` for fields no
-/// file can have).
+/// Where the models and the group checks end, as the header `b` says
+/// (`None` for fields no file can have).
 fn meta_end(b: &[u8]) -> Option<usize> {
     if b.len() < V4_HEADER_BYTES {
         return None;
@@ -82,6 +82,10 @@ fn meta_end(b: &[u8]) -> Option<usize> {
     let mut end = V4_HEADER_BYTES as u64 + sparse + counts(blocks) + models;
     if b[12] == 0b111 {
         end += sparse + counts(u32_at(b, 84) as u64);
+    }
+    if b[81] & 2 != 0 {
+        let block_bytes = u16::from_le_bytes([b[82], b[83]]).max(1) as u64;
+        end += 4 * blocks.div_ceil((4096 / block_bytes).max(1));
     }
     usize::try_from(end).ok()
 }

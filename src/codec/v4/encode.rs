@@ -58,6 +58,32 @@ pub fn block_check(raw: &[u8]) -> u64 {
     xxhash_rust::xxh3::xxh3_64(raw)
 }
 
+/// The check of a group of score blocks (their bytes back to back): the
+/// low 32 bits of their `xxh3-64`.
+#[inline]
+pub fn group_check(bytes: &[u8]) -> u32 {
+    xxhash_rust::xxh3::xxh3_64(bytes) as u32
+}
+
+/// The group checks of the score blocks of `runs` (blocks of `bb`
+/// bytes), `gb` blocks a group, as the file stores them.
+fn group_checks(runs: &[Coded], bb: usize, gb: u64, out: &mut Vec<u8>) {
+    let mut h = xxhash_rust::xxh3::Xxh3::new();
+    let mut n = 0;
+    for block in runs.iter().flat_map(|r| r.bytes.chunks(bb)) {
+        h.update(block);
+        n += 1;
+        if n == gb {
+            out.extend_from_slice(&(h.digest() as u32).to_le_bytes());
+            h.reset();
+            n = 0;
+        }
+    }
+    if n > 0 {
+        out.extend_from_slice(&(h.digest() as u32).to_le_bytes());
+    }
+}
+
 /// Counts the contexts of a run of symbols starting at entry `start`: each
 /// entry under its own context (weight [`WEIGHT`]) and under the contexts
 /// it would have near a block's start (weight 1).
@@ -268,7 +294,18 @@ pub(super) fn encode_file(
             blocks: blocks_of(&e.blocks),
         }),
         dont_care: dont_care.map(|_| xxhash_rust::xxh3::xxh3_64(scores)),
+        group_checks: true,
     };
+    group_checks(
+        &coded,
+        lay.block_bytes as usize,
+        fields.group_blocks(),
+        &mut meta,
+    );
+    debug_assert_eq!(
+        (meta.len() - model_at) as u64,
+        fields.model_bytes as u64 + fields.group_check_bytes()
+    );
     let header = Header {
         rules: *rules,
         kind: Kind::Score,

@@ -36,6 +36,9 @@ pub const SCORES_ONLY: u8 = 0b001;
 
 /// The flag of byte 81 (the flags): the file leaves "don't care" entries.
 const DONT_CARE: u8 = 1;
+/// The flag of byte 81: the file stores a check of every group of score
+/// blocks after its models ([`V4Fields::group_blocks`]).
+const GROUP_CHECKS: u8 = 2;
 
 /// Checks the block settings of format 4: bytes per block and the most
 /// entries a block holds.
@@ -90,10 +93,21 @@ pub fn index_end(h: &Header, f: &V4Fields) -> u64 {
         + f.envelope.map_or(0, |e| sparse + counts(e.blocks))
 }
 
-/// Where the blocks start: after the model, at a multiple of
-/// [`V4_ALIGN`].
+/// Where the models end: after them lie the group checks, if any.
+pub fn models_end(h: &Header, f: &V4Fields) -> u64 {
+    index_end(h, f) + f.model_bytes as u64
+}
+
+/// Where what the header's checksum covers ends: after the models and
+/// the group checks.
+pub fn meta_end(h: &Header, f: &V4Fields) -> u64 {
+    models_end(h, f) + f.group_check_bytes()
+}
+
+/// Where the blocks start: after the model and the group checks, at a
+/// multiple of [`V4_ALIGN`].
 pub fn data_start(h: &Header, f: &V4Fields) -> u64 {
-    (index_end(h, f) + f.model_bytes as u64).next_multiple_of(V4_ALIGN)
+    meta_end(h, f).next_multiple_of(V4_ALIGN)
 }
 
 impl Header {
@@ -138,7 +152,7 @@ pub(in crate::codec) fn read_header(b: &[u8], len: u64) -> Result<Header, Compre
     }
     let alone = tables == SCORES_ONLY;
     let dont_care = b[81] & DONT_CARE != 0;
-    if b[81] & !DONT_CARE != 0
+    if b[81] & !(DONT_CARE | GROUP_CHECKS) != 0
         || (dont_care && !alone)
         || alone
             && (b[14..16] != [0; 2]
@@ -209,6 +223,7 @@ pub(in crate::codec) fn read_header(b: &[u8], len: u64) -> Result<Header, Compre
             model_bytes: u32_at(b, 52),
             envelope,
             dont_care: dont_care.then(|| u64_at(b, 64)),
+            group_checks: b[81] & GROUP_CHECKS != 0,
         }),
     })
 }
@@ -233,6 +248,9 @@ pub(super) fn encode_header(h: &Header, f: &V4Fields) -> [u8; 88] {
     if let Some(x) = f.dont_care {
         b[81] = DONT_CARE;
         b[64..72].copy_from_slice(&x.to_le_bytes());
+    }
+    if f.group_checks {
+        b[81] |= GROUP_CHECKS;
     }
     b[48..52].copy_from_slice(&(f.blocks as u32).to_le_bytes());
     b[52..56].copy_from_slice(&f.model_bytes.to_le_bytes());

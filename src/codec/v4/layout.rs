@@ -1,13 +1,16 @@
 //! Reading a format 4 file: its sparse index, block counts and model,
-//! checked when it is opened ([`Layout::open`]); a probe that decodes
-//! its block whole and checks it, kept in a per-thread cache; batches
-//! and ranges of whole blocks decoded and checked.
+//! checked when it is opened ([`Layout::open`]); a probe that verifies
+//! its block's group once and decodes the block up to its entry, kept in
+//! a per-thread cache; batches and ranges of whole blocks decoded and
+//! checked.
 
 use super::coder::PAD;
 use super::context::{contexts, value};
 use super::decode::{Decoding, Lane, LANES};
-use super::encode::block_check;
-use super::header::{data_start, index_end, meta_checksum, V4Fields, V4_HEADER_BYTES};
+use super::encode::{block_check, group_check};
+use super::header::{
+    data_start, index_end, meta_checksum, meta_end, models_end, V4Fields, V4_HEADER_BYTES,
+};
 use super::index;
 use super::model::Model;
 use super::shape::Shape;
@@ -15,6 +18,7 @@ use crate::codec::header::u64_at;
 use crate::codec::{Bytes, CompressError, Header};
 use std::cell::RefCell;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
 
 /// Source of distinct ids of opened tables, for the per-thread cache.
 static NEXT_ID: AtomicU64 = AtomicU64::new(0);
@@ -39,6 +43,8 @@ pub struct Layout {
     pub(super) counts: Vec<u16>,
     /// The model, as the decoder reads it.
     dec: Decoding,
+    /// The group checks, if the file stores them.
+    groups: Option<Groups>,
 }
 
 /// Block `b` does not decode to what it was written from.
@@ -53,25 +59,38 @@ fn field(field: &'static str, reason: String) -> CompressError {
     CompressError::HeaderField { field, reason }
 }
 
-/// A block a thread has decoded whole and checked: its values.
+/// A block a thread has decoded, whole and checked or (its group
+/// checked) up to an entry, and can go on decoding.
 struct Cached {
     /// The table (`u64::MAX`: none) and the block.
     table: u64,
     block: usize,
-    values: Vec<u8>,
+    /// The block's symbols decoded so far.
+    sym: Vec<u8>,
+    /// The block's bytes followed by [`PAD`] zeros.
+    pad: Vec<u8>,
+    /// Where its decoding stands.
+    lane: Option<Lane>,
 }
 
-/// A thread's decoded blocks, and its scratch: a block's bytes followed
-/// by [`PAD`] zeros, and its symbols.
+/// A thread's decoded blocks, and scratch for a block's values.
 struct Cache {
     blocks: Vec<Cached>,
-    bytes: Vec<u8>,
-    sym: Vec<u8>,
+    vals: Vec<u8>,
+}
+
+/// The group checks of a file that stores them: per group of `blocks`
+/// score blocks its check, and which groups this process has verified.
+#[derive(Clone, Debug)]
+struct Groups {
+    blocks: u64,
+    checks: Vec<u32>,
+    verified: Arc<[AtomicU64]>,
 }
 
 thread_local! {
     static CACHE: RefCell<Cache> = const {
-        RefCell::new(Cache { blocks: Vec::new(), bytes: Vec::new(), sym: Vec::new() })
+        RefCell::new(Cache { blocks: Vec::new(), vals: Vec::new() })
     };
 }
 
@@ -100,7 +119,7 @@ impl Layout {
                 }
             });
         }
-        let meta_end = (index_end(h, f) + f.model_bytes as u64) as usize;
+        let meta_end = meta_end(h, f) as usize;
         let stored = u64_at(b, 88);
         let found = meta_checksum(b, &b[V4_HEADER_BYTES..meta_end]);
         if stored != found {
@@ -127,7 +146,8 @@ impl Layout {
             "blocks",
         )?;
         let shape = Shape::new(h.layer);
-        let models = &b[index_end(h, f) as usize..meta_end];
+        let models_end = models_end(h, f) as usize;
+        let models = &b[index_end(h, f) as usize..models_end];
         let model = match f.envelope {
             None => Model::read(models, shape),
             // The envelope's model follows (see `envelope_layout`).
@@ -144,6 +164,16 @@ impl Layout {
             sparse,
             counts,
             dec: Decoding::new(shape, &model),
+            groups: f.group_checks.then(|| Groups {
+                blocks: f.group_blocks(),
+                checks: b[models_end..meta_end]
+                    .chunks_exact(4)
+                    .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+                    .collect(),
+                verified: (0..f.groups().div_ceil(64))
+                    .map(|_| AtomicU64::new(0))
+                    .collect(),
+            }),
         })
     }
 
@@ -161,8 +191,10 @@ impl Layout {
 
     /// The values of entries `gs` (each in the table) into `out` (as
     /// long): the probes of a block in a row answered from one decoding of
-    /// it, up to `LANES` (4) blocks decoded at once, each whole and
-    /// checked as [`Layout::get`] checks it. Fastest on sorted entries.
+    /// it, up to `LANES` (4) blocks decoded at once, each checked as
+    /// [`Layout::get`] checks it (its group verified and the block decoded
+    /// up to its last entry probed; without group checks, decoded whole
+    /// and checked). Fastest on sorted entries.
     pub fn get_many<B: Bytes>(
         &self,
         bytes: &B,
@@ -182,12 +214,23 @@ impl Layout {
             let mut n = 0;
             let mut at = done;
             while n < LANES && at < gs.len() {
-                let (b, first, _) = self.locate(gs[at]);
-                let upto = self.counts[b] as usize;
+                let (b, first, off) = self.locate(gs[at]);
+                let count = self.counts[b] as usize;
+                let mut last = off;
                 at += 1;
-                while at < gs.len() && gs[at] >= first && gs[at] - first < upto as u64 {
+                while at < gs.len() && gs[at] >= first && gs[at] - first < count as u64 {
+                    last = last.max((gs[at] - first) as usize);
                     at += 1;
                 }
+                // With group checks, the block decoded up to its last
+                // entry probed; without, whole (to be checked).
+                let upto = match &self.groups {
+                    Some(groups) => {
+                        self.verify_group(bytes, groups, b)?;
+                        last + 1
+                    }
+                    None => count,
+                };
                 self.read_block(bytes, b, &mut pad[n * (bb + PAD)..][..bb])?;
                 runs[n] = (b, first, at, upto);
                 n += 1;
@@ -204,9 +247,12 @@ impl Layout {
                 .collect();
             self.dec.blocks(&mut lanes, &padded, &mut syms);
             for (j, r) in runs[..n].iter().enumerate() {
-                self.checked_values(r.0, &lanes[j], syms[j], &padded[j][..bb], &mut vals)?;
+                if self.groups.is_none() {
+                    self.checked_values(r.0, &lanes[j], syms[j], &padded[j][..bb], &mut vals)?;
+                }
                 for k in done..r.2 {
-                    out[k] = vals[(gs[k] - r.1) as usize] as i8;
+                    let s = syms[j][(gs[k] - r.1) as usize];
+                    out[k] = value(self.shape, s) as i8;
                 }
                 done = r.2;
             }
@@ -223,6 +269,18 @@ impl Layout {
         into: &mut [u8],
     ) -> Result<(), CompressError> {
         let at = self.data_start + (b * self.block_bytes) as u64;
+        self.span(bytes, b, at, into)
+    }
+
+    /// Fills `into` with the bytes at `at` (for block `b`, which errors
+    /// name), from a table in memory or by reading them.
+    fn span<B: Bytes>(
+        &self,
+        bytes: &B,
+        b: usize,
+        at: u64,
+        into: &mut [u8],
+    ) -> Result<(), CompressError> {
         let gone = || CompressError::OffsetOutOfRange {
             block: b as u64,
             offset: at,
@@ -230,7 +288,7 @@ impl Layout {
         };
         if let Some(all) = bytes.slice() {
             let s = usize::try_from(at).map_err(|_| gone())?;
-            into.copy_from_slice(all.get(s..s + self.block_bytes).ok_or_else(gone)?);
+            into.copy_from_slice(all.get(s..s + into.len()).ok_or_else(gone)?);
             return Ok(());
         }
         bytes.read_at(at, into).map_err(|e| match e.kind() {
@@ -239,59 +297,116 @@ impl Layout {
         })
     }
 
-    /// The value of entry `g` (in the table). Its block is decoded whole
-    /// and checked (a damaged block is an error, never a value), then kept
-    /// in this thread's cache of 1,024 blocks, so a later probe
-    /// of the block decodes nothing.
+    /// The value of entry `g` (in the table). In a file with group
+    /// checks, its block's group is verified when this process first uses
+    /// it, and the block is decoded up to the entry (or on from where this
+    /// thread's last probe of it stopped); in a file without, the block is
+    /// decoded whole and checked. A damaged block is an error, never a
+    /// value. A thread keeps its last 1,024 blocks (direct-mapped), so a
+    /// later probe of one decodes at most the entries past the last.
     pub fn get<B: Bytes>(&self, bytes: &B, g: u64) -> Result<i8, CompressError> {
         let (b, start, off) = self.locate(g);
         CACHE.with(|c| {
             let mut c = c.borrow_mut();
-            let Cache {
-                blocks,
-                bytes: pad,
-                sym,
-            } = &mut *c;
+            let Cache { blocks, vals } = &mut *c;
             if blocks.is_empty() {
                 blocks.resize_with(CACHED_BLOCKS, || Cached {
                     table: u64::MAX,
                     block: 0,
-                    values: Vec::new(),
+                    sym: Vec::new(),
+                    pad: Vec::new(),
+                    lane: None,
                 });
             }
             let k = (b ^ (self.id as usize).wrapping_mul(0x9e37_79b9)) % CACHED_BLOCKS;
             let slot = &mut blocks[k];
             if slot.table != self.id || slot.block != b {
                 slot.table = u64::MAX;
-                self.decode_checked(bytes, b, start, pad, sym, &mut slot.values)?;
+                self.start_cached(bytes, b, start, slot, vals)?;
                 slot.table = self.id;
                 slot.block = b;
             }
-            Ok(slot.values[off] as i8)
+            let lane = slot.lane.as_mut().expect("a block in use");
+            if off >= lane.i {
+                self.dec.run(lane, &slot.pad, &mut slot.sym, off + 1);
+            }
+            Ok(value(self.shape, slot.sym[off]) as i8)
         })
     }
 
-    /// Decodes block `b` (its first entry `start`) whole into `values` and
-    /// checks it, `pad` and `sym` the scratch.
-    fn decode_checked<B: Bytes>(
+    /// Starts `slot` on block `b` (its first entry `start`): with group
+    /// checks, the block's group verified (once a process) and the block
+    /// copied; without, the block decoded whole and checked (`vals` the
+    /// scratch for its values).
+    fn start_cached<B: Bytes>(
         &self,
         bytes: &B,
         b: usize,
         start: u64,
-        pad: &mut Vec<u8>,
-        sym: &mut Vec<u8>,
-        values: &mut Vec<u8>,
+        slot: &mut Cached,
+        vals: &mut Vec<u8>,
     ) -> Result<(), CompressError> {
         let bb = self.block_bytes;
         let c = self.counts[b] as usize;
-        pad.clear();
-        pad.resize(bb + PAD, 0);
-        self.read_block(bytes, b, &mut pad[..bb])?;
-        let mut lane = self.start_lane(b, pad, start)?;
-        sym.clear();
-        sym.resize(c, 0);
-        self.dec.run(&mut lane, pad, sym, c);
-        self.checked_values(b, &lane, sym, &pad[..bb], values)
+        if let Some(groups) = &self.groups {
+            self.verify_group(bytes, groups, b)?;
+        }
+        slot.pad.clear();
+        slot.pad.resize(bb + PAD, 0);
+        self.read_block(bytes, b, &mut slot.pad[..bb])?;
+        let mut lane = self.start_lane(b, &slot.pad, start)?;
+        slot.sym.clear();
+        slot.sym.resize(c, 0);
+        if self.groups.is_none() {
+            self.dec.run(&mut lane, &slot.pad, &mut slot.sym, c);
+            self.checked_values(b, &lane, &slot.sym, &slot.pad[..bb], vals)?;
+        }
+        slot.lane = Some(lane);
+        Ok(())
+    }
+
+    /// Verifies the group of block `b` against its check, unless this
+    /// process has done so.
+    fn verify_group<B: Bytes>(
+        &self,
+        bytes: &B,
+        groups: &Groups,
+        b: usize,
+    ) -> Result<(), CompressError> {
+        let gi = b as u64 / groups.blocks;
+        let (word, bit) = (&groups.verified[(gi / 64) as usize], 1u64 << (gi % 64));
+        if word.load(Ordering::Relaxed) & bit != 0 {
+            return Ok(());
+        }
+        let first = gi * groups.blocks;
+        let n = groups.blocks.min(self.counts.len() as u64 - first) as usize;
+        let at = self.data_start + first * self.block_bytes as u64;
+        let len = n * self.block_bytes;
+        // A mapped table is hashed where it lies; another is read first.
+        let mut buf = Vec::new();
+        let group = match bytes.slice().and_then(|all| {
+            let s = usize::try_from(at).ok()?;
+            all.get(s..s.checked_add(len)?)
+        }) {
+            Some(g) => g,
+            None => {
+                buf.resize(len, 0);
+                self.span(bytes, b, at, &mut buf)?;
+                &buf[..]
+            }
+        };
+        let check = group_check(group);
+        if check != groups.checks[gi as usize] {
+            return Err(CompressError::Stream {
+                block: b as u64,
+                message: format!(
+                    "its group of blocks ({first}..{}) does not match its check: it is damaged",
+                    first + n as u64
+                ),
+            });
+        }
+        word.fetch_or(bit, Ordering::Relaxed);
+        Ok(())
     }
 
     /// The values of block `b`'s symbols `sym` (all of them, lane `lane`

@@ -49,15 +49,16 @@
 //! | 64 | 8 | full form: `xxh3-64` of the raw `lower.n`; with the "don't care" flag, `xxh3-64` of the values stored; else zero |
 //! | 72 | 8 | full form: `xxh3-64` of the raw `upper.n`; else zero |
 //! | 80 | 1 | log2 S of the entries per sparse index entry, 13 |
-//! | 81 | 1 | flags: bit 0, the file leaves "don't care" entries ([`dont_care`]; scores alone only); the other bits zero |
+//! | 81 | 1 | flags: bit 0, the file leaves "don't care" entries ([`dont_care`]; scores alone only); bit 1, the file stores group checks (every file this release writes); the other bits zero |
 //! | 82 | 2 | bytes per block B, 16..=4096 |
 //! | 84 | 4 | full form: envelope blocks K'; else zero |
-//! | 88 | 8 | `xxh3-64` of bytes 0..88 and of everything from 96 to the end of the models |
+//! | 88 | 8 | `xxh3-64` of bytes 0..88 and of everything from 96 to the end of the group checks (of the models, without them) |
 //! | 96 | 8 ceil(E / 2^S) | sparse index: for every 2^S-th entry, its block (high 32 bits) and its place in it |
 //! | ... | ceil(K c / 8) | entries of each block less one, `c = ceil(log2 cap)` bits each (10 for the default cap of 1024), least significant bit first, zero bits after the last |
 //! | ... | 8 ceil(E / 2^S) | full form: the envelope's sparse index, likewise |
 //! | ... | ceil(K' c / 8) | full form: entries of each envelope block, packed likewise |
 //! | ... | M | the models: the scores' (classes C (2 bytes), the class of every context (a byte each), each class's frequencies (LEB128, one per symbol)); in the full form then the envelope's: its bytes before compression (4), then a zstd frame of it (the same fields over the envelope's contexts) |
+//! | ... | 4 G | with flag bit 1: per group of `max(1, 4096 / B)` score blocks, the low 32 bits of the `xxh3-64` of its bytes; `G` groups, the last maybe shorter |
 //! | ... | | zeros up to a multiple of 64 |
 //! | ... | K B | the blocks |
 //! | ... | K' B' | full form: the envelope blocks |
@@ -81,16 +82,22 @@
 //! (which must decompress to no more than a model takes, and exactly).
 //! A damaged header, index or model is therefore an error on opening.
 //!
-//! Every block is checked when it is decoded, and a **probe** decodes
-//! its block whole: the coder started from a state holding 16 bits of
-//! the `xxh3-64` of the block's values and must end there having read
-//! exactly the stream's bytes, with only zeros after them. A damaged
-//! block is therefore an error (naming the block; the front ends name
-//! the file), never a value, but for the one chance in 65,536 that
-//! damage leaves the 16 bits alike. A thread keeps the last blocks it
-//! decoded (1,024, direct-mapped), so a later probe of one of them
-//! decodes nothing; a batch decodes each block it touches once, four at
-//! a time. A whole table is also checked against the header's checksum
+//! Every block decoded whole is checked: the coder started from a state
+//! holding 16 bits of the `xxh3-64` of the block's values and must end
+//! there having read exactly the stream's bytes, with only zeros after
+//! them (this costs no space: a state is at least 16 bits anyway). A
+//! **probe** decodes only up to its entry, so it relies on the **group
+//! checks**: the first time a process uses a block, the 4 KiB group of
+//! blocks it lies in is hashed and compared with its check, and a
+//! mismatch is an error. A damaged block is therefore an error (naming
+//! the block; the front ends name the file), never a value, but for the
+//! one chance in 2^32 (2^16 for a block decoded whole) that damage
+//! leaves the check alike. The checks cost 4 bytes in 4 KiB (0.1%). A
+//! file without them (written before they were) is probed by decoding
+//! each block whole. A thread keeps the last blocks it probed (1,024,
+//! direct-mapped) where their decoding stopped, so a later probe of one
+//! of them decodes only the entries past it; a batch decodes each block
+//! it touches once, whole, four at a time. A whole table is also checked against the header's checksum
 //! of the raw scores (of a don't-care file: of the values stored; the
 //! probe checks the scores they resolve to, see [`dont_care`]), so
 //! `verify` and `check` find every damaged byte.
