@@ -342,6 +342,37 @@ fn a_file_without_group_checks_is_probed_whole_block_and_its_damage_found() {
 }
 
 #[test]
+fn a_damaged_group_refuses_every_probe_of_it_and_no_other() {
+    let n = 10;
+    let raw = scores(n);
+    let last = raw.len() as u64 - 1;
+    // Groups of 85 blocks, of 40, and of one (blocks of 4 KiB).
+    for block_bytes in [48u32, 100, 4096] {
+        let lay = V4Settings {
+            block_bytes,
+            ..V4Settings::default()
+        };
+        let mut file = encode_scores(&raw, &AWARI, n, lay).expect("encode");
+        let f = open(&file).expect("opens").header().v4().clone();
+        assert!(f.group_checks && f.groups() > 1, "{block_bytes}: {f:?}");
+        // The file's last byte lies in its last block, in the last group.
+        *file.last_mut().unwrap() ^= 0x40;
+        let t = open(&file).expect("the blocks are not in the header's checksum");
+        for _ in 0..2 {
+            assert!(
+                t.get(last).is_err(),
+                "{block_bytes}: the last entry answered"
+            );
+            assert_eq!(t.get(0).expect("another group"), raw[0] as i8);
+        }
+        let mut out = [0i8; 2];
+        assert!(t.get_many(&[0, last], &mut out).is_err());
+        t.get_many(&[0, 1], &mut out).expect("another group");
+        assert_eq!(out, [raw[0] as i8, raw[1] as i8]);
+    }
+}
+
+#[test]
 fn cli_format_4_compresses_probes_verifies_and_decompresses() {
     let dir = common::full_copy("awari-v4-cli-");
     let d = common::s(&dir);

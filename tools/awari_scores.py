@@ -40,9 +40,11 @@ As a library:
 
 A table whose raw file is absent is read from its compressed copy (format 4,
 the crate's `codec::v4` module docs): header, block counts, sparse index and
-model are checked (with the header's checksum of them), and each block is
-decoded whole and checked (it must end in the coder state its values call
-for, having read exactly its bytes).
+model are checked (with the header's checksum of them, which covers the
+group checks too), each block's 4 KiB group of blocks is checked against
+its group check the first time it is read, and each block is decoded whole
+and checked (it must end in the coder state its values call for, having
+read exactly its bytes).
 """
 import argparse
 import os
@@ -372,6 +374,8 @@ class CompressedTable:
             raise bad(f"{len(data)} bytes, its header and index call for {total}")
         if self._xxh3(data[:88] + data[HEADER.size:meta_end]) != meta_xxh3:
             raise bad("header checksum")
+        if any(data[meta_end:self.data_start]):
+            raise bad("the padding before the blocks is not zero")
         self.layer, self.kind, self.entries = n, "scores", entries
         self.block_bytes, self.raw_xxh3 = block_bytes, f"{raw_scores:016x}"
         # The entries of each block (less one, count_bits(cap) bits each),

@@ -200,9 +200,11 @@ impl<B: Bytes> CompressedTable<B> {
         Ok(())
     }
 
-    /// The entry at Goedel index `g`: its block decoded up to it (on from
-    /// where this thread's last probe of the block stopped); the block is
-    /// not checked (see [`super::v4`]).
+    /// The entry at Goedel index `g`: its block's group verified (once for
+    /// this opened table) and the block decoded up to it, on from where
+    /// this thread's last probe of the block stopped; in a file without
+    /// group checks, the block decoded whole and checked (see
+    /// [`super::v4`]). A damaged block is an error, never a value.
     pub fn get(&self, g: u64) -> Result<i8, CompressError> {
         if g >= self.header.entries {
             return Err(CompressError::OutOfRange {

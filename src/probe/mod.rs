@@ -41,9 +41,10 @@
 //!
 //! A table of our folders may also be compressed ([`crate::codec`]):
 //! where the raw `scores.n` is absent and the manifest lists `scores.n.zst`,
-//! the compressed file is mapped instead, and a probe decompresses the one
-//! block that holds its entry (kept in a small per-thread cache of recently
-//! used blocks).
+//! the compressed file is mapped instead, and a probe decodes the block
+//! that holds its entry up to the entry, its 4 KiB group of blocks verified
+//! the first time it is used (a thread keeps its last 1,024 blocks where
+//! their decoding stopped).
 //!
 //! A pass over many layers holds none of them: [`Database::read_range`]
 //! copies a range of a table and [`Database::read_table`] a whole table

@@ -80,7 +80,7 @@ struct Cache {
 }
 
 /// The group checks of a file that stores them: per group of `blocks`
-/// score blocks its check, and which groups this process has verified.
+/// score blocks its check, and which groups this opened table has verified.
 #[derive(Clone, Debug)]
 struct Groups {
     blocks: u64,
@@ -247,7 +247,8 @@ impl Layout {
                 .collect();
             self.dec.blocks(&mut lanes, &padded, &mut syms);
             for (j, r) in runs[..n].iter().enumerate() {
-                if self.groups.is_none() {
+                // Decoded whole (always without group checks): checked.
+                if r.3 == self.counts[r.0] as usize {
                     self.checked_values(r.0, &lanes[j], syms[j], &padded[j][..bb], &mut vals)?;
                 }
                 for k in done..r.2 {
@@ -329,13 +330,21 @@ impl Layout {
             let lane = slot.lane.as_mut().expect("a block in use");
             if off >= lane.i {
                 self.dec.run(lane, &slot.pad, &mut slot.sym, off + 1);
+                // Decoded to its end: its end state checked too.
+                if lane.i == slot.sym.len() && self.groups.is_some() {
+                    let (lane, end) = (*lane, &slot.pad[..self.block_bytes]);
+                    if let Err(e) = self.checked_values(b, &lane, &slot.sym, end, vals) {
+                        slot.table = u64::MAX;
+                        return Err(e);
+                    }
+                }
             }
             Ok(value(self.shape, slot.sym[off]) as i8)
         })
     }
 
     /// Starts `slot` on block `b` (its first entry `start`): with group
-    /// checks, the block's group verified (once a process) and the block
+    /// checks, the block's group verified (once for this opened table) and the block
     /// copied; without, the block decoded whole and checked (`vals` the
     /// scratch for its values).
     fn start_cached<B: Bytes>(
@@ -366,7 +375,7 @@ impl Layout {
     }
 
     /// Verifies the group of block `b` against its check, unless this
-    /// process has done so.
+    /// opened table has done so.
     fn verify_group<B: Bytes>(
         &self,
         bytes: &B,

@@ -87,7 +87,7 @@
 //! there having read exactly the stream's bytes, with only zeros after
 //! them (this costs no space: a state is at least 16 bits anyway). A
 //! **probe** decodes only up to its entry, so it relies on the **group
-//! checks**: the first time a process uses a block, the 4 KiB group of
+//! checks**: the first time an opened table uses a block, the 4 KiB group of
 //! blocks it lies in is hashed and compared with its check, and a
 //! mismatch is an error. A damaged block is therefore an error (naming
 //! the block; the front ends name the file), never a value, but for the
@@ -96,8 +96,10 @@
 //! file without them (written before they were) is probed by decoding
 //! each block whole. A thread keeps the last blocks it probed (1,024,
 //! direct-mapped) where their decoding stopped, so a later probe of one
-//! of them decodes only the entries past it; a batch decodes each block
-//! it touches once, whole, four at a time. A whole table is also checked against the header's checksum
+//! of them decodes only the entries past it; a probe that reaches a
+//! block's last entry also checks its end state. A batch decodes each
+//! block it touches once, four at a time, up to its last entry probed
+//! (whole, and checked, without group checks). A whole table is also checked against the header's checksum
 //! of the raw scores (of a don't-care file: of the values stored; the
 //! probe checks the scores they resolve to, see [`dont_care`]), so
 //! `verify` and `check` find every damaged byte.
