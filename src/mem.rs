@@ -75,51 +75,160 @@ pub(crate) fn prefetch(p: *const u8) {
     let _ = p;
 }
 
-/// Random read-modify-write rate of this machine on a `len`-byte array on
-/// huge pages (the solver's access pattern): `ops` atomic byte increments at
-/// pseudo-random offsets on each of `threads` threads, issued one at a time
-/// or, with `batch > 1`, prefetched `batch` at a time. Returns operations
-/// per second over all threads.
-pub fn rmw_rate(len: usize, threads: usize, ops: u64, batch: usize) -> crate::Result<f64> {
-    use std::sync::atomic::Ordering::Relaxed;
-    let mut buf = Buffer::zeroed(len.max(1))?;
-    // Touch every page first, so the timing sees no page faults.
-    buf.as_mut_slice()
-        .iter_mut()
-        .step_by(4096)
-        .for_each(|b| *b = 1);
-    let a = buf.atomic();
-    let batch = batch.max(1);
-    let t0 = std::time::Instant::now();
-    std::thread::scope(|s| {
-        for t in 0..threads {
-            s.spawn(move || {
-                // xorshift64*: cheap, and no two threads share a sequence.
-                let mut x = 0x9e37_79b9_7f4a_7c15u64 ^ (t as u64 + 1).wrapping_mul(0xff51_afd7);
-                let mut next = || {
-                    x ^= x >> 12;
-                    x ^= x << 25;
-                    x ^= x >> 27;
-                    (x.wrapping_mul(0x2545_f491_4f6c_dd1d) % len as u64) as usize
-                };
-                let mut idx = vec![0usize; batch];
-                let mut done = 0;
-                while done < ops {
-                    for i in idx.iter_mut() {
-                        *i = next();
-                        if batch > 1 {
-                            prefetch(a[*i].as_ptr());
-                        }
-                    }
-                    for &i in &idx {
-                        a[i].fetch_add(1, Relaxed);
-                    }
-                    done += batch as u64;
-                }
-            });
+/// How the read-modify-write micro-benchmark's updates reach its array.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Rmw {
+    /// One atomic increment at a time, at random offsets (the solver's
+    /// pattern today).
+    Random,
+    /// Random offsets prefetched this many at a time, then incremented
+    /// atomically.
+    Prefetched(usize),
+    /// Delayed updates: each appended to its thread's bucket of the region
+    /// of `region` bytes it hits (`entries` a bucket), a bucket applied
+    /// when full (and all at the end), atomically.
+    Bucketed {
+        /// Bytes of a region.
+        region: usize,
+        /// Updates a bucket holds.
+        entries: usize,
+    },
+    /// As `Bucketed`, but each region is one thread's (its updates routed
+    /// to it, as a partitioned build's are), so a bucket is applied with
+    /// plain loads and stores.
+    Owned {
+        /// Bytes of a region.
+        region: usize,
+        /// Updates a bucket holds.
+        entries: usize,
+    },
+}
+
+/// An array for the read-modify-write micro-benchmark: zero bytes on huge
+/// pages or on 4 KiB pages, every page touched so that no timing sees a
+/// page fault.
+pub struct RmwArray {
+    buf: Buffer,
+}
+
+impl RmwArray {
+    /// `len` bytes, on huge pages (as the solver's state) or, without
+    /// `huge`, on 4 KiB pages.
+    pub fn new(len: usize, huge: bool) -> crate::Result<Self> {
+        let mut buf = Buffer::zeroed(len.max(1))?;
+        #[cfg(target_os = "linux")]
+        if !huge {
+            let _ = buf.map.advise(memmap2::Advice::NoHugePage);
         }
-    });
-    Ok((ops * threads as u64) as f64 / t0.elapsed().as_secs_f64())
+        #[cfg(not(target_os = "linux"))]
+        let _ = huge;
+        buf.as_mut_slice()
+            .iter_mut()
+            .step_by(4096)
+            .for_each(|b| *b = 1);
+        Ok(RmwArray { buf })
+    }
+
+    /// Updates a second over all `threads` threads, each making `ops`
+    /// increments at pseudo-random offsets, `how` they reach the array.
+    /// An owned run has at most as many threads as regions.
+    pub fn rate(&mut self, threads: usize, ops: u64, how: Rmw) -> f64 {
+        let a = self.buf.atomic();
+        let threads = match how {
+            Rmw::Owned { region, .. } => threads.min(a.len().div_ceil(region.clamp(1, a.len()))),
+            _ => threads,
+        }
+        .max(1);
+        let t0 = std::time::Instant::now();
+        std::thread::scope(|s| {
+            for t in 0..threads {
+                s.spawn(move || rmw_thread(a, t, threads, ops, how));
+            }
+        });
+        (ops * threads as u64) as f64 / t0.elapsed().as_secs_f64()
+    }
+}
+
+/// Thread `t` of `threads` of [`RmwArray::rate`].
+fn rmw_thread(a: &[AtomicU8], t: usize, threads: usize, ops: u64, how: Rmw) {
+    use std::sync::atomic::Ordering::Relaxed;
+    let len = a.len() as u64;
+    // xorshift64*: cheap, and no two threads share a sequence.
+    let mut x = 0x9e37_79b9_7f4a_7c15u64 ^ (t as u64 + 1).wrapping_mul(0xff51_afd7);
+    let mut next = move || {
+        x ^= x >> 12;
+        x ^= x << 25;
+        x ^= x >> 27;
+        x.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    };
+    match how {
+        Rmw::Random => (0..ops).for_each(|_| {
+            a[(next() % len) as usize].fetch_add(1, Relaxed);
+        }),
+        Rmw::Prefetched(batch) => {
+            let mut idx = vec![0usize; batch.max(1)];
+            let mut done = 0;
+            while done < ops {
+                for i in idx.iter_mut() {
+                    *i = (next() % len) as usize;
+                    prefetch(a[*i].as_ptr());
+                }
+                for &i in &idx {
+                    a[i].fetch_add(1, Relaxed);
+                }
+                done += idx.len() as u64;
+            }
+        }
+        Rmw::Bucketed { region, entries } | Rmw::Owned { region, entries } => {
+            let owned = matches!(how, Rmw::Owned { .. });
+            let region = region.clamp(1, a.len());
+            let regions = a.len().div_ceil(region);
+            let entries = entries.max(1);
+            let mut fill = vec![0u32; regions];
+            let mut bucket = vec![0u32; regions * entries];
+            // A bucket applied: atomically, or (owned) with plain loads and
+            // stores, which no other thread's race (its regions are its own).
+            let apply = |k: usize, offs: &[u32]| {
+                let base = k * region;
+                for &o in offs {
+                    let cell = &a[base + o as usize];
+                    if owned {
+                        // SAFETY: region `k` is this thread's alone.
+                        unsafe { *cell.as_ptr() = (*cell.as_ptr()).wrapping_add(1) };
+                    } else {
+                        cell.fetch_add(1, Relaxed);
+                    }
+                }
+            };
+            // An owned run draws only its own regions (k % threads == t).
+            let mine = if owned {
+                (regions - t).div_ceil(threads)
+            } else {
+                regions
+            };
+            for _ in 0..ops {
+                let r = next();
+                let k = if owned {
+                    ((r >> 40) % mine as u64) as usize * threads + t
+                } else {
+                    ((r >> 40) % regions as u64) as usize
+                };
+                let size = (a.len() - k * region).min(region) as u64;
+                let o = ((r & 0xff_ffff_ffff) % size) as u32;
+                let f = fill[k] as usize;
+                bucket[k * entries + f] = o;
+                if f + 1 == entries {
+                    apply(k, &bucket[k * entries..(k + 1) * entries]);
+                    fill[k] = 0;
+                } else {
+                    fill[k] += 1;
+                }
+            }
+            for k in 0..regions {
+                apply(k, &bucket[k * entries..k * entries + fill[k] as usize]);
+            }
+        }
+    }
 }
 
 /// Resident memory of this process split by kind, in bytes.

@@ -6,7 +6,7 @@ use super::Failure;
 use awari_egdb::build::{self, BuildOptions};
 use awari_egdb::error::human;
 use awari_egdb::index::layer_size;
-use awari_egdb::mem::rmw_rate;
+use awari_egdb::mem::{Rmw, RmwArray};
 use awari_egdb::solve::Observer;
 use clap::Args;
 use std::path::PathBuf;
@@ -137,16 +137,29 @@ fn rmw(n: u32, threads: usize) -> Result<(), Failure> {
         human(len as u64),
         n
     );
-    for t in [1, threads] {
-        let one = rmw_rate(len, t, ops / t as u64, 1)?;
-        let batched = rmw_rate(len, t, ops / t as u64, 32)?;
-        println!(
-            "  {t} thread(s): {:.1} one at a time, {:.1} prefetched 32 at a time",
-            one / 1e6,
-            batched / 1e6
-        );
-        if t == threads {
-            break;
+    // Delayed updates: regions of 1 MiB (within an L2 cache and a few huge
+    // pages), 64 entries a bucket.
+    let (region, entries) = (1 << 20, 64);
+    for huge in [true, false] {
+        let mut arr = RmwArray::new(len, huge)?;
+        let pages = if huge { "huge pages" } else { "4 KiB pages" };
+        for t in [1, threads] {
+            let per = ops / t as u64;
+            let one = arr.rate(t, per, Rmw::Random);
+            let batched = arr.rate(t, per, Rmw::Prefetched(32));
+            let bucketed = arr.rate(t, per, Rmw::Bucketed { region, entries });
+            let owned = arr.rate(t, per, Rmw::Owned { region, entries });
+            println!(
+                "  {t} thread(s): {pages}: {:.1} one at a time, {:.1} prefetched 32 at a time, \
+                 {:.1} bucketed (1 MiB regions, 64 a bucket), {:.1} bucketed, each region one thread's",
+                one / 1e6,
+                batched / 1e6,
+                bucketed / 1e6,
+                owned / 1e6
+            );
+            if t == threads {
+                break;
+            }
         }
     }
     Ok(())
