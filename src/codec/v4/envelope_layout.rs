@@ -2,9 +2,9 @@
 //! index, block counts and model, checked when the file is opened
 //! ([`Envelope::open`], after the scores' [`Layout::open`] checked the
 //! checksum they are under); a probe of `lower` or `upper` that decodes
-//! the envelope block only up to the entry, and the scores only from the
-//! envelope block's first entry up to it; whole blocks decoded and
-//! checked.
+//! its envelope block whole and the scores under it, each checked, and
+//! keeps the block in a per-thread cache; ranges of whole blocks decoded
+//! and checked.
 
 use super::coder::{Bucket, Decoder, Tables, PAD};
 use super::context::{contexts as score_contexts, Walk};
@@ -191,11 +191,10 @@ impl Envelope {
         (lo >= -n && hi <= n).then_some((lo as i8, hi as i8))
     }
 
-    /// The value of entry `g` of table `kind` (lower or upper), decoding
-    /// its envelope block up to it (and the scores from the block's first
-    /// entry), or on from where this thread's last probe of the block
-    /// stopped. The block is not checked: a damaged block gives a value
-    /// within `-n..=n`, or an error.
+    /// The value of entry `g` of table `kind` (lower or upper): its
+    /// envelope block and the scores under it decoded whole and checked
+    /// (a damaged block is an error, never a value), then kept in this
+    /// thread's cache of 256 envelope blocks.
     pub fn get<B: Bytes>(
         &self,
         l: &Layout,

@@ -7,8 +7,8 @@
 //! (`tables.n.zst`, tables held `0b111`), which adds the envelope
 //! (`lower` and `upper`) coded given the scores in blocks and a sparse
 //! index of its own (see `envelope`): a probe of the scores reads neither;
-//! a probe of `lower` or `upper` decodes its envelope block up to the
-//! entry and the scores from that block's first entry up to it.
+//! a probe of `lower` or `upper` decodes its envelope block whole and the
+//! scores under it, each checked.
 //!
 //! # What a score is coded given
 //!
