@@ -297,7 +297,7 @@ fn damage_is_an_error_or_a_value_in_range_never_a_panic() {
 
 /// `file` as written before group checks: flag bit 1 clear, no checks,
 /// the blocks moved up to where the padding after the models ends, the
-/// header's checksum made again.
+/// header's checksum made again (as a forger would).
 fn without_group_checks(file: &[u8]) -> Vec<u8> {
     let t = open(file).expect("opens");
     let h = t.header();
@@ -308,10 +308,7 @@ fn without_group_checks(file: &[u8]) -> Vec<u8> {
     out[81] &= !2;
     out.resize(models_end.next_multiple_of(64), 0);
     out.extend_from_slice(&file[h.data_start() as usize..]);
-    let mut x = xxhash_rust::xxh3::Xxh3::new();
-    x.update(&out[..88]);
-    x.update(&out[96..models_end]);
-    out[88..96].copy_from_slice(&x.digest().to_le_bytes());
+    common::forge::forge(&mut out);
     out
 }
 
