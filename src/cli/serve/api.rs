@@ -250,11 +250,30 @@ pub(super) fn pv_count(v: &str) -> Result<usize, ApiError> {
         .ok_or_else(|| ApiError::bad(format!("pv '{v}' is not a move count from 0 to {MAX_PV}")))
 }
 
+/// Runs `work` on the blocking pool and waits for it: every answer reads
+/// the tables (with `pread` or through a mapping's page faults) and may
+/// decode blocks and walk a line of best play, which must not hold up the
+/// async runtime's threads.
+pub(super) async fn blocking(work: impl FnOnce() -> Answer + Send + 'static) -> Answer {
+    tokio::task::spawn_blocking(work).await.map_err(|_| {
+        ApiError::new(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "internal",
+            "the probe failed",
+        )
+    })?
+}
+
 /// `GET /api/v1/position?pits=P0,...,P11[&pv=N]` (or `?pos=NOTATION`, the
 /// board seen from its side to move): the object `awari query --json`
-/// prints.
+/// prints, computed on the blocking pool.
 async fn position(With(state): Shared, RawQuery(query): RawQuery) -> Answer {
-    let ps = params(&query, &["pits", "pos", "pv"])?;
+    blocking(move || position_now(&state, &query)).await
+}
+
+/// What [`position`] answers.
+fn position_now(state: &State, query: &Option<String>) -> Answer {
+    let ps = params(query, &["pits", "pos", "pv"])?;
     let mut pits = None;
     let mut pv = None;
     for (name, v) in ps {
@@ -279,7 +298,7 @@ async fn position(With(state): Shared, RawQuery(query): RawQuery) -> Answer {
     let answer = state
         .db
         .answer(&p, pv)
-        .map_err(|e| ApiError::of(e, &state))?;
+        .map_err(|e| ApiError::of(e, state))?;
     Ok(Json(answer).into_response())
 }
 
@@ -313,28 +332,21 @@ async fn positions(With(state): Shared, body: Body) -> Answer {
         ),
         _ => batch_boards(&bytes)?,
     };
-    let worker = state.clone();
-    let scores = tokio::task::spawn_blocking(move || {
-        if allow_missing {
+    blocking(move || {
+        let scores = if allow_missing {
             let mut out = vec![None; boards.len()];
-            return worker
+            state
                 .db
                 .scores_where_built(&boards, &mut out)
-                .map(|_| json!(out));
+                .map(|_| json!(out))
+        } else {
+            let mut out = vec![0i8; boards.len()];
+            state.db.scores(&boards, &mut out).map(|()| json!(out))
         }
-        let mut out = vec![0i8; boards.len()];
-        worker.db.scores(&boards, &mut out).map(|()| json!(out))
+        .map_err(|e| ApiError::of(e, &state))?;
+        Ok(Json(json!({ "rules": state.db.rules().name, "scores": scores })).into_response())
     })
     .await
-    .map_err(|_| {
-        ApiError::new(
-            StatusCode::INTERNAL_SERVER_ERROR,
-            "internal",
-            "the probe failed",
-        )
-    })?
-    .map_err(|e| ApiError::of(e, &state))?;
-    Ok(Json(json!({ "rules": state.db.rules().name, "scores": scores })).into_response())
 }
 
 /// Whether reading a body failed on the connection's time-out.

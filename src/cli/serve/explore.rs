@@ -55,8 +55,14 @@ fn unknown(db: &Database, n: u32) -> String {
 }
 
 /// `GET /api/v1/game?pos=NOTATION[&moves=LABELS][&pv=N]`.
+/// The game is replayed and scored on the blocking pool.
 pub async fn game(With(state): Shared, RawQuery(query): RawQuery) -> Reply {
-    let ps = params(&query, &["pos", "moves", "pv"])?;
+    super::api::blocking(move || game_now(&state, &query)).await
+}
+
+/// What [`game`] answers.
+fn game_now(state: &State, query: &Option<String>) -> Reply {
+    let ps = params(query, &["pos", "moves", "pv"])?;
     let mut start = None;
     let mut labels = String::new();
     let mut pv = 0;
@@ -108,13 +114,13 @@ pub async fn game(With(state): Shared, RawQuery(query): RawQuery) -> Reply {
     let p = b.position();
     match db.answer(&p, Some(pv)) {
         Ok(a) => {
-            fill(&mut out, &state, &b, &a)?;
+            fill(&mut out, state, &b, &a)?;
         }
         Err(Error::MissingLayer { .. }) => {
             out["unknown"] = unknown(db, b.seeds()).into();
-            out["options"] = options(&state, &b, None)?;
+            out["options"] = options(state, &b, None)?;
         }
-        Err(e) => return Err(ApiError::of(e, &state)),
+        Err(e) => return Err(ApiError::of(e, state)),
     }
     Ok(Json(out).into_response())
 }
@@ -214,8 +220,14 @@ fn known<T>(r: awari_egdb::Result<T>, state: &State) -> Result<Option<T>, ApiErr
 }
 
 /// `GET /api/v1/random?seeds=N[&result=won|drawn|lost][&pinned=true|false]`.
+/// The position is drawn (reading the tables) on the blocking pool.
 pub async fn random(With(state): Shared, RawQuery(query): RawQuery) -> Reply {
-    let ps = params(&query, &["seeds", "result", "pinned"])?;
+    super::api::blocking(move || random_now(&state, &query)).await
+}
+
+/// What [`random`] answers.
+fn random_now(state: &State, query: &Option<String>) -> Reply {
+    let ps = params(query, &["seeds", "result", "pinned"])?;
     let mut seeds = None;
     let mut result = None;
     let mut pinned = None;
@@ -257,7 +269,7 @@ pub async fn random(With(state): Shared, RawQuery(query): RawQuery) -> Reply {
             format!("layer {n} is not built: {}", holds(db)),
         ));
     }
-    if pinned.is_some() && !db.has_envelope(n).map_err(|e| ApiError::of(e, &state))? {
+    if pinned.is_some() && !db.has_envelope(n).map_err(|e| ApiError::of(e, state))? {
         return Err(ApiError::new(
             StatusCode::NOT_FOUND,
             "not_built",
@@ -268,19 +280,19 @@ pub async fn random(With(state): Shared, RawQuery(query): RawQuery) -> Reply {
     let mut rng = seed();
     for tries in 1..=RANDOM_TRIES {
         let g = next(&mut rng) % size;
-        let p = unrank(n, g).map_err(|e| ApiError::of(e, &state))?;
+        let p = unrank(n, g).map_err(|e| ApiError::of(e, state))?;
         // A position to play from: the side to move has a move (one
         // without is a game already over).
         if p.moves(db.rules()).legal().next().is_none() {
             continue;
         }
-        let score = db.score_at(n, g).map_err(|e| ApiError::of(e, &state))?;
+        let score = db.score_at(n, g).map_err(|e| ApiError::of(e, state))?;
         if result.is_some_and(|r| r != score.signum()) {
             continue;
         }
         let env = match pinned {
             Some(want) => {
-                let e = db.envelope(&p).map_err(|e| ApiError::of(e, &state))?;
+                let e = db.envelope(&p).map_err(|e| ApiError::of(e, state))?;
                 if e.map(|e| e.pinned()) != Some(want) {
                     continue;
                 }
@@ -288,7 +300,7 @@ pub async fn random(With(state): Shared, RawQuery(query): RawQuery) -> Reply {
             }
             None => None,
         };
-        let b = Board::new(p.0, None).map_err(|e| ApiError::of(e, &state))?;
+        let b = Board::new(p.0, None).map_err(|e| ApiError::of(e, state))?;
         return Ok(Json(json!({
             "rules": db.rules().name,
             "pos": b.notation(),
