@@ -1,13 +1,18 @@
 //! Deterministic fault injection for the crash tests: named points in the
 //! code that writes tables, manifests and compressed files.
 //!
+//! The library only reports reaching a point, to the hook a front end
+//! installs ([`set_hook`]); without one a point costs one load of a cached
+//! value. The `awari` command line installs a hook when one of two
+//! environment variables is set, and it behaves as follows (the library
+//! itself never prints, aborts or reads its input).
+//!
 //! When the environment variable `AWARI_FAULT` names a point the process
 //! reaches, it prints `awari: fault injected at POINT:WHAT` to stderr and
 //! aborts there, as a crash would (no destructors run, nothing is cleaned
 //! up). `AWARI_FAULT=POINT` fires at the first time the point is reached;
 //! `AWARI_FAULT=POINT:WHAT` only where it is reached for `WHAT` (a file
-//! name, or a layer number). Without the variable a point costs one load of
-//! a cached value. The points:
+//! name, or a layer number). The points:
 //!
 //! | point | where | `WHAT` |
 //! |---|---|---|
@@ -27,47 +32,55 @@
 
 use std::sync::OnceLock;
 
-/// The environment variable that names the point to fail at.
+/// The environment variable that names the point to fail at (read by the
+/// command line's hook).
 pub const VAR: &str = "AWARI_FAULT";
 
-/// The environment variable that names the point to pause at.
+/// The environment variable that names the point to pause at (read by the
+/// command line's hook).
 pub const PAUSE: &str = "AWARI_PAUSE";
 
-type Target = Option<(String, Option<String>)>;
+/// What happens when the process reaches a point: called with the point's
+/// name and what it is reached for (a file name or a layer number).
+pub type Hook = fn(point: &str, what: &str);
 
-fn parse(var: &str) -> Target {
-    let v = std::env::var(var).ok().filter(|v| !v.is_empty())?;
-    Some(match v.split_once(':') {
-        Some((p, w)) => (p.to_string(), Some(w.to_string())),
-        None => (v, None),
-    })
+static HOOK: OnceLock<Hook> = OnceLock::new();
+
+/// Installs the hook every point reports to, once a process; whether this
+/// call installed it (a hook already installed stays).
+pub fn set_hook(hook: Hook) -> bool {
+    HOOK.set(hook).is_ok()
 }
 
-fn targets() -> &'static (Target, Target) {
-    static T: OnceLock<(Target, Target)> = OnceLock::new();
-    T.get_or_init(|| (parse(VAR), parse(PAUSE)))
-}
-
-fn names(t: &Target, point: &str, what: &str) -> bool {
-    t.as_ref()
-        .is_some_and(|(p, w)| p == point && w.as_ref().map_or(true, |w| w == what))
-}
-
-/// Aborts the process if `AWARI_FAULT` names `point` (for `what`); waits
-/// until standard input is closed if `AWARI_PAUSE` does.
+/// Reports reaching `point` (for `what`) to the installed hook, if any.
 #[inline]
 pub fn point(point: &str, what: &dyn std::fmt::Display) {
-    let (fault, pause) = targets();
-    if fault.is_none() && pause.is_none() {
-        return;
+    if let Some(hook) = HOOK.get() {
+        hook(point, &what.to_string());
     }
-    let what = what.to_string();
-    if names(fault, point, &what) {
-        eprintln!("awari: fault injected at {point}:{what}");
-        std::process::abort();
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Mutex;
+
+    static SEEN: Mutex<Vec<(String, String)>> = Mutex::new(Vec::new());
+
+    fn record(point: &str, what: &str) {
+        SEEN.lock().unwrap().push((point.into(), what.into()));
     }
-    if names(pause, point, &what) {
-        eprintln!("awari: paused at {point}:{what}");
-        let _ = std::io::copy(&mut std::io::stdin().lock(), &mut std::io::sink());
+
+    /// A point reports to the installed hook, with what it is reached for;
+    /// a second hook does not replace the first.
+    #[test]
+    fn a_point_reports_to_the_hook() {
+        assert!(super::set_hook(record));
+        assert!(!super::set_hook(|_, _| panic!("the second hook ran")));
+        super::point("test-point", &17);
+        let seen = SEEN.lock().unwrap();
+        assert!(
+            seen.contains(&("test-point".into(), "17".into())),
+            "{seen:?}"
+        );
     }
 }

@@ -5,6 +5,7 @@ mod bench;
 mod board;
 mod build;
 mod compress;
+mod fault;
 mod matches;
 mod play;
 mod player;
@@ -410,6 +411,7 @@ fn parse() -> Result<Cli, i32> {
 }
 
 pub fn run() -> i32 {
+    fault::install();
     let cli = match parse() {
         Ok(cli) => cli,
         Err(code) => return code,
