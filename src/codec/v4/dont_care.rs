@@ -17,8 +17,9 @@
 //! decoding). The rule that picks the values is the encoder's alone: the
 //! probe does not need it.
 
+use super::coded::V4Settings;
 use super::context::Walk;
-use super::encode::{encode_file, V4Settings};
+use super::encode::encode_file;
 use super::shape::Shape;
 use crate::rules::Rules;
 use rayon::prelude::*;

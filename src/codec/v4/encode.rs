@@ -1,12 +1,12 @@
 //! The format 4 file: header, sparse index, block entry counts, model,
 //! blocks; and its encoder.
 
+use super::coded::{Coded, V4Settings, RUN};
 use super::coder::{self, Tables};
 use super::context::Walk;
 use super::header::{
-    check_blocks, check_classes, count_bits, encode_header, meta_checksum, EnvelopeFields,
-    V4Fields, FULL, SCORES_ONLY, V4_ALIGN, V4_DEFAULT_BLOCK_BYTES, V4_DEFAULT_BLOCK_CAP,
-    V4_DEFAULT_CLASSES, V4_HEADER_BYTES, V4_SPARSE_BITS,
+    count_bits, encode_header, meta_checksum, EnvelopeFields, V4Fields, FULL, SCORES_ONLY,
+    V4_ALIGN, V4_HEADER_BYTES, V4_SPARSE_BITS,
 };
 use super::index;
 use super::model::{Counts, Model, WEIGHT};
@@ -18,39 +18,6 @@ use crate::index::layer_size;
 use crate::rules::{Rules, MAX_SEEDS};
 use rayon::prelude::*;
 use std::io;
-
-/// Entries coded in parallel as one run of blocks (a run ends with a
-/// block that may not be full).
-pub(super) const RUN: u64 = 1 << 20;
-
-/// How a format 4 file is cut and modelled.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct V4Settings {
-    /// Bytes per block.
-    pub block_bytes: u32,
-    /// The most entries a block holds (bounds a probe's work).
-    pub block_cap: u32,
-    /// Classes of contexts.
-    pub classes: u32,
-}
-
-impl Default for V4Settings {
-    fn default() -> Self {
-        V4Settings {
-            block_bytes: V4_DEFAULT_BLOCK_BYTES,
-            block_cap: V4_DEFAULT_BLOCK_CAP,
-            classes: V4_DEFAULT_CLASSES,
-        }
-    }
-}
-
-impl V4Settings {
-    /// What is wrong with these settings, if anything: the field and why.
-    pub fn check(&self) -> Result<(), (&'static str, String)> {
-        check_blocks(self.block_bytes, self.block_cap)?;
-        check_classes(self.classes)
-    }
-}
 
 /// The check hash of a block's raw values.
 #[inline]
@@ -99,24 +66,6 @@ fn count_run(shape: Shape, start: u64, s: &[u8], counts: &mut Counts) {
             counts.add(w.context(shape, &s[i - 2..], 2), s[i], 1);
         }
         w.step();
-    }
-}
-
-/// The coded blocks of a run: the entries of each, and their bytes back
-/// to back (every block the same number of bytes), in one allocation (a
-/// `Vec` a block left tens of MiB of small freed chunks in the heap after
-/// a layer was compressed, which the process kept).
-#[derive(Default)]
-pub(super) struct Coded {
-    pub(super) entries: Vec<u16>,
-    pub(super) bytes: Vec<u8>,
-}
-
-impl Coded {
-    /// Appends a block of `entries` entries (`bytes`, the block's size).
-    pub(super) fn push(&mut self, entries: usize, bytes: &[u8]) {
-        self.entries.push(entries as u16);
-        self.bytes.extend_from_slice(bytes);
     }
 }
 
@@ -337,4 +286,27 @@ pub(super) fn encode_file(
         file.extend_from_slice(&r.bytes);
     }
     Ok(file)
+}
+
+/// The format 4 file of the full form: the raw `scores`, `lower` and
+/// `upper` of layer `layer` (built under `rules`), the scores cut as
+/// `lay` says and the envelope in blocks of `envelope_bytes` bytes. Bad
+/// tables or settings are [`io::ErrorKind::InvalidInput`].
+pub fn encode_full(
+    scores: &[u8],
+    lower: &[u8],
+    upper: &[u8],
+    rules: &Rules,
+    layer: u32,
+    lay: V4Settings,
+    envelope_bytes: u32,
+) -> io::Result<Vec<u8>> {
+    encode_file(
+        scores,
+        Some((lower, upper, envelope_bytes)),
+        None,
+        rules,
+        layer,
+        lay,
+    )
 }

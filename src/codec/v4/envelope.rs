@@ -19,12 +19,12 @@
 //! zeros). One coder runs through a block, `a` and `b` of each entry in
 //! turn. (Why these contexts: `docs/compression.md`, format 4.)
 
+use super::coded::{Coded, V4Settings, RUN};
 use super::coder::{self, Tables, STATE_BYTES};
 use super::context::Walk;
-use super::encode::{encode_file, Coded, V4Settings, RUN};
 use super::model::{Counts, Model, MAX_CLASSES, SLOTS, WEIGHT};
 use super::shape::{envelope_check, Shape};
-use crate::rules::{Position, Rules};
+use crate::rules::Position;
 use rayon::prelude::*;
 use std::io;
 
@@ -309,27 +309,4 @@ pub(super) fn code(
         block_bytes,
         blocks,
     })
-}
-
-/// The format 4 file of the full form: the raw `scores`, `lower` and
-/// `upper` of layer `layer` (built under `rules`), the scores cut as
-/// `lay` says and the envelope in blocks of `envelope_bytes` bytes. Bad
-/// tables or settings are [`io::ErrorKind::InvalidInput`].
-pub fn encode_full(
-    scores: &[u8],
-    lower: &[u8],
-    upper: &[u8],
-    rules: &Rules,
-    layer: u32,
-    lay: V4Settings,
-    envelope_bytes: u32,
-) -> io::Result<Vec<u8>> {
-    encode_file(
-        scores,
-        Some((lower, upper, envelope_bytes)),
-        None,
-        rules,
-        layer,
-        lay,
-    )
 }

@@ -129,6 +129,7 @@
 //! the same coder tables but a simpler loop of its own, a symbol at a
 //! time).
 
+mod coded;
 mod coder;
 mod context;
 mod decode;
@@ -142,8 +143,9 @@ mod layout;
 mod model;
 mod shape;
 
-pub use encode::{encode_scores, V4Settings};
-pub use envelope::{encode_full, envelope_block_bytes};
+pub use coded::V4Settings;
+pub use encode::{encode_full, encode_scores};
+pub use envelope::envelope_block_bytes;
 pub use envelope_layout::Envelope;
 pub(in crate::codec) use header::read_header;
 pub use header::{
