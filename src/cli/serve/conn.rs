@@ -172,7 +172,7 @@ async fn answer(
     let response = match tokio::time::timeout(limit, app.oneshot(req)).await {
         Ok(Ok(r)) => r,
         Ok(Err(never)) => match never {},
-        Err(_) => super::api::ApiError::new(
+        Err(_) => super::reply::ApiError::new(
             axum::http::StatusCode::REQUEST_TIMEOUT,
             "timeout",
             format!("the request took longer than {} s", limit.as_secs()),

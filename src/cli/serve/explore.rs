@@ -6,7 +6,7 @@
 //! (`/api/v1/random`). The rules of the end are the library's
 //! ([`Game::end`], [`Game::result`]): the page does not repeat them.
 
-use super::api::{params, ApiError};
+use super::reply::{blocking, params, pv_count, ApiError};
 use super::State;
 use awari_egdb::game::{Board, Game, Side};
 use awari_egdb::index::{layer_size, unrank};
@@ -57,7 +57,7 @@ fn unknown(db: &Database, n: u32) -> String {
 /// `GET /api/v1/game?pos=NOTATION[&moves=LABELS][&pv=N]`.
 /// The game is replayed and scored on the blocking pool.
 pub async fn game(With(state): Shared, RawQuery(query): RawQuery) -> Reply {
-    super::api::blocking(move || game_now(&state, &query)).await
+    blocking(move || game_now(&state, &query)).await
 }
 
 /// What [`game`] answers.
@@ -70,7 +70,7 @@ fn game_now(state: &State, query: &Option<String>) -> Reply {
         match name {
             "pos" => start = Some(board_of(&v)?),
             "moves" => labels = v,
-            _ => pv = super::api::pv_count(&v)?,
+            _ => pv = pv_count(&v)?,
         }
     }
     let start = start.ok_or_else(|| {
@@ -222,7 +222,7 @@ fn known<T>(r: awari_egdb::Result<T>, state: &State) -> Result<Option<T>, ApiErr
 /// `GET /api/v1/random?seeds=N[&result=won|drawn|lost][&pinned=true|false]`.
 /// The position is drawn (reading the tables) on the blocking pool.
 pub async fn random(With(state): Shared, RawQuery(query): RawQuery) -> Reply {
-    super::api::blocking(move || random_now(&state, &query)).await
+    blocking(move || random_now(&state, &query)).await
 }
 
 /// What [`random`] answers.

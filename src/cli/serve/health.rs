@@ -3,7 +3,7 @@
 //! `stat` calls: a table deleted or truncated since the start is named;
 //! what a table holds is `awari verify`'s job).
 
-use super::api::params;
+use super::reply::params;
 use super::State;
 use awari_egdb::format::Kind;
 use awari_egdb::store;

@@ -23,6 +23,7 @@ mod conn;
 mod explore;
 mod health;
 mod page;
+mod reply;
 
 use super::Failure;
 use awari_egdb::probe::Database;
