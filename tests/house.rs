@@ -36,6 +36,16 @@ fn rel(p: &Path) -> String {
     p.strip_prefix(ROOT).unwrap_or(p).display().to_string()
 }
 
+/// The files of `paths` over `limit` lines, named with their counts.
+fn over(paths: &[PathBuf], limit: usize) -> Vec<String> {
+    paths
+        .iter()
+        .map(|p| (p, lines(p)))
+        .filter(|&(_, n)| n > limit)
+        .map(|(p, n)| format!("{} ({n} lines)", rel(p)))
+        .collect()
+}
+
 #[test]
 fn no_source_file_is_over_700_lines() {
     let mut all = Vec::new();
@@ -45,11 +55,7 @@ fn no_source_file_is_over_700_lines() {
             files(&dir, "rs", &mut all);
         }
     }
-    let long: Vec<String> = all
-        .iter()
-        .filter(|p| lines(p) > 700)
-        .map(|p| format!("{} ({} lines)", rel(p), lines(p)))
-        .collect();
+    let long = over(&all, 700);
     assert!(long.is_empty(), "over 700 lines: {long:?}");
 }
 
@@ -72,11 +78,7 @@ fn each_page_of_docs_is_about_400_lines_at_most() {
         }
     }
     // "About 400": a page may run a tenth over while it says what is.
-    let long: Vec<String> = pages
-        .iter()
-        .filter(|p| lines(p) > 440)
-        .map(|p| format!("{} ({} lines)", rel(p), lines(p)))
-        .collect();
+    let long = over(&pages, 440);
     assert!(long.is_empty(), "docs pages over about 400 lines: {long:?}");
 }
 
