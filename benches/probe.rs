@@ -1,8 +1,8 @@
 //! Probe throughput from a warm layer 20 (80,214,915 positions), mapped
 //! (`Database::open_mapped`) and read with `pread` (`Database::open`):
 //! random `score()` probes on one thread and split over several threads,
-//! `score_at()` (no ranking) and `moves()` on random positions, and
-//! `awari_score` of the C API on the same positions.
+//! `score_at()` (no ranking) and `moves()` on random positions (the C
+//! API's calls on the same positions: `capi/benches/capi.rs`).
 //!
 //! Needs a folder with layers 0..=20: `$AWARI_BENCH_DB` if set, else
 //! `target/bench-db`, built on first run if missing (a few minutes).
@@ -14,7 +14,6 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use awari_egdb::build::{self, BuildOptions};
-use awari_egdb::capi;
 use awari_egdb::index::{self, layer_size};
 use awari_egdb::probe::Database;
 use awari_egdb::rules::Position;
@@ -154,29 +153,6 @@ fn bench_probe(c: &mut Criterion) {
         })
     });
 
-    // The same probes through the C API (`awari_open_mapped`,
-    // `awari_score`): what a C caller pays over the Rust probe.
-    let dir = std::ffi::CString::new(db.dir().expect("a folder").to_str().expect("UTF-8"))
-        .expect("a path");
-    let mut handle = std::ptr::null_mut();
-    // SAFETY: a valid path and out pointer; nothing writes to the folder.
-    let st = unsafe { capi::awari_open_mapped(dir.as_ptr(), &mut handle) };
-    assert_eq!(st, capi::AWARI_OK);
-    let capi_sum = |ps: &[Position]| {
-        ps.iter()
-            .map(|p| {
-                let mut s = 0i8;
-                // SAFETY: an open handle, 12 pits, a score to write.
-                let st = unsafe { capi::awari_score(handle, black_box(p).0.as_ptr(), &mut s) };
-                debug_assert_eq!(st, capi::AWARI_OK);
-                s as i64
-            })
-            .sum::<i64>()
-    };
-    assert_eq!(capi_sum(&positions), want);
-    g.bench_function("capi awari_score/1 thread", |b| {
-        b.iter(|| capi_sum(&positions))
-    });
     // The Rust probe called as C calls it, through a function that is not
     // inlined into the loop: the same cost as `awari_score` (the inlined
     // loop above overlaps more table misses).
@@ -192,32 +168,7 @@ fn bench_probe(c: &mut Criterion) {
                 .sum::<i64>()
         })
     });
-    // The batch call against `Database::scores` ("scores batch" above).
-    let flat: Vec<u8> = positions.iter().flat_map(|p| p.0).collect();
-    let mut capi_out = vec![0i8; positions.len()];
-    g.bench_function("capi awari_scores batch/1 thread", |b| {
-        b.iter(|| {
-            // SAFETY: an open handle, 12 pits per board, a score per board.
-            let st = unsafe {
-                capi::awari_scores(
-                    handle,
-                    black_box(&flat).as_ptr(),
-                    positions.len(),
-                    capi_out.as_mut_ptr(),
-                )
-            };
-            debug_assert_eq!(st, capi::AWARI_OK);
-            capi_out[0]
-        })
-    });
-    assert!(
-        capi_out == out,
-        "awari_scores gives Database::scores' answers"
-    );
-    // SAFETY: the handle of awari_open_mapped, closed once.
-    unsafe { capi::awari_close(handle) };
-
-    // Baseline for the two above: rank plus a read of the same bytes as a
+    // Baseline for the probes above: rank plus a read of the same bytes as a
     // plain slice, without the Database (its checks, layer lookup and
     // dynamic dispatch).
     let raw = std::fs::read(db.dir().expect("a folder").join(format!("scores.{LAYER}")))

@@ -62,25 +62,22 @@
 //!   the tree); [`game`]: a game move by move, one job a file: the board
 //!   and its labels, the rules of the end and the result, the game record,
 //!   and the computer player.
-//! * [`capi`]: the C API over [`probe::Database`] (`include/awari_egdb.h`,
-//!   `libawari_egdb.so` and `.a`): open, score, moves, best move, batch
-//!   scores, status codes and a message per thread.
 //! * [`error`]: the one error type, [`Error`], and its [`ErrorKind`].
 //! * [`format`](mod@format): names and the checksum
 //!   ([`format::Checksum`]) shared by the files; [`mem`]: memory
 //!   figures and buffers; [`fault`]: named fault points for crash tests.
 //!
-//! The library prints nothing and never exits; the `awari` binary (the
-//! `cli` feature, on by default) does both; its web oracle, `awari serve`
-//! (the `serve` feature, on by default), adds an HTTP stack (axum, hyper,
-//! tokio) and answers with [`probe::Answer`], the object `awari query
-//! --json` prints. With `default-features = false` the library builds
-//! without the binary's crates (argument parsing, progress bars, plots,
-//! HTTP).
+//! The library prints nothing and never exits. Three crates of the
+//! workspace sit on top of it: the `awari` command line (`cli/`, which
+//! prints and exits; its web oracle, `awari serve`, behind the feature
+//! `serve`, answers with [`probe::Answer`], the object `awari query
+//! --json` prints), the C API (`capi/`: `include/awari_egdb.h`,
+//! `libawari_egdb.so` and `.a`) and the Python module (`python/`). None of
+//! their crates (argument parsing, progress bars, plots, HTTP, pyo3) is in
+//! this library's dependency tree.
 #![warn(missing_docs)]
 
 pub mod build;
-pub mod capi;
 pub mod codec;
 pub mod comm;
 pub mod error;

@@ -429,7 +429,7 @@ mod tests {
 
     /// Any number of ranks makes the same tables as one process (layers 13
     /// and 14 have more windows than ranks; small layers leave ranks empty).
-    /// `xt/ranks.rs` builds layers 0..=16 by 2, 3 and 4 ranks against the
+    /// `cli/xt/ranks.rs` builds layers 0..=16 by 2, 3 and 4 ranks against the
     /// known-good checksums.
     #[test]
     fn ranks_make_the_same_tables() {

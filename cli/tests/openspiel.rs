@@ -175,7 +175,7 @@ fn openspiel_oware_plays_by_our_abapa_rules() {
         .ok()
         .and_then(|s| s.parse().ok())
         .unwrap_or(1000);
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let root = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/.."));
     let out = python()
         .arg(root.join("tools/openspiel_oware.py"))
         .args(["--games", &games.to_string(), "--seed", "24"])
@@ -243,7 +243,7 @@ fn our_player_against_openspiel_bots() {
     let mut opts = common::options(&dir, 10, false);
     opts.rules = ABAPA;
     awari_egdb::build::build(&opts, &awari_egdb::solve::Silent).expect("build abapa 0..=10");
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let root = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/.."));
     for bot in [
         &[
             "--bot",

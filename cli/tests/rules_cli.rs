@@ -177,7 +177,10 @@ fn another_rule_set_than_the_folders_is_refused_in_one_line_and_nothing_is_writt
             "--db",
             d,
             "--facts",
-            concat!(env!("CARGO_MANIFEST_DIR"), "/data/vu-move-facts.csv"),
+            concat!(
+                concat!(env!("CARGO_MANIFEST_DIR"), "/.."),
+                "/data/vu-move-facts.csv"
+            ),
         ],
     ] {
         let e = usage_error(&args);

@@ -209,7 +209,7 @@ fn fresh_0_to_16_equals_the_known_good_list(rules: Rules, reaches: u32) -> tempf
     build_ok(&o, &Silent);
     let path = format!(
         "{}/data/known-good-{}.csv",
-        env!("CARGO_MANIFEST_DIR"),
+        concat!(env!("CARGO_MANIFEST_DIR"), "/.."),
         rules.name
     );
     let known = awari_egdb::verify::read_known_good(Path::new(&path)).expect("list");

@@ -1,7 +1,8 @@
 //! The rule set travels with the compressed files. A folder of
 //! `scores.n.zst` without manifest (the form an engine ships) of the
 //! awale, olympiad or abapa rules is read under the rule set their
-//! headers name, by the library, the C API, `query`, `play` and `serve`;
+//! headers name, by the library, `query`, `play` and `serve` (the C API:
+//! `capi/tests/rules.rs`);
 //! `--rules` agreeing with them is taken, another refused naming both;
 //! files that name different rule sets are refused naming the files.
 //! `awari decompress` of such a folder writes a manifest that names the
@@ -166,36 +167,6 @@ fn a_folder_of_compressed_scores_is_read_under_the_rules_its_headers_name() {
             }
             Err(e) => panic!("{}: want RulesDiffer, got {e:?}", rules.name),
             Ok(_) => panic!("{}: --rules awari taken", rules.name),
-        }
-    }
-}
-
-#[test]
-fn the_c_api_reads_them_under_their_rules() {
-    use awari_egdb::capi::{awari_close, awari_open, awari_rules, awari_score, AWARI_OK};
-    use std::ffi::{CStr, CString};
-    for rules in &OTHERS {
-        let dir = shipped(rules);
-        let reference = Database::open(built(rules)).unwrap();
-        let path = CString::new(s(&dir)).unwrap();
-        let mut db = std::ptr::null_mut();
-        // SAFETY: a NUL-terminated path and a place for the handle, which
-        // is closed below and not used after.
-        unsafe {
-            assert_eq!(
-                awari_open(path.as_ptr(), &mut db),
-                AWARI_OK,
-                "{}",
-                rules.name
-            );
-            let name = CStr::from_ptr(awari_rules(db)).to_str().unwrap();
-            assert_eq!(name, rules.name);
-            for p in boards(100, 11) {
-                let mut score = 0i8;
-                assert_eq!(awari_score(db, p.0.as_ptr(), &mut score), AWARI_OK);
-                assert_eq!(score, reference.score(&p).unwrap(), "{}: {p}", rules.name);
-            }
-            awari_close(db);
         }
     }
 }

@@ -2,7 +2,7 @@
 //! (checksums plus the forward Bellman check).
 
 use super::Failure;
-use awari_egdb::build::plan;
+use awari_egdb::plan;
 use awari_egdb::probe::Database;
 use awari_egdb::rules::Rules;
 use awari_egdb::verify::{self, FactOutcome};

@@ -51,7 +51,7 @@ fn ensure(module: &str) {
 }
 
 fn reader(dir: &Path, args: &[&str]) -> std::process::Output {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let root = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/.."));
     python()
         .arg(root.join("tools/awari_scores.py"))
         .arg("--db")
@@ -124,7 +124,7 @@ fn python_reader_refuses_out_of_range_values_and_checks_checksums() {
 
 #[test]
 fn python_reader_agrees_with_the_binary() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let root = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/.."));
     ensure("numpy");
     let dir = common::db_dir();
     let out = python()
@@ -165,7 +165,7 @@ fn python_reader_agrees_with_the_binary() {
 fn python_reader_reads_both_forms_of_format_4() {
     ensure("numpy");
     ensure("xxhash");
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let root = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/.."));
     let dir = common::full_copy("awari-py-compressed-");
     let bin = env!("CARGO_BIN_EXE_awari");
     let d = dir.to_str().unwrap();
@@ -265,7 +265,7 @@ fn python_reader_without_numpy_says_how_to_get_it() {
         "raise ImportError(\"No module named 'numpy'\")\n",
     )
     .unwrap();
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let root = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/.."));
     let out = python()
         .env("PYTHONPATH", &fake)
         .arg(root.join("tools/awari_scores.py"))

@@ -136,7 +136,7 @@ fn start_chromedriver() -> (Guard, String) {
 fn screenshot_path(name: &str) -> PathBuf {
     let target = match std::env::var_os("CARGO_TARGET_DIR") {
         Some(d) => PathBuf::from(d),
-        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("target"),
+        None => Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/..")).join("target"),
     };
     target.join(format!("serve-{name}.png"))
 }

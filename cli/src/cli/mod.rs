@@ -175,7 +175,7 @@ fn hint(e: &Error) -> Option<String> {
             from_limit,
             needed,
             ..
-        } if awari_egdb::build::plan::is_reader(what) => match from_limit {
+        } if awari_egdb::plan::is_reader(what) => match from_limit {
             true => format!(
                 "raise --memory-limit to at least {}, or leave layer {layer} out (--layers)",
                 human(*needed)
@@ -243,7 +243,7 @@ pub struct DbArg {
 }
 
 /// `--memory-limit SIZE`, the memory a reader (`check`, `recover`,
-/// `stats`) may use, planned by the one memory planner (`build::plan`).
+/// `stats`) may use, planned by the one memory planner (`plan`).
 #[derive(clap::Args, Clone, Debug)]
 pub struct MemoryArg {
     /// Memory the command may use, e.g. 8GiB or 500MB (default: what the

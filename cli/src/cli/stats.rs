@@ -53,7 +53,7 @@ impl Shown {
         dir: PathBuf,
         asked: Option<&awari_egdb::rules::Rules>,
         range: Option<RangeInclusive<u32>>,
-        budget: awari_egdb::build::plan::Budget,
+        budget: awari_egdb::plan::Budget,
     ) -> Result<Shown, Failure> {
         let db = super::open_db(&dir, asked)?;
         let layers = super::verify::layers_in(&db, &dir, range)?;
@@ -62,7 +62,7 @@ impl Shown {
         for &n in &layers {
             let tables = if db.has_envelope(n)? { 3 } else { 1 };
             let window = stats::STREAM_WINDOW.min(awari_egdb::index::layer_size(n));
-            awari_egdb::build::plan::fit_stream(n, tables, window, budget)?;
+            awari_egdb::plan::fit_stream(n, tables, window, budget)?;
         }
         let layers = layers
             .iter()

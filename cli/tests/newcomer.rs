@@ -564,7 +564,7 @@ fn a_plot_cut_short_leaves_the_old_file_whole() {
 /// The files the README's examples create in a checkout are ignored by git.
 #[test]
 fn what_the_examples_create_is_ignored() {
-    let root = env!("CARGO_MANIFEST_DIR");
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
     let Ok(out) = std::process::Command::new("git")
         .args([
             "-C",

@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 /// `mpirun` for `np` ranks of the test binary (as root too, more ranks than
 /// cores allowed).
 /// The top layer of the builds by 1..=4 ranks (0..=16 took 5 minutes of
-/// the CI's 20 with 3 and 4 ranks oversubscribed on 2 cores; xt/ranks.rs
+/// the CI's 20 with 3 and 4 ranks oversubscribed on 2 cores; cli/xt/ranks.rs
 /// builds 0..=16 as ranks in threads).
 const MAX: u32 = 14;
 

@@ -26,7 +26,10 @@ pub struct Fact {
 
 /// Path of the facts file.
 pub fn path() -> String {
-    format!("{}/data/vu-move-facts.csv", env!("CARGO_MANIFEST_DIR"))
+    format!(
+        "{}/data/vu-move-facts.csv",
+        concat!(env!("CARGO_MANIFEST_DIR"), "/..")
+    )
 }
 
 /// Reads every fact, panicking on a malformed file.

@@ -193,7 +193,10 @@ pub fn awari_status(args: &[&str], code: i32) -> (String, String) {
 }
 
 /// The repository's list of known-good checksums.
-pub const KNOWN_GOOD: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/data/known-good.csv");
+pub const KNOWN_GOOD: &str = concat!(
+    concat!(env!("CARGO_MANIFEST_DIR"), "/.."),
+    "/data/known-good.csv"
+);
 
 /// Bytes (a command's output) as text.
 pub fn text(b: &[u8]) -> String {

@@ -287,7 +287,10 @@ fn random_round_trips_in_every_layer() {
 
 #[test]
 fn layer_sizes_match_the_oracle_file() {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/data/layer-sizes.csv");
+    let path = concat!(
+        concat!(env!("CARGO_MANIFEST_DIR"), "/.."),
+        "/data/layer-sizes.csv"
+    );
     let text = std::fs::read_to_string(path).expect("read data/layer-sizes.csv");
     let mut lines = text.lines();
     let header = lines.next().expect("header");

@@ -5,7 +5,7 @@
 //! Every function returns an [`awari_status`] code (0 on success) and
 //! writes its results through pointers the caller owns; on failure
 //! [`awari_last_error`] gives the message, per thread. A handle is
-//! [`probe::Database`](crate::probe::Database) itself: any number of
+//! [`probe::Database`](egdb::probe::Database) itself: any number of
 //! threads may probe one handle at once. No call panics across the
 //! boundary: a bug inside is `AWARI_INTERNAL`. Boards are 12 pit counts
 //! from the side to move's view (its pits 0..5 first), as everywhere in
@@ -13,9 +13,9 @@
 
 #![allow(non_camel_case_types, clippy::missing_safety_doc)]
 
-use crate::error::{Error, ErrorKind};
-use crate::probe::Database;
-use crate::rules::Position;
+use egdb::error::{Error, ErrorKind};
+use egdb::probe::Database;
+use egdb::rules::Position;
 use std::cell::RefCell;
 use std::ffi::{c_char, c_int, CStr, CString};
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -125,7 +125,7 @@ pub unsafe extern "C" fn awari_open_mapped(
 unsafe fn open_with(
     path: *const c_char,
     out: *mut *mut awari_db,
-    open: impl FnOnce(&str) -> crate::Result<Database>,
+    open: impl FnOnce(&str) -> egdb::Result<Database>,
 ) -> awari_status {
     if path.is_null() || out.is_null() {
         return fail(AWARI_BAD_INPUT, "a null pointer".into());

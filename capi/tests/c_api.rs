@@ -1,27 +1,24 @@
-//! The C API (`include/awari_egdb.h`, `src/capi.rs`): the example
+//! The C API (`include/awari_egdb.h`, `src/lib.rs`): the example
 //! `examples/c/probe.c` and `tests/c/threads.c`, compiled with the
 //! machine's `cc` against `libawari_egdb.a`, give the library's scores,
 //! moves and best moves, in one call per board, in a batch and from four
 //! threads at once; failures are status codes with messages.
 
-mod common;
+mod support;
 
-use awari_egdb::probe::Database;
-use awari_egdb::rules::Position;
-use common::boards::random_indexable;
-use common::{db_dir, s, MAX};
+use egdb::probe::Database;
+use egdb::rules::Position;
 use rand::{rngs::StdRng, Rng, SeedableRng};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
+use support::{db_dir, random_indexable, s, MAX};
 
-/// `libawari_egdb.a`. The cargo that builds this test compiles the library
+/// `libawari_egdb.a`. The cargo that builds this test compiles this crate
 /// in all its crate types, the static one too, into the folder of the test
 /// binary (`target/release/deps`), so that one is used: it is the library
-/// this test links, of the same sources and features. With the `mpi`
-/// feature that archive would need the MPI library at link time, so then
-/// (and wherever the archive is missing) a cargo of its own builds it
-/// without the binary's features in `target/capi` (its own lock; the first
+/// this test links, of the same sources. Wherever the archive is missing,
+/// a cargo of its own builds it in `target/capi` (its own lock; the first
 /// time about a minute, then nothing to do).
 fn static_lib() -> &'static Path {
     static LIB: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
@@ -30,28 +27,21 @@ fn static_lib() -> &'static Path {
             .ok()
             .and_then(|exe| Some(exe.parent()?.join("libawari_egdb.a")));
         match beside {
-            Some(lib) if lib.exists() && !cfg!(feature = "mpi") => lib,
+            Some(lib) if lib.exists() => lib,
             _ => build_static_lib(),
         }
     })
 }
 
-/// Builds `libawari_egdb.a` without the binary's features in
-/// `target/capi` and returns its path.
+/// Builds `libawari_egdb.a` in `target/capi` and returns its path.
 fn build_static_lib() -> PathBuf {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let target = std::env::var_os("CARGO_TARGET_DIR")
-        .map_or(root.join("target"), PathBuf::from)
+        .map_or(root.join("../target"), PathBuf::from)
         .join("capi");
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let st = Command::new(cargo)
-        .args([
-            "build",
-            "--release",
-            "--lib",
-            "--no-default-features",
-            "--quiet",
-        ])
+        .args(["build", "--release", "--lib", "--quiet"])
         .arg("--manifest-path")
         .arg(root.join("Cargo.toml"))
         .arg("--target-dir")
@@ -67,7 +57,7 @@ fn compile(source: &str, name: &str) -> PathBuf {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let lib = static_lib();
     assert!(lib.exists(), "{} was not built", lib.display());
-    let out = common::scratch("awari-capi-").join(name);
+    let out = support::scratch("awari-capi-").join(name);
     let st = Command::new("cc")
         .args(["-O2", "-Wall", "-Werror", "-I"])
         .arg(root.join("include"))
@@ -103,7 +93,7 @@ fn boards(count: usize, max: u32, seed: u64) -> Vec<Position> {
     (0..count)
         .map(|_| {
             let n = rng.gen_range(0..=max);
-            random_indexable(&mut rng, n, false)
+            random_indexable(&mut rng, n)
         })
         .collect()
 }
@@ -177,15 +167,12 @@ fn the_c_example_gives_the_library_s_answers() {
 /// folder's scores.
 #[test]
 fn the_c_example_reads_layers_0_to_16_raw_and_compressed() {
-    use awari_egdb::codec::Settings;
-    use awari_egdb::pack::{self, CompressOptions, Quiet};
-    let raw = common::scratch("awari-capi-16-");
-    awari_egdb::build::build(
-        &common::options(&raw, 16, false),
-        &awari_egdb::solve::Silent,
-    )
-    .expect("build 0..=16");
-    let packed = common::copy_folder(&raw, "awari-capi-16z-");
+    use egdb::codec::Settings;
+    use egdb::pack::{self, CompressOptions, Quiet};
+    let raw = support::scratch("awari-capi-16-");
+    egdb::build::build(&support::options(&raw, 16, false), &egdb::solve::Silent)
+        .expect("build 0..=16");
+    let packed = support::copy_folder(&raw, "awari-capi-16z-");
     let copts = CompressOptions {
         settings: Settings {
             scores_only: true,
@@ -277,9 +264,9 @@ fn failures_are_status_codes_with_messages() {
     let mut args = vec![s(dir)];
     args.extend(["1"; 12]);
     let out = run(&exe, &args, "1 1 1 1 1 1 1 1 1 1 1 1\n");
-    let want = awari_egdb::probe::Database::open(dir)
+    let want = egdb::probe::Database::open(dir)
         .unwrap()
-        .score(&awari_egdb::rules::Position(full))
+        .score(&egdb::rules::Position(full))
         .unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "{text}");
@@ -318,9 +305,8 @@ fn failures_are_status_codes_with_messages() {
 /// scores; with `missing` null it is `awari_scores` (which fails).
 #[test]
 fn a_batch_can_mark_boards_not_available() {
-    use awari_egdb::capi::{
-        awari_close, awari_open, awari_scores, awari_scores_where_built, AWARI_NOT_BUILT, AWARI_OK,
-    };
+    use support::dl::{api, AWARI_NOT_BUILT, AWARI_OK};
+    let c = api();
     let db = Database::open(db_dir()).unwrap();
     let mut ps = boards(20, MAX, 5);
     ps[3] = Position([MAX as u8 + 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]);
@@ -332,8 +318,8 @@ fn a_batch_can_mark_boards_not_available() {
     let mut missing = vec![9u8; ps.len()];
     // SAFETY: valid pointers and lengths; the handle is closed at the end.
     unsafe {
-        assert_eq!(awari_open(path.as_ptr(), &mut h), AWARI_OK);
-        let r = awari_scores_where_built(
+        assert_eq!((c.open)(path.as_ptr(), &mut h), AWARI_OK);
+        let r = (c.scores_where_built)(
             h,
             flat.as_ptr(),
             ps.len(),
@@ -341,9 +327,9 @@ fn a_batch_can_mark_boards_not_available() {
             missing.as_mut_ptr(),
         );
         assert_eq!(r, AWARI_OK);
-        let plain = awari_scores(h, flat.as_ptr(), ps.len(), scores.clone().as_mut_ptr());
+        let plain = (c.scores)(h, flat.as_ptr(), ps.len(), scores.clone().as_mut_ptr());
         assert_eq!(plain, AWARI_NOT_BUILT);
-        awari_close(h);
+        (c.close)(h);
     }
     for (i, p) in ps.iter().enumerate() {
         if i == 3 {

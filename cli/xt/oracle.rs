@@ -308,7 +308,10 @@ fn check_finds_a_planted_error_and_a_checksum_failure() {
 
 #[test]
 fn every_vu_fact_up_to_16_seeds_agrees() {
-    let facts = concat!(env!("CARGO_MANIFEST_DIR"), "/data/vu-move-facts.csv");
+    let facts = concat!(
+        concat!(env!("CARGO_MANIFEST_DIR"), "/.."),
+        "/data/vu-move-facts.csv"
+    );
     let o = awari(&["verify", "--db", s(db()), "--facts", facts], None);
     assert!(o.status.success(), "{}{}", out(&o), err(&o));
     let text = out(&o);

@@ -129,7 +129,10 @@ fn match_and_play_use_the_tables() {
 
 #[test]
 fn query_and_verify_checksums_answer() {
-    let known = concat!(env!("CARGO_MANIFEST_DIR"), "/data/known-good.csv");
+    let known = concat!(
+        concat!(env!("CARGO_MANIFEST_DIR"), "/.."),
+        "/data/known-good.csv"
+    );
     let pits = ["1", "1", "1", "1", "1", "2", "2", "2", "1", "0", "0", "0"];
     let query = |d: &Path| -> serde_json::Value {
         let mut a = vec!["query", "--db", s(d), "--json"];
