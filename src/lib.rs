@@ -35,7 +35,10 @@
 //! * [`comm`]: ranks of a build (one process, threads, or MPI) and how a
 //!   layer is split between them.
 //! * [`build`]: the builder: every layer in order, resumable, within a
-//!   memory budget (its one planner, [`build::plan`]).
+//!   memory budget.
+//! * [`plan`]: the one memory planner, below build, verify and recover:
+//!   which solver builds a layer, what each reader of a layer needs, and
+//!   whether it fits a [`plan::Budget`].
 //! * [`store`]: the folder: manifest, lock, and the one opener and writer
 //!   of its table files: [`store::StoredTable`] (where a table is, the raw
 //!   file else its compressed copy; size and header checked; `pread`, or
@@ -79,20 +82,27 @@
 
 pub mod build;
 pub mod codec;
+#[doc(hidden)]
 pub mod comm;
 pub mod error;
+#[doc(hidden)]
 pub mod fault;
 pub mod format;
 pub mod game;
 pub mod index;
+#[doc(hidden)]
 pub mod mem;
 pub mod pack;
+#[doc(hidden)]
+pub mod plan;
 pub mod probe;
 pub mod recover;
 pub mod rules;
 pub mod search;
+#[doc(hidden)]
 pub mod solve;
 pub mod stats;
+#[doc(hidden)]
 pub mod store;
 pub mod verify;
 

@@ -32,8 +32,8 @@
 //! (A folder of ours built with `--no-envelope` that lost its manifest
 //! looks the same and is refused too: rebuild it.)
 
-use crate::build::plan::{self, Budget};
-use crate::error::{AtPath, Error, Result};
+use crate::plan::{self, Budget};
+use crate::error::{Error, Result};
 use crate::format::{Checksum, Kind};
 use crate::index::layer_size;
 use crate::probe::{Database, LayerTables};
@@ -44,7 +44,6 @@ use crate::store::{
 };
 use crate::verify::{bellman_check, KnownGood, KnownTable};
 use serde::Serialize;
-use std::fs;
 use std::path::{Path, PathBuf};
 
 /// How a recovered layer was trusted.
@@ -288,16 +287,7 @@ pub fn recover(
     }
     if damaged {
         // Kept under a name no earlier recovery used.
-        let from = dir.join(MANIFEST);
-        let to = (0..)
-            .map(|i| match i {
-                0 => dir.join(format!("{MANIFEST}.damaged")),
-                i => dir.join(format!("{MANIFEST}.damaged.{i}")),
-            })
-            .find(|p| !p.exists())
-            .expect("a free name");
-        fs::rename(&from, &to).at(&to)?;
-        report.damaged_manifest = Some(to);
+        report.damaged_manifest = Some(store::set_aside_damaged_manifest(dir)?);
     }
     // What was not trusted is kept under another name, so that no build
     // replaces it unasked and nothing in the folder goes unlisted.
@@ -312,7 +302,7 @@ pub fn recover(
 
 /// The rule set a damaged manifest names, if its `rule_set` can be read.
 pub fn damaged_rules(dir: &Path) -> Option<Rules> {
-    let text = fs::read_to_string(dir.join(MANIFEST)).ok()?;
+    let text = store::damaged_manifest_text(dir)?;
     let v: serde_json::Value = serde_json::from_str(&text).ok()?;
     Rules::by_tag(v.get("rule_set")?.as_str()?)
 }

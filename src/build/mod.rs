@@ -2,7 +2,8 @@
 //! tables.
 //!
 //! Before anything is written, [`plan::check_range`] checks that every
-//! layer to build fits in memory (the one planner, [`plan`]) and on disk.
+//! layer to build fits in memory (the one planner, [`crate::plan`]) and on
+//! disk.
 //! Per layer: pick the solver and check its memory ([`plan::choose`]),
 //! solve ([`crate::solve`]), write each table atomically, then record the
 //! layer in the manifest (written atomically too; [`crate::store`]). A
@@ -12,28 +13,43 @@
 //! any moment ends with the same bytes once restarted.
 //!
 //! * this module: the driver ([`build`], [`build_ranks`]) and its options.
-//! * [`plan`]: the memory planner.
 //! * `layer`: one layer: solve, write, figures.
 //! * `ranks`: what the ranks of a build must agree on.
+//!
+//! # Example
+//!
+//! Layers 0..=8 with the envelope into a new folder; run again, it
+//! verifies them and builds nothing.
+//!
+//! ```
+//! use awari_egdb::build::{build, layers_up_to, BuildOptions, Silent};
+//! # fn main() -> awari_egdb::Result<()> {
+//! let dir = tempfile::tempdir().unwrap();
+//! let opts = BuildOptions { max_seeds: 8, ..BuildOptions::new(dir.path()) };
+//! let report = build(&opts, &Silent)?;
+//! assert_eq!(report.built, layers_up_to(8));
+//! assert!(build(&opts, &Silent)?.built.is_empty());
+//! # Ok(()) }
+//! ```
 //!
 //! The builder maps the raw tables of lower layers for the in-memory
 //! solver while it holds the folder's lock (see the mapping contract in
 //! [`crate::store::map`]).
 
 mod layer;
-pub mod plan;
 mod ranks;
 
-pub use plan::{Budget, Choice};
+pub use crate::plan::{Budget, Choice, Shape, Solver};
+pub use crate::solve::{Observer, Silent, SolveStats};
 
 use crate::comm::{Comm, Single};
-use crate::error::{AtPath, Error, Result};
+use crate::plan;
+use crate::error::{Error, Result};
 use crate::format::Kind;
 use crate::rules::{Rules, MAX_SEEDS};
-use crate::solve::{self, Observer};
+use crate::solve;
 use crate::store::{self, FolderLock, LayerEntry, Manifest};
 use layer::Finished;
-use std::fs;
 use std::path::{Path, PathBuf};
 
 /// What to build and where.
@@ -69,24 +85,16 @@ pub struct BuildOptions {
     pub compress_finished: Option<crate::codec::Settings>,
 }
 
-/// Which solver builds a layer.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum Solver {
-    /// The in-memory solver ([`solve::memory`]) when the lower layers
-    /// are raw and its memory (3 bytes per position) and the mapped lower
-    /// tables fit, in the limit or in the memory available; otherwise the
-    /// compact one.
-    #[default]
-    Auto,
-    /// Always the in-memory solver (lower layers kept only compressed are
-    /// written back raw first).
-    Memory,
-    /// Always the compact solver ([`solve::compact`]): one byte per
-    /// position, lower layers streamed raw or compressed.
-    Compact,
-}
-
 impl BuildOptions {
+    /// What the planner needs to know of this build.
+    pub fn shape(&self) -> Shape {
+        Shape {
+            solver: self.solver,
+            envelope: self.envelope,
+            compress_finished: self.compress_finished.is_some(),
+        }
+    }
+
     /// Awari layers 0..=20 with the envelope into `db`, with the memory the
     /// machine has, the solver chosen per layer, nothing compressed.
     pub fn new(db: impl Into<PathBuf>) -> BuildOptions {
@@ -232,7 +240,7 @@ pub fn build_ranks(
         .copied()
         .filter(|&n| known.layer(n).is_none())
         .collect();
-    plan::check_range(dir, &todo, opts, ranks, Budget::now(opts.memory_limit))?;
+    plan::check_range(dir, &todo, &opts.shape(), ranks, Budget::now(opts.memory_limit))?;
     if dir.exists() {
         store::check_unlisted(dir, &known, &todo)?;
     }
@@ -240,7 +248,7 @@ pub fn build_ranks(
     // Rank 0 alone writes to the folder outside the tables' byte ranges.
     let mut lock = None;
     if root {
-        fs::create_dir_all(dir).at(dir)?;
+        store::create_folder(dir)?;
         lock = Some(FolderLock::acquire(dir)?);
         if Manifest::load(dir)?.is_none() {
             // Claim the folder before the first table lands, so a build
@@ -283,7 +291,7 @@ pub fn build_ranks(
             }
             manifest = Manifest::load(dir)?.unwrap_or_else(|| Manifest::new(&opts.rules));
             let lower = lower_of(dir, &manifest, n, &finished, opts.envelope)?;
-            let choice = plan::choose(n, opts, ranks, &lower, Budget::now(opts.memory_limit))?;
+            let choice = plan::choose(n, &opts.shape(), ranks, &lower, Budget::now(opts.memory_limit))?;
             layer::build_layer(n, opts, &manifest, &finished, choice, comm, obs)?;
             comm.barrier()?;
             report.built.push(n);
@@ -325,7 +333,7 @@ pub fn build_ranks(
                     // The manifest no longer lists them: the compressed
                     // copies of the old tables would only take disk space.
                     for name in stale {
-                        let _ = fs::remove_file(dir.join(name));
+                        let _ = store::remove_file(dir, &name);
                     }
                 }
             }
@@ -335,7 +343,7 @@ pub fn build_ranks(
             comm.broadcast(&mut [0])?;
         }
         let lower = lower_of(dir, &manifest, n, &finished, opts.envelope)?;
-        let choice = plan::choose(n, opts, ranks, &lower, Budget::now(opts.memory_limit))?;
+        let choice = plan::choose(n, &opts.shape(), ranks, &lower, Budget::now(opts.memory_limit))?;
         if let Some(l) = &lock {
             l.record(&format!("building layer {n}"))?;
         }

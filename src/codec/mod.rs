@@ -67,11 +67,15 @@ mod header;
 mod read;
 mod settings;
 mod source;
+#[doc(hidden)]
 pub mod v4;
 
 pub use error::CompressError;
+#[doc(hidden)]
 pub use header::{Expected, Family, Header, FORMAT_VERSION, MAGIC};
-pub use read::{CompressedTable, Reader};
+#[doc(hidden)]
+pub use read::Reader;
+pub use read::CompressedTable;
 pub use settings::Settings;
 pub use source::Bytes;
 

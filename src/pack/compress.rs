@@ -13,7 +13,6 @@ use crate::codec::{file_name, Settings, FORMAT_VERSION};
 use crate::error::{AtPath, Error, Result};
 use crate::format::{Checksum, Kind};
 use crate::store::{self, CompressedEntry, FileEntry, LayerEntry, Manifest, Mapped};
-use std::fs;
 use std::io;
 use std::path::Path;
 use std::time::Instant;
@@ -63,9 +62,7 @@ pub(crate) fn compress_layers(
                 .files()
                 .filter(|(_, f)| manifest.compressed(&f.name).is_some())
             {
-                let p = dir.join(&f.name);
-                if p.exists() {
-                    fs::remove_file(&p).at(&p)?;
+                if store::remove_file(dir, &f.name)? {
                     obs.removed(&f.name);
                     report.removed.push(f.name.clone());
                 }

@@ -3,6 +3,29 @@
 //! of our folders, write and verify `.zst` files beside the raw tables and
 //! record them in the manifest ([`crate::store::CompressedEntry`]).
 //!
+//! # Example
+//!
+//! The tables an engine ships: scores alone, in small blocks for probes
+//! (format 4), the raw tables removed; the scores read back unchanged.
+//!
+//! ```
+//! use awari_egdb::build::{build, BuildOptions, Silent};
+//! use awari_egdb::codec::Settings;
+//! use awari_egdb::pack::{compress_folder, CompressOptions, Quiet};
+//! use awari_egdb::{probe::Database, Position};
+//! # fn main() -> awari_egdb::Result<()> {
+//! let dir = tempfile::tempdir().unwrap();
+//! build(&BuildOptions { max_seeds: 8, ..BuildOptions::new(dir.path()) }, &Silent)?;
+//! let p = Position::indexable([3, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2])?;
+//! let before = Database::open(dir.path())?.score(&p)?;
+//! let settings = Settings { scores_only: true, ..Settings::random_access() };
+//! let opts = CompressOptions { settings, layers: 0..=8, remove_raw: true };
+//! compress_folder(dir.path(), &opts, &Quiet)?;
+//! assert!(!dir.path().join("scores.5").exists());
+//! assert_eq!(Database::open(dir.path())?.score(&p)?, before);
+//! # Ok(()) }
+//! ```
+//!
 //! The file format is in [`crate::codec`]. Every file written is verified
 //! before anything relies on it: a compressed file is decompressed and
 //! compared with the raw table before it is renamed into place, and a raw
@@ -21,6 +44,7 @@
 
 mod compress;
 mod decompress;
+#[doc(hidden)]
 pub mod dont_care;
 mod scores_only;
 
@@ -30,14 +54,13 @@ pub use decompress::decompress_folder;
 pub(crate) use decompress::decompress_layer;
 
 use crate::codec::{CompressedTable, Settings};
-use crate::error::{AtPath, Result};
+use crate::error::Result;
 use crate::format::Kind;
 use crate::rules::Rules;
 use crate::store::{
     self, Access, CompressedEntry, FileEntry, FolderLock, LayerEntry, Manifest, Mapped, Stored,
     StoredTable, TableFile,
 };
-use std::fs;
 use std::ops::RangeInclusive;
 use std::path::{Path, PathBuf};
 
@@ -219,9 +242,7 @@ fn remove_unlisted(
     if manifest.compressed.iter().any(|c| c.name == old) {
         return Ok(());
     }
-    let p = dir.join(&old);
-    if p.exists() {
-        fs::remove_file(&p).at(&p)?;
+    if store::remove_file(dir, &old)? {
         store::sync_dir(dir)?;
     }
     obs.removed(&old);

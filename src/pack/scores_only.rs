@@ -6,7 +6,7 @@
 //! layer of the folder (the raw tables name no rule set of their own).
 
 use super::{Action, DecompressOptions, PackObserver, PackReport, PackedFile};
-use crate::error::{AtPath, Error, Result};
+use crate::error::{Error, Result};
 use crate::format::{Checksum, Kind};
 use crate::index::layer_size;
 use crate::rules::MAX_SEEDS;
@@ -123,8 +123,7 @@ pub(super) fn decompress_scores_only(
     // it no longer lists.
     manifest.store(dir)?;
     for name in remove {
-        let p = dir.join(&name);
-        std::fs::remove_file(&p).at(&p)?;
+        store::remove_file(dir, &name)?;
         obs.removed(&name);
         report.removed.push(name);
     }

@@ -9,6 +9,23 @@
 //! ([`Error::BadValue`]), never an answer. `Database` is `Send + Sync` and
 //! every probe takes `&self`.
 //!
+//! # Example
+//!
+//! ```
+//! use awari_egdb::build::{build, BuildOptions, Silent};
+//! use awari_egdb::{probe::Database, Position};
+//! # fn main() -> awari_egdb::Result<()> {
+//! let dir = tempfile::tempdir().unwrap();
+//! build(&BuildOptions { max_seeds: 8, ..BuildOptions::new(dir.path()) }, &Silent)?;
+//! let db = Database::open(dir.path())?;
+//! // Three seeds to sow from the first pit, two in the opponent's last.
+//! let p = Position::indexable([3, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2])?;
+//! assert_eq!(db.score(&p)?, 1);
+//! assert_eq!(db.best_moves(&p)?, vec![0]);
+//! assert!(db.envelope(&p)?.expect("built with the envelope").pinned());
+//! # Ok(()) }
+//! ```
+//!
 //! # The rule set
 //!
 //! The tables are read under the rule set their folder names
@@ -63,7 +80,7 @@
 //!   else its compressed copy) and checking their checksums.
 //! * `query.rs`: probing positions: scores, [`Envelope`], [`MoveInfo`].
 //! * `resolve.rs`: the scores of a table that leaves "don't care" entries
-//!   ([`crate::codec::v4::dont_care`]): [`resolve`], the stored value
+//!   ([`crate::codec::v4::dont_care`]): `resolve`, the stored value
 //!   against the position's best exit, children searched with a bound.
 //! * `pv.rs`: the principal variation ([`Pv`], [`PvStep`], [`PvEnd`]).
 //! * `answer.rs`: everything about one position in one object
@@ -80,7 +97,9 @@ mod tables;
 pub use answer::{Answer, AnswerMove, AnswerStep};
 pub use pv::{Pv, PvEnd, PvStep};
 pub use query::{Envelope, MoveInfo};
+#[doc(hidden)]
 pub use resolve::{resolve, Entry};
+#[doc(hidden)]
 pub use tables::{lookup, LayerTables};
 
 use crate::error::{Error, Result};

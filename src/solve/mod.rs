@@ -106,7 +106,7 @@
 //!
 //! Each solver states its cost in one function ([`memory::cost`],
 //! [`compact::cost`]), which the build's planner
-//! ([`crate::build::plan`]) compares with the memory allowed. Both hand
+//! ([`crate::plan`]) compares with the memory allowed. Both hand
 //! their tables out through [`SolvedTables`] and report progress to an
 //! [`Observer`]; both produce the same bytes.
 //!

@@ -25,8 +25,14 @@
 //! * [`map`]: reading a file's bytes with `pread`, or mapped, with the
 //!   mapping contract ([`Access`] chooses, mapping an `unsafe` opt-in).
 //! * [`lock`]: `build.lock`, which every writer of a folder holds.
+//! * `folder`: the folder's other file operations: creating it, the
+//!   files of a layer ([`layer_files`]) and the refusal to build over
+//!   unlisted ones ([`check_unlisted`]), removing a file the manifest no
+//!   longer lists ([`remove_file`]), and setting files aside under a free
+//!   name ([`set_aside`], [`set_aside_damaged_manifest`]). No other room
+//!   creates, renames or deletes a folder's files.
 //! * `rules_of`: the folder's rule set and where it was found
-//!   ([`rules_of`]): its manifest's, else the one its compressed files'
+//!   ([`rules_of()`]): its manifest's, else the one its compressed files'
 //!   headers name, else the caller's or, for raw tables that name none,
 //!   awari's assumed ([`RulesFrom`]).
 //! * this module: [`locate`], the single resolver of "the raw table, else
@@ -34,6 +40,7 @@
 //!   in a folder without manifest), and [`check_layer`], which checks a
 //!   recorded layer's files against the manifest.
 
+mod folder;
 pub mod lock;
 pub mod manifest;
 pub mod map;
@@ -41,6 +48,10 @@ mod open;
 mod rules_of;
 pub mod write;
 
+pub use folder::{
+    check_unlisted, create_folder, damaged_manifest_text, file_len, layer_files, remove_file,
+    set_aside, set_aside_damaged_manifest,
+};
 pub use lock::FolderLock;
 pub use manifest::{
     CompressedEntry, FileEntry, IoFigures, LayerEntry, Manifest, ManifestFault, PhaseSeconds,
@@ -80,7 +91,7 @@ pub enum Folder {
     Ours(Manifest),
     /// Score tables without manifest: a VU dataset folder (`scores.N`
     /// files), or the scores-only form an engine ships (`scores.N.zst`,
-    /// whose headers name their rule set, [`rules_of`]).
+    /// whose headers name their rule set, [`rules_of()`]).
     Vu,
     /// No tables and no manifest.
     Empty,
@@ -238,58 +249,6 @@ pub fn unlisted_copies(dir: &Path, n: u32, kind: Kind) -> impl Iterator<Item = S
         .map(|c| dir.join(c))
         .filter(|p| p.exists())
         .map(|path| Stored::Compressed { path, listed: None })
-}
-
-/// The files of layer `n` in `dir`, listed or not: its raw tables and
-/// their compressed copies, by name.
-pub fn layer_files(dir: &Path, n: u32) -> Vec<String> {
-    let mut names: Vec<String> = Vec::new();
-    for kind in [Kind::Score, Kind::Lower, Kind::Upper] {
-        let [copy, shared] = codec::copy_names(kind, n);
-        for name in [kind.file_name(n), copy, shared] {
-            if !names.contains(&name) && dir.join(&name).exists() {
-                names.push(name);
-            }
-        }
-    }
-    names
-}
-
-/// Refuses to build the layers `todo` of `dir` (whose manifest is `m`)
-/// over tables the folder holds but its manifest does not list
-/// ([`Error::Unlisted`]): they were not written by a build of this folder
-/// (or `awari recover` could not trust them), and a build never replaces
-/// what it did not write. The layer a build stopped in the middle of
-/// (the lock file says which) is its own and may be written again.
-pub fn check_unlisted(dir: &Path, m: &Manifest, todo: &[u32]) -> Result<()> {
-    let own = lock::interrupted_layer(dir);
-    let files: Vec<String> = todo
-        .iter()
-        .filter(|&&n| m.layer(n).is_none() && Some(n) != own)
-        .flat_map(|&n| layer_files(dir, n))
-        .collect();
-    if files.is_empty() {
-        return Ok(());
-    }
-    Err(Error::Unlisted {
-        dir: dir.to_path_buf(),
-        files,
-    })
-}
-
-/// Moves the file `name` of `dir` aside to `NAME.untrusted` (or
-/// `NAME.untrusted.1`, ... if taken), keeping its bytes; the new name.
-pub fn set_aside(dir: &Path, name: &str) -> Result<String> {
-    let aside = (0..)
-        .map(|i| match i {
-            0 => format!("{name}.untrusted"),
-            i => format!("{name}.untrusted.{i}"),
-        })
-        .find(|a| !dir.join(a).exists())
-        .expect("a free name");
-    let to = dir.join(&aside);
-    fs::rename(dir.join(name), &to).at(&to)?;
-    Ok(aside)
 }
 
 /// Opens the compressed file `path` over `bytes` and checks that it holds

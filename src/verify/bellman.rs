@@ -52,8 +52,8 @@ pub struct BellmanVerdict {
 /// stays in the layer, anywhere in it), and buffers per thread
 /// ([`CHECK_BATCH_BYTES`]): the lower layers are read in index order, a
 /// batch of positions at a time, through the database's readers
-/// (`pread`, or the blocks of a compressed copy), never held ([`crate::build::plan::check_need`], which the caller
-/// checks against its budget with [`crate::build::plan::fit_check`]).
+/// (`pread`, or the blocks of a compressed copy), never held ([`crate::plan::check_need`], which the caller
+/// checks against its budget with [`crate::plan::fit_check`]).
 ///
 /// The positions are visited grouped by the mover's row (pits 0..5): the
 /// children of one row's positions by one move share the child's top row

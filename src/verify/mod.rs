@@ -2,6 +2,25 @@
 //! forward Bellman check, against recorded move facts, and against a list
 //! of known-good checksums.
 //!
+//! # Example
+//!
+//! A fresh build of layers 0..=8 against the known-good checksums the
+//! library carries (`data/known-good.csv`):
+//!
+//! ```
+//! use awari_egdb::build::{build, BuildOptions, Silent};
+//! use awari_egdb::rules::AWARI;
+//! use awari_egdb::verify::{builtin_known_good, compare_checksums};
+//! # fn main() -> awari_egdb::Result<()> {
+//! let dir = tempfile::tempdir().unwrap();
+//! build(&BuildOptions { max_seeds: 8, ..BuildOptions::new(dir.path()) }, &Silent)?;
+//! let known = builtin_known_good(&AWARI).expect("awari's list");
+//! let report = compare_checksums(dir.path(), &known, 0..=8)?;
+//! assert_eq!(report.tables.len(), 27); // scores, lower, upper of 9 layers
+//! assert_eq!(report.failures().count(), 0);
+//! # Ok(()) }
+//! ```
+//!
 //! # The verifiers
 //!
 //! * [`compare_with_oracle`] (`oracle.rs`; `awari verify --oracle`)

@@ -7,7 +7,7 @@ use crate::error::{Error, Result, SizeOf};
 use crate::format::Kind;
 use crate::index::layer_size;
 use crate::rules::MAX_SEEDS;
-use crate::store::{Access, FileEntry, FileTable, Manifest, StoredTable};
+use crate::store::{self, Access, FileEntry, FileTable, Manifest, StoredTable};
 use rayon::prelude::*;
 use serde::Serialize;
 use std::ops::RangeInclusive;
@@ -112,8 +112,8 @@ pub fn compare_with_oracle(
             });
         };
         let theirs = oracle.join(Kind::Score.file_name(n));
-        let their_len = match std::fs::metadata(&theirs) {
-            Ok(m) => m.len(),
+        let their_len = match store::file_len(&theirs) {
+            Ok(len) => len,
             Err(e) => {
                 v.skipped = Some(format!("{}: {e}", theirs.display()));
                 out.push(v);
@@ -171,7 +171,7 @@ fn compare_layer(
     for (kind, _) in files {
         ours.push(open_ours(dir, manifest, n, kind)?);
     }
-    let their_len = std::fs::metadata(theirs).map_or(0, |m| m.len());
+    let their_len = store::file_len(theirs).unwrap_or(0);
     let oracle = FileTable::open(theirs, their_len, SizeOf::Opened)?;
     let files = files.map(|(_, f)| f);
     let mut bufs = vec![vec![0u8; STEP]; 4];

@@ -17,12 +17,41 @@
 //! [`solve::memory::cost`]: crate::solve::memory::cost
 //! [`solve::compact::cost`]: crate::solve::compact::cost
 
-use super::{BuildOptions, Solver};
 use crate::error::{Error, Result};
 use crate::index::layer_size;
 use crate::mem::available_memory;
 use crate::solve;
 use std::path::Path;
+
+/// Which solver builds a layer.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Solver {
+    /// The in-memory solver ([`solve::memory`](crate::solve::memory)) when the lower layers
+    /// are raw and its memory (3 bytes per position) and the mapped lower
+    /// tables fit, in the limit or in the memory available; otherwise the
+    /// compact one.
+    #[default]
+    Auto,
+    /// Always the in-memory solver (lower layers kept only compressed are
+    /// written back raw first).
+    Memory,
+    /// Always the compact solver ([`solve::compact`](crate::solve::compact)): one byte per
+    /// position, lower layers streamed raw or compressed.
+    Compact,
+}
+
+/// What the planner needs to know of a build: its solver, whether it
+/// writes the envelope, whether it compresses each layer as it finishes.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Shape {
+    /// Which solver builds a layer.
+    pub solver: Solver,
+    /// Whether the envelope's tables are built too.
+    pub envelope: bool,
+    /// Whether each layer is compressed (and its raw tables removed) once
+    /// recorded.
+    pub compress_finished: bool,
+}
 
 /// The memory a build may use.
 #[derive(Clone, Copy, Debug)]
@@ -108,7 +137,7 @@ const COMPACT_WHAT: &str = "compact solver: 1 byte per position, buffers and a f
 /// against it for `memory` too.
 pub fn choose(
     n: u32,
-    opts: &BuildOptions,
+    opts: &Shape,
     ranks: usize,
     lower: &Lower,
     budget: Budget,
@@ -220,7 +249,7 @@ fn fit(n: u32, needed: u64, what: &'static str, budget: Budget) -> Result<u64> {
 pub fn check_range(
     dir: &Path,
     todo: &[u32],
-    opts: &BuildOptions,
+    opts: &Shape,
     ranks: usize,
     budget: Budget,
 ) -> Result<()> {
@@ -229,7 +258,7 @@ pub fn check_range(
     }
     let tables = if opts.envelope { 3 } else { 1 };
     let raw = todo.iter().map(|&n| layer_size(n) * tables);
-    let needed = if opts.compress_finished.is_some() {
+    let needed = if opts.compress_finished {
         raw.max().unwrap_or(0)
     } else {
         raw.sum()
@@ -268,10 +297,11 @@ fn free_disk(dir: &Path) -> Option<u64> {
 mod tests {
     use super::*;
 
-    fn opts(solver: Solver) -> BuildOptions {
-        BuildOptions {
+    fn opts(solver: Solver) -> Shape {
+        Shape {
             solver,
-            ..BuildOptions::new("unused")
+            envelope: true,
+            compress_finished: false,
         }
     }
 
