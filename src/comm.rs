@@ -19,7 +19,7 @@ mod mpi;
 
 #[cfg(feature = "mpi")]
 pub use self::mpi::Mpi;
-use crate::error::Result;
+use crate::error::{Cause, ErrorKind, Result};
 
 /// The ranks of a build, as one of them sees them. Not `Sync`: only the
 /// thread that drives a rank's solve talks to the other ranks (MPI is
@@ -214,6 +214,34 @@ impl Comm for Threads {
     fn barrier(&self) -> Result<()> {
         self.hub.barrier.wait();
         Ok(())
+    }
+}
+
+/// The ranks of a build: MPI not started as the build needs it, another rank stopped.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum CommError {
+    /// MPI cannot be started as the build needs it.
+    #[error("{0}")]
+    Mpi(String),
+    /// Another rank of a build stopped.
+    #[error("rank {rank} of {ranks} stopped: {reason}")]
+    Stopped {
+        /// The rank that saw it.
+        rank: usize,
+        /// Ranks in all.
+        ranks: usize,
+        /// What it saw.
+        reason: String,
+    },
+}
+
+impl Cause for CommError {
+    fn kind(&self) -> ErrorKind {
+        match self {
+            CommError::Stopped { .. } => ErrorKind::Stopped,
+            _ => ErrorKind::Input,
+        }
     }
 }
 

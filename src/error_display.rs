@@ -1,12 +1,12 @@
-//! How some of [`Error`](super::Error)'s messages write their figures: bytes
-//! ([`human`]), layer lists ([`Layers`]) and the files of
-//! [`Error::RulesMixed`](super::Error::RulesMixed).
+//! How some of the errors' messages write their figures: bytes
+//! ([`human`]), layer lists ([`Layers`]) and the files of the store's
+//! `RulesMixed`.
 
 use std::fmt;
 
-/// The files of [`Error::RulesMixed`](super::Error::RulesMixed) by rule set: `awale: scores.0.zst,
+/// The files of the store's `RulesMixed` by rule set: `awale: scores.0.zst,
 /// scores.1.zst; abapa: scores.2.zst`.
-pub(super) fn mixed(files: &[(String, &'static str)]) -> String {
+pub fn mixed(files: &[(String, &'static str)]) -> String {
     let mut by: Vec<(&str, Vec<&str>)> = Vec::new();
     for (f, r) in files {
         match by.iter_mut().find(|(name, _)| name == r) {

@@ -65,7 +65,10 @@
 //!   the tree); [`game`]: a game move by move, one job a file: the board
 //!   and its labels, the rules of the end and the result, the game record,
 //!   and the computer player.
-//! * [`error`]: the one error type, [`Error`], and its [`ErrorKind`].
+//! * [`error`]: the library's [`Error`], thin over the rooms' own typed
+//!   errors (`StoreError`, [`rules::RulesError`], `PlanError`, ...:
+//!   [`Error::cause`] gives them back), and its [`ErrorKind`]; the lowest
+//!   floor, it names no other room.
 //! * [`format`](mod@format): names and the checksum
 //!   ([`format::Checksum`]) shared by the files; [`mem`]: memory
 //!   figures and buffers; [`fault`]: named fault points for crash tests.

@@ -1,7 +1,9 @@
 //! Memory helpers shared by the solver and the probe: anonymous buffers on
 //! huge pages and cache prefetch hints.
 
+use crate::error::{Cause, ErrorKind};
 use memmap2::MmapMut;
+use std::io;
 use std::sync::atomic::{AtomicU64, AtomicU8};
 
 /// A zero-filled anonymous mapping, advised onto huge pages: the solver's
@@ -12,10 +14,10 @@ pub struct Buffer {
 }
 
 impl Buffer {
-    /// `len` zero bytes; [`Error::Alloc`](crate::Error::Alloc) when the
-    /// system cannot give them.
+    /// `len` zero bytes; [`MemError::Alloc`] when the system cannot give
+    /// them.
     pub fn zeroed(len: usize) -> crate::Result<Self> {
-        let map = MmapMut::map_anon(len.max(1)).map_err(|source| crate::Error::Alloc {
+        let map = MmapMut::map_anon(len.max(1)).map_err(|source| MemError::Alloc {
             bytes: len as u64,
             source,
         })?;
@@ -351,4 +353,25 @@ pub fn peak_rss() -> u64 {
             l.split_whitespace().nth(1)?.parse::<u64>().ok()
         })
         .map_or(0, |kb| kb * 1024)
+}
+
+/// The solver's working arrays that could not be allocated.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum MemError {
+    /// The solver's working arrays could not be allocated.
+    #[error("cannot allocate the working arrays ({bytes} bytes): {source}")]
+    Alloc {
+        /// Bytes asked for.
+        bytes: u64,
+        /// What the system said.
+        #[source]
+        source: io::Error,
+    },
+}
+
+impl Cause for MemError {
+    fn kind(&self) -> ErrorKind {
+        ErrorKind::Io
+    }
 }

@@ -17,11 +17,11 @@
 //! [`solve::memory::cost`]: crate::solve::memory::cost
 //! [`solve::compact::cost`]: crate::solve::compact::cost
 
-use crate::error::{Error, Result};
+use crate::error::{human, Cause, ErrorKind, Result};
 use crate::index::layer_size;
 use crate::mem::available_memory;
 use crate::solve;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// Which solver builds a layer.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -116,16 +116,54 @@ pub struct Choice {
     pub estimate: u64,
 }
 
-/// What the in-memory solver's memory is, for the refusal's message.
-const MEMORY_WHAT: &str = "in-memory solver: 3 bytes per position, threshold masks and a \
-     fixed baseline; with a limit, the mapped lower tables too";
-/// What the compact solver's memory is, for the refusal's message.
-const COMPACT_WHAT: &str = "compact solver: 1 byte per position, buffers and a fixed \
-     baseline, the least of the solvers";
+/// What memory a [`PlanError::Memory`] was refused for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Need {
+    /// The in-memory solver building a layer.
+    MemorySolver,
+    /// The compact solver building a layer.
+    CompactSolver,
+    /// The Bellman check of a layer.
+    Check,
+    /// A pass streaming a layer's tables.
+    Stream,
+}
+
+impl Need {
+    /// Whether it is a reader's (a check or a streaming pass) rather than
+    /// a build's.
+    pub fn is_reader(self) -> bool {
+        matches!(self, Need::Check | Need::Stream)
+    }
+}
+
+impl std::fmt::Display for Need {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Need::MemorySolver => {
+                "in-memory solver: 3 bytes per position, threshold masks and a fixed baseline; \
+                 with a limit, the mapped lower tables too"
+            }
+            Need::CompactSolver => {
+                "compact solver: 1 byte per position, buffers and a fixed baseline, the least \
+                 of the solvers"
+            }
+            Need::Check => {
+                "Bellman check: the layer's own tables read whole (3 with the envelope, 1 \
+                 without), buffers per thread for the lower layers read in index order, a fixed \
+                 baseline"
+            }
+            Need::Stream => {
+                "a pass streaming the layer's tables: a window of each and a fixed baseline"
+            }
+        })
+    }
+}
 
 /// Picks the solver of layer `n` (see [`Solver`]) for one of `ranks`
 /// ranks, with its lower layers as `lower`, and checks its memory against
-/// `budget`; [`Error::Memory`] when no solver allowed fits.
+/// `budget`; [`PlanError::Memory`] when no solver allowed fits.
 ///
 /// With several ranks every layer is built by the compact solver, each
 /// rank holding its part. In one process, `auto` takes the in-memory
@@ -135,21 +173,16 @@ const COMPACT_WHAT: &str = "compact solver: 1 byte per position, buffers and a f
 /// lower tables, 24 GiB of memory) spent 1,603 s of its 3,293 s re-reading
 /// lower pages at random. With a limit, the mapped lower tables count
 /// against it for `memory` too.
-pub fn choose(
-    n: u32,
-    opts: &Shape,
-    ranks: usize,
-    lower: &Lower,
-    budget: Budget,
-) -> Result<Choice> {
+pub fn choose(n: u32, opts: &Shape, ranks: usize, lower: &Lower, budget: Budget) -> Result<Choice> {
     let refuse = |needed, what| {
-        Err(Error::Memory {
+        Err(PlanError::Memory {
             what,
             layer: n,
             needed,
             available: budget.bytes,
             from_limit: budget.from_limit,
-        })
+        }
+        .into())
     };
     let compact = solve::compact::cost(n, ranks).estimate + lower.largest_compressed;
     if ranks > 1 {
@@ -159,7 +192,7 @@ pub fn choose(
                 estimate: compact,
             })
         } else {
-            refuse(compact, COMPACT_WHAT)
+            refuse(compact, Need::CompactSolver)
         };
     }
     let state = solve::memory::cost(n, opts.envelope).estimate;
@@ -168,24 +201,16 @@ pub fn choose(
     let pick = |compact, estimate| Ok(Choice { compact, estimate });
     match opts.solver {
         Solver::Memory if memory <= budget.bytes => pick(false, memory),
-        Solver::Memory => refuse(memory, MEMORY_WHAT),
+        Solver::Memory => refuse(memory, Need::MemorySolver),
         Solver::Auto if lower.all_raw && cached <= budget.bytes => pick(false, memory),
         _ if compact <= budget.bytes => pick(true, compact),
-        _ => refuse(compact, COMPACT_WHAT),
+        _ => refuse(compact, Need::CompactSolver),
     }
 }
 
 /// What a reader's process needs besides what it reads: code, stacks,
 /// the tables' handles.
 pub const READER_BASELINE: u64 = 32 << 20;
-
-/// What the check's memory is, for the refusal's message.
-const CHECK_WHAT: &str = "Bellman check: the layer's own tables read whole (3 with the \
-     envelope, 1 without), buffers per thread for the lower layers read in index order, a \
-     fixed baseline";
-/// What a streaming reader's memory is, for the refusal's message.
-const STREAM_WHAT: &str = "a pass streaming the layer's tables: a window of each and a fixed \
-     baseline";
 
 /// Bytes the Bellman check of layer `n` needs with `threads` threads
 /// ([`crate::verify::bellman_check`]): its own tables read whole (three
@@ -204,9 +229,9 @@ pub fn check_need(n: u32, envelope: bool, threads: usize) -> u64 {
 }
 
 /// Checks that the Bellman check of layer `n` fits in `budget`; its need
-/// ([`check_need`]), else [`Error::Memory`] naming the layer and the bytes.
+/// ([`check_need`]), else [`PlanError::Memory`] naming the layer and the bytes.
 pub fn fit_check(n: u32, envelope: bool, threads: usize, budget: Budget) -> Result<u64> {
-    fit(n, check_need(n, envelope, threads), CHECK_WHAT, budget)
+    fit(n, check_need(n, envelope, threads), Need::Check, budget)
 }
 
 /// Bytes a pass streaming a layer's `tables` tables in windows of
@@ -218,26 +243,21 @@ pub fn stream_need(tables: u64, window: u64) -> u64 {
 /// Checks that a pass streaming `tables` tables of layer `n` in windows of
 /// `window` bytes fits in `budget` ([`stream_need`]).
 pub fn fit_stream(n: u32, tables: u64, window: u64, budget: Budget) -> Result<u64> {
-    fit(n, stream_need(tables, window), STREAM_WHAT, budget)
+    fit(n, stream_need(tables, window), Need::Stream, budget)
 }
 
-/// Whether an [`Error::Memory`]'s `what` is a reader's (a check or a
-/// streaming pass) rather than a build's.
-pub fn is_reader(what: &str) -> bool {
-    what == CHECK_WHAT || what == STREAM_WHAT
-}
-
-fn fit(n: u32, needed: u64, what: &'static str, budget: Budget) -> Result<u64> {
+fn fit(n: u32, needed: u64, what: Need, budget: Budget) -> Result<u64> {
     if needed <= budget.bytes {
         return Ok(needed);
     }
-    Err(Error::Memory {
+    Err(PlanError::Memory {
         what,
         layer: n,
         needed,
         available: budget.bytes,
         from_limit: budget.from_limit,
-    })
+    }
+    .into())
 }
 
 /// Checks, before anything is written, that every layer of `todo` (the
@@ -265,13 +285,14 @@ pub fn check_range(
     };
     if let (Some(free), Some(first), Some(last)) = (free_disk(dir), todo.first(), todo.last()) {
         if needed > free {
-            return Err(Error::Disk {
+            return Err(PlanError::Disk {
                 dir: dir.to_path_buf(),
                 first: *first,
                 last: *last,
                 needed,
                 free,
-            });
+            }
+            .into());
         }
     }
     Ok(())
@@ -291,6 +312,61 @@ fn free_disk(dir: &Path) -> Option<u64> {
         return None;
     }
     Some(s.f_bavail as u64 * s.f_frsize as u64)
+}
+
+/// What does not fit: memory for a layer, disk for the tables.
+#[derive(Clone, Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum PlanError {
+    /// A layer does not fit in the memory allowed.
+    #[error(
+        "layer {layer} needs {} of memory ({what}) but only {} is available{}",
+        human(*needed), human(*available),
+        if *from_limit { " (the memory limit)" } else { " on this machine" }
+    )]
+    Memory {
+        /// What the memory is for.
+        what: Need,
+        /// The layer refused.
+        layer: u32,
+        /// Bytes it needs.
+        needed: u64,
+        /// Bytes allowed.
+        available: u64,
+        /// Whether the bytes allowed are the caller's limit (else what the
+        /// machine has available).
+        from_limit: bool,
+    },
+    /// A layer range does not fit on the disk.
+    #[error(
+        "layers {first}..={last} need about {} of disk in {}, but it has {} free",
+        human(*needed), dir.display(), human(*free)
+    )]
+    Disk {
+        /// The folder.
+        dir: PathBuf,
+        /// First layer to build.
+        first: u32,
+        /// Last layer to build.
+        last: u32,
+        /// Bytes the tables need.
+        needed: u64,
+        /// Bytes free.
+        free: u64,
+    },
+}
+
+impl Cause for PlanError {
+    fn kind(&self) -> ErrorKind {
+        ErrorKind::Memory
+    }
+
+    fn path(&self) -> Option<&Path> {
+        match self {
+            PlanError::Disk { dir, .. } => Some(dir),
+            _ => None,
+        }
+    }
 }
 
 #[cfg(test)]
@@ -336,8 +412,8 @@ mod tests {
             bytes: compact - 1,
             from_limit: true,
         };
-        match choose(20, &o, 1, &lower, small) {
-            Err(Error::Memory { needed, layer, .. }) => {
+        match choose(20, &o, 1, &lower, small).map_err(|e| e.cause::<PlanError>().cloned()) {
+            Err(Some(PlanError::Memory { needed, layer, .. })) => {
                 assert_eq!((needed, layer), (compact, 20))
             }
             other => panic!("{other:?}"),
@@ -373,15 +449,16 @@ mod tests {
             from_limit: true,
         };
         assert_eq!(fit_check(20, true, 2, budget(need)).unwrap(), need);
-        match fit_check(20, true, 2, budget(need - 1)) {
-            Err(Error::Memory {
+        match fit_check(20, true, 2, budget(need - 1)).map_err(|e| e.cause::<PlanError>().cloned())
+        {
+            Err(Some(PlanError::Memory {
                 layer,
                 needed,
                 what,
                 ..
-            }) => {
+            })) => {
                 assert_eq!((layer, needed), (20, need));
-                assert!(is_reader(what));
+                assert!(what.is_reader());
             }
             other => panic!("{other:?}"),
         }
@@ -399,8 +476,10 @@ mod tests {
             from_limit: true,
         };
         let todo: Vec<u32> = (0..=24).collect();
-        match check_range(Path::new("."), &todo, &o, 1, budget) {
-            Err(Error::Memory { layer, .. }) => assert_eq!(layer, 21),
+        match check_range(Path::new("."), &todo, &o, 1, budget)
+            .map_err(|e| e.cause::<PlanError>().cloned())
+        {
+            Err(Some(PlanError::Memory { layer, .. })) => assert_eq!(layer, 21),
             other => panic!("{other:?}"),
         }
     }

@@ -28,16 +28,17 @@
 //!
 //! A folder without a manifest and without envelope tables (`lower.n`,
 //! `upper.n`, `tables.n.zst`) is a VU dataset or another tool's folder:
-//! recovery refuses it ([`Error::ForeignFolder`]) and writes nothing there.
+//! recovery refuses it ([`StoreError::ForeignFolder`]) and writes nothing there.
 //! (A folder of ours built with `--no-envelope` that lost its manifest
 //! looks the same and is refused too: rebuild it.)
 
-use crate::plan::{self, Budget};
-use crate::error::{Error, Result};
+use crate::error::{Cause, Error, ErrorKind, Result};
 use crate::format::{Checksum, Kind};
 use crate::index::layer_size;
+use crate::plan::{self, Budget};
 use crate::probe::{Database, LayerTables};
 use crate::rules::{Rules, MAX_SEEDS, PRESETS};
+use crate::store::StoreError;
 use crate::store::{
     self, Access, CompressedEntry, FileEntry, FolderLock, LayerEntry, Manifest, StoredTable,
     MANIFEST,
@@ -130,10 +131,13 @@ fn find_layer(dir: &Path, n: u32) -> Result<Found> {
         let zst = stored
             .iter()
             .any(|t| t.as_ref().is_some_and(|t| t.is_compressed()));
-        return Ok(zst.then_some(Err(Error::OnlyCompressed(n))));
+        return Ok(zst.then_some(Err(RecoverError::OnlyCompressed(n).into())));
     }
     if !s {
-        return Ok(Some(Err(Error::NoScoreTable(Kind::Score.file_name(n)))));
+        return Ok(Some(Err(RecoverError::NoScoreTable(
+            Kind::Score.file_name(n),
+        )
+        .into())));
     }
     if lo != hi {
         let [has, lacks] = if lo {
@@ -141,15 +145,16 @@ fn find_layer(dir: &Path, n: u32) -> Result<Found> {
         } else {
             [Kind::Upper, Kind::Lower]
         };
-        return Ok(Some(Err(Error::HalfEnvelope(
+        return Ok(Some(Err(RecoverError::HalfEnvelope(
             has.file_name(n),
             lacks.file_name(n),
-        ))));
+        )
+        .into())));
     }
     let open = |i: usize, k: Kind| {
         let stored = stored[i].as_ref().expect("a raw table");
         match StoredTable::open(stored, n, k, None, Access::READ) {
-            Err(e @ Error::Size { .. }) => Ok(Err(e)),
+            Err(e) if matches!(e.cause(), Some(StoreError::Size { .. })) => Ok(Err(e)),
             r => r.map(Ok),
         }
     };
@@ -173,14 +178,14 @@ fn find_layer(dir: &Path, n: u32) -> Result<Found> {
 /// the damaged manifest names, else the one under which the most layers
 /// are trusted, among the rule sets of the lists `known` (all four
 /// presets when there is none); two that trust the same number of layers
-/// are [`Error::RulesUnknown`]. `known`: lists of known-good checksums,
+/// are [`RecoverError::RulesUnknown`]. `known`: lists of known-good checksums,
 /// at most one a rule set.
 ///
 /// Memory: within `budget`, layer by layer. The tables are read with
 /// `pread`, streamed for their checksums and figures; a layer's Bellman
 /// check holds its own tables and reads the lower ones in index order, and
 /// one that does not fit ([`plan::fit_check`]) is refused with
-/// [`Error::Memory`] before anything is written.
+/// [`PlanError::Memory`](crate::plan::PlanError::Memory) before anything is written.
 pub fn recover(
     dir: &Path,
     rules: Option<&Rules>,
@@ -190,11 +195,12 @@ pub fn recover(
     store::check_folder(dir)?;
     if let (Some(r), [k]) = (rules, known) {
         if r != &k.rules {
-            return Err(Error::ListOfOtherRules {
+            return Err(RecoverError::ListOfOtherRules {
                 path: k.path.clone(),
                 list: k.rules.name,
                 asked: r.name,
-            });
+            }
+            .into());
         }
     }
     // A folder without a manifest and without our envelope tables is a
@@ -203,16 +209,17 @@ pub fn recover(
     if !dir.join(MANIFEST).exists() {
         match store::read_folder(dir) {
             Ok(store::Folder::Vu) => return Err(store::foreign_folder(dir)),
-            Ok(_) | Err(Error::LostManifest { .. }) => {}
+            Ok(_) => {}
+            Err(e) if matches!(e.cause(), Some(StoreError::LostManifest { .. })) => {}
             Err(e) => return Err(e),
         }
     }
     let _lock = FolderLock::acquire(dir)?;
     let mut report = RecoverReport::default();
     let damaged = match Manifest::load(dir) {
-        Ok(Some(_)) => return Err(Error::ManifestFine(dir.to_path_buf())),
+        Ok(Some(_)) => return Err(RecoverError::ManifestFine(dir.to_path_buf()).into()),
         Ok(None) => false,
-        Err(Error::ForeignManifest { .. }) => true,
+        Err(e) if matches!(e.cause(), Some(StoreError::ForeignManifest { .. })) => true,
         Err(e) => return Err(e),
     };
     // The rule sets the tables may follow, each with its list (if any).
@@ -238,10 +245,11 @@ pub fn recover(
         .map(|a| a.0.name)
         .collect();
     if tied.len() > 1 && most > 0 {
-        return Err(Error::RulesUnknown {
+        return Err(RecoverError::RulesUnknown {
             dir: dir.to_path_buf(),
             rules: tied,
-        });
+        }
+        .into());
     }
     let best = assessed.into_iter().find(|a| a.2.len() == most);
     let (rules, layers, entries) = best.expect("a candidate");
@@ -350,7 +358,7 @@ fn assess(
         }
     }
     if found.is_empty() {
-        return Err(Error::NoTables(dir.to_path_buf()));
+        return Err(StoreError::NoTables(dir.to_path_buf()).into());
     }
     // Every check must fit before the first starts.
     let threads = rayon::current_num_threads();
@@ -389,18 +397,18 @@ fn assess(
             if differs.is_empty() {
                 trust = Some(Trust::KnownGood);
             } else {
-                reason = Some(Error::NotKnownGood(differs));
+                reason = Some(RecoverError::NotKnownGood(differs).into());
             }
         } else {
             let missing_below = (0..n).find(|&k| k != 47 && !trusted.contains(&k));
             if let Some(k) = missing_below {
-                reason = Some(Error::BelowNotRecovered(n, k));
+                reason = Some(RecoverError::BelowNotRecovered(n, k).into());
             } else {
                 let v = bellman_check(&db, n, 1)?;
                 if v.mismatches == 0 {
                     trust = Some(Trust::Bellman);
                 } else {
-                    reason = Some(Error::Contradicted(n, v.mismatches));
+                    reason = Some(RecoverError::Contradicted(n, v.mismatches).into());
                 }
             }
         }
@@ -410,7 +418,7 @@ fn assess(
                     trusted.insert(n);
                     entries.push(e);
                 }
-                Err(e @ Error::BadValue { .. }) => {
+                Err(e) if matches!(e.cause(), Some(StoreError::BadValue { .. })) => {
                     trust = None;
                     reason = Some(e);
                 }
@@ -430,7 +438,7 @@ fn assess(
 
 /// The manifest entry of a recovered layer of `db`, from its tables
 /// (streamed: [`crate::stats::count_layer`]) and their checksums; an
-/// [`Error::BadValue`] if a score lies outside `-n..=n`.
+/// [`StoreError::BadValue`] if a score lies outside `-n..=n`.
 fn entry(db: &Database, n: u32, sums: &[Option<Checksum>; 3], trust: Trust) -> Result<LayerEntry> {
     let size = layer_size(n);
     let file = |k: Kind, sum: &Option<Checksum>| {
@@ -449,4 +457,75 @@ fn entry(db: &Database, n: u32, sums: &[Option<Checksum>; 3], trust: Trust) -> R
         score_histogram: histogram,
         ..LayerEntry::from_tables(n, scores, trust.describe())
     })
+}
+
+/// Why `awari recover` refuses a folder or leaves a layer out.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum RecoverError {
+    /// A list of known-good checksums of another rule set than the one
+    /// asked for.
+    #[error("{}: lists the checksums of {list} tables, not of {asked}", path.display())]
+    ListOfOtherRules {
+        /// The list.
+        path: PathBuf,
+        /// Its rule set.
+        list: &'static str,
+        /// The rule set asked for.
+        asked: &'static str,
+    },
+    /// The tables play alike under several rule sets.
+    #[error(
+        "{}: its tables are those of any of the {} rules as far as they go; say which with --rules",
+        dir.display(), rules.join(", ")
+    )]
+    RulesUnknown {
+        /// The folder.
+        dir: PathBuf,
+        /// The rule sets they fit.
+        rules: Vec<&'static str>,
+    },
+    /// The manifest is readable: there is nothing to recover.
+    #[error("{}: manifest.json is readable; nothing to recover", .0.display())]
+    ManifestFine(PathBuf),
+    /// Only compressed copies of the layer's tables are there.
+    #[error("only compressed copies are there; recovery needs the raw tables")]
+    OnlyCompressed(u32),
+    /// The layer has envelope tables but not its scores (the table named).
+    #[error("{0} is missing")]
+    NoScoreTable(String),
+    /// One envelope table without the other: `.0` is there, `.1` not.
+    #[error("{0} without {1}")]
+    HalfEnvelope(String, String),
+    /// These tables differ from the known-good checksums.
+    #[error("{} differ(s) from the known-good checksums", .0.join(", "))]
+    NotKnownGood(Vec<String>),
+    /// A layer below (`.1`) is not recovered, so layer `.0` cannot be checked.
+    #[error("layer {1} below it is not recovered, so its values cannot be checked")]
+    BelowNotRecovered(u32, u32),
+    /// Stored values of layer `.0` contradict their children (`.1` of them).
+    #[error("{1} stored value(s) contradict their children (Bellman check)")]
+    Contradicted(u32, u64),
+}
+
+impl Cause for RecoverError {
+    fn kind(&self) -> ErrorKind {
+        use RecoverError::*;
+        match self {
+            NoScoreTable(_) | HalfEnvelope(..) | NotKnownGood(_) | Contradicted(..) => {
+                ErrorKind::Damaged
+            }
+            _ => ErrorKind::Input,
+        }
+    }
+
+    fn path(&self) -> Option<&Path> {
+        use RecoverError::*;
+        match self {
+            ListOfOtherRules { path, .. } => Some(path),
+            ManifestFine(p) => Some(p),
+            RulesUnknown { dir, .. } => Some(dir),
+            _ => None,
+        }
+    }
 }

@@ -10,10 +10,11 @@
 //! ([`count_layer`]), and the pinned count, which needs the envelope, is
 //! absent.
 
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::format::Kind;
 use crate::index::layer_size;
 use crate::probe::Database;
+use crate::store::StoreError;
 use rayon::prelude::*;
 use serde::Serialize;
 
@@ -77,7 +78,7 @@ impl LayerStats {
 
 /// Counts the scores of entries `first..` of a table of layer `n`
 /// (positions per score, from `-n` to `n`); a value outside `-n..=n` is
-/// an [`Error::BadValue`] of the table at `path`.
+/// an [`StoreError::BadValue`] of the table at `path`.
 pub(crate) fn histogram(
     n: u32,
     table: &[u8],
@@ -96,12 +97,13 @@ pub(crate) fn histogram(
                 match usize::try_from(v as i32 + n as i32).ok().filter(|&j| j < w) {
                     Some(j) => h[j] += 1,
                     None => {
-                        return Err(Error::BadValue {
+                        return Err(StoreError::BadValue {
                             path: path.to_path_buf(),
                             layer: n,
                             index: first + (k * CHUNK + i) as u64,
                             value: v,
-                        })
+                        }
+                        .into())
                     }
                 }
             }
@@ -145,7 +147,7 @@ pub const STREAM_WINDOW: u64 = 1 << 24;
 /// `-n` to `n`) and, with the envelope, its pinned count (`lower ==
 /// upper`), counted from the tables streamed [`STREAM_WINDOW`] entries at
 /// a time: nothing of them is kept. A score outside `-n..=n` is an
-/// [`Error::BadValue`].
+/// [`StoreError::BadValue`].
 pub fn count_layer(db: &Database, n: u32) -> Result<(Vec<u64>, Option<u64>)> {
     let dir = db.dir().unwrap_or(std::path::Path::new("(memory)"));
     let path = match db.dir() {
@@ -163,11 +165,12 @@ pub fn count_layer(db: &Database, n: u32) -> Result<(Vec<u64>, Option<u64>)> {
         let k = (size - at).min(window as u64) as usize;
         for (b, kind) in bufs.iter_mut().zip([Kind::Score, Kind::Lower, Kind::Upper]) {
             if !db.read_range(n, kind, at, &mut b[..k])? {
-                return Err(Error::MissingLayer {
+                return Err(StoreError::MissingLayer {
                     layer: n,
                     dir: dir.into(),
                     vu: db.is_vu(),
-                });
+                }
+                .into());
             }
         }
         let part = histogram(n, &bufs[0][..k], at, &path)?;

@@ -16,6 +16,7 @@
 use egdb::error::{Error, ErrorKind};
 use egdb::probe::Database;
 use egdb::rules::Position;
+use egdb::store::StoreError;
 use std::cell::RefCell;
 use std::ffi::{c_char, c_int, CStr, CString};
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -70,8 +71,8 @@ fn fail(code: awari_status, message: String) -> awari_status {
 #[cold]
 #[inline(never)]
 fn error(e: Error) -> awari_status {
-    let code = match (&e, e.kind()) {
-        (Error::MissingLayer { .. }, _) => AWARI_NOT_BUILT,
+    let code = match (e.cause(), e.kind()) {
+        (Some(StoreError::MissingLayer { .. }), _) => AWARI_NOT_BUILT,
         (_, ErrorKind::Input) => AWARI_BAD_INPUT,
         (_, ErrorKind::Damaged) => AWARI_DAMAGED,
         (_, ErrorKind::Io) => AWARI_IO,

@@ -15,7 +15,7 @@ use awari_egdb::index::unrank;
 use awari_egdb::pack::{self, Action, CompressOptions, Quiet};
 use awari_egdb::probe::Database;
 use awari_egdb::store::Manifest;
-use awari_egdb::Error;
+use awari_egdb::store::StoreError;
 use common::compress::{compress_opts, copy, raw_dir, raw_table, zst_dir, KINDS};
 use common::{awari, s, scratch};
 
@@ -86,7 +86,10 @@ fn remove_raw_keeps_the_originals_when_a_check_fails() {
     std::fs::write(&zst, &z).unwrap();
     let e = pack::compress_folder(&dir, &opts, &Quiet).unwrap_err();
     assert!(e.is_damage(), "{e}");
-    assert!(matches!(e, Error::Checksum { .. }), "{e:?}");
+    assert!(
+        matches!(e.cause(), Some(StoreError::Checksum { .. })),
+        "{e:?}"
+    );
 }
 
 #[test]
@@ -109,8 +112,12 @@ fn damaged_compressed_files_are_typed_probe_errors() {
     let mut bad = good.clone();
     bad[V4_HEADER_BYTES + 3] ^= 1;
     std::fs::write(&zst, &bad).unwrap();
-    match Database::open(&dir).unwrap().score(&p) {
-        Err(Error::Compressed { path, source }) => {
+    match Database::open(&dir)
+        .unwrap()
+        .score(&p)
+        .map_err(|e| e.downcast::<StoreError>())
+    {
+        Err(Ok(StoreError::Compressed { path, source })) => {
             assert_eq!(path, zst);
             assert!(
                 matches!(
@@ -123,8 +130,8 @@ fn damaged_compressed_files_are_typed_probe_errors() {
         r => panic!("want a header checksum error, got {r:?}"),
     }
     let db = Database::open(&dir).unwrap().verify_on_load(true);
-    match db.score(&p) {
-        Err(Error::Checksum { path, .. }) => assert_eq!(path, zst),
+    match db.score(&p).map_err(|e| e.downcast::<StoreError>()) {
+        Err(Ok(StoreError::Checksum { path, .. })) => assert_eq!(path, zst),
         r => panic!("want a checksum error, got {r:?}"),
     }
     match Database::open(&dir).unwrap().verify_layer(8) {
@@ -133,8 +140,12 @@ fn damaged_compressed_files_are_typed_probe_errors() {
     }
     // Truncated: the size in the manifest.
     std::fs::write(&zst, &good[..good.len() - 1]).unwrap();
-    match Database::open(&dir).unwrap().score(&p) {
-        Err(Error::Size { .. }) => {}
+    match Database::open(&dir)
+        .unwrap()
+        .score(&p)
+        .map_err(|e| e.downcast::<StoreError>())
+    {
+        Err(Ok(StoreError::Size { .. })) => {}
         r => panic!("want a size error, got {r:?}"),
     }
     // Missing: an I/O error naming the file.
@@ -150,21 +161,23 @@ fn damaged_compressed_files_are_typed_probe_errors() {
     c.xxh3 = other.xxh3;
     m.put_compressed(c);
     m.store(&dir).unwrap();
-    match Database::open(&dir).unwrap().score(&p) {
-        Err(Error::Compressed {
+    match Database::open(&dir)
+        .unwrap()
+        .score(&p)
+        .map_err(|e| e.downcast::<StoreError>())
+    {
+        Err(Ok(StoreError::Compressed {
             source: CompressError::Mismatch { field: "layer", .. },
             ..
-        }) => {}
+        })) => {}
         r => panic!("want a layer mismatch, got {r:?}"),
     }
     // A manifest that lists a compressed copy of a table it does not have.
     let mut m = Manifest::load(&dir).unwrap().unwrap();
     m.compressed[0].raw = "scores.99".into();
     m.store(&dir).unwrap();
-    assert!(matches!(
-        Database::open(&dir),
-        Err(Error::ForeignManifest { .. })
-    ));
+    assert!(Database::open(&dir)
+        .is_err_and(|e| matches!(e.cause(), Some(StoreError::ForeignManifest { .. }))));
 }
 
 #[test]

@@ -10,7 +10,8 @@ mod common;
 
 use awari_egdb::codec::{CompressError, CompressedTable};
 use awari_egdb::store::Manifest;
-use awari_egdb::{Error, ErrorKind};
+use awari_egdb::store::StoreError;
+use awari_egdb::ErrorKind;
 use common::{awari, full_copy, ok, s, scratch, text, usage_error};
 use std::path::Path;
 
@@ -49,7 +50,7 @@ fn the_library_refuses_a_retired_format_by_name() {
             let e = CompressedTable::parse(retired(version, len)).unwrap_err();
             assert_eq!(e, CompressError::Retired { version }, "{len} bytes");
         }
-        let e = Error::compressed(
+        let e = StoreError::compressed(
             "db/tables.16.zst",
             CompressedTable::parse(retired(version, 96)).unwrap_err(),
         );
@@ -57,7 +58,8 @@ fn the_library_refuses_a_retired_format_by_name() {
         // As any other file this release cannot read: damage to the
         // commands (exit 1), as a file of an unknown version is.
         assert_eq!(e.kind(), ErrorKind::Damaged);
-        let unknown = Error::compressed("x", CompressedTable::parse(retired(5, 96)).unwrap_err());
+        let unknown =
+            StoreError::compressed("x", CompressedTable::parse(retired(5, 96)).unwrap_err());
         assert_eq!(unknown.kind(), e.kind());
     }
     for version in [0u32, 5, u32::MAX] {

@@ -8,7 +8,8 @@ mod common;
 use awari_egdb::index;
 use awari_egdb::probe::Database;
 use awari_egdb::rules::AWARI;
-use awari_egdb::{Error, ErrorKind};
+use awari_egdb::store::StoreError;
+use awari_egdb::ErrorKind;
 use common::{awari, awari_status, full_copy, ok, s, scratch, usage_error, vu_copy};
 use std::fs;
 
@@ -58,7 +59,9 @@ fn damaged_values_are_never_shown_as_scores() {
             })
             .expect("a capture into entry 100 of layer 12");
         match db.moves(&above) {
-            Err(e @ Error::BadValue { .. }) => assert_eq!(e.kind(), ErrorKind::Damaged),
+            Err(e) if matches!(e.cause(), Some(StoreError::BadValue { .. })) => {
+                assert_eq!(e.kind(), ErrorKind::Damaged)
+            }
             other => panic!("vu {vu}: want BadValue, got {other:?}"),
         }
     }

@@ -11,7 +11,7 @@ use awari_egdb::format::Kind;
 use awari_egdb::index::{layer_size, LayerIter};
 use awari_egdb::probe::{lookup, Database, LayerTables, MoveInfo};
 use awari_egdb::rules::Position;
-use awari_egdb::Error;
+use awari_egdb::store::StoreError;
 use common::probe::{db, file_score, layers, position_with, random_positions, tables};
 use common::{db_dir, vu_copy, MAX};
 
@@ -296,8 +296,11 @@ fn from_tables_on_buffers_gives_the_same_answers() {
         );
     }
     // A layer not handed over is missing.
-    match mem.score(&position_with(MAX + 1)) {
-        Err(Error::MissingLayer { layer, .. }) => assert_eq!(layer, MAX + 1),
+    match mem
+        .score(&position_with(MAX + 1))
+        .map_err(|e| e.downcast::<StoreError>())
+    {
+        Err(Ok(StoreError::MissingLayer { layer, .. })) => assert_eq!(layer, MAX + 1),
         other => panic!("want MissingLayer, got {other:?}"),
     }
     // Sparse layer lists: only layer 5 given, as slices of a static.
@@ -311,10 +314,9 @@ fn from_tables_on_buffers_gives_the_same_answers() {
     assert_eq!(m5.layers(), vec![5]);
     let p = position_with(5);
     assert_eq!(m5.score(&p).unwrap(), file_score(&p));
-    assert!(matches!(
-        m5.score(&position_with(4)),
-        Err(Error::MissingLayer { layer: 4, .. })
-    ));
+    assert!(m5
+        .score(&position_with(4))
+        .is_err_and(|e| matches!(e.cause(), Some(StoreError::MissingLayer { layer: 4, .. }))));
 }
 
 // ---------------------------------------------------------------------------
@@ -428,8 +430,11 @@ fn a_batch_can_say_not_available_per_board() {
     let moves = db.moves(&full).unwrap();
     assert_eq!(out[20], moves.iter().filter_map(|m| m.score).max());
     let mut plain = vec![0i8; ps.len()];
-    match db.scores(&ps, &mut plain) {
-        Err(Error::MissingLayer { layer, .. }) => assert_eq!(layer, MAX + 1),
+    match db
+        .scores(&ps, &mut plain)
+        .map_err(|e| e.downcast::<StoreError>())
+    {
+        Err(Ok(StoreError::MissingLayer { layer, .. })) => assert_eq!(layer, MAX + 1),
         other => panic!("{other:?}"),
     }
     ps.remove(10);

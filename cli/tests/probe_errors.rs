@@ -6,22 +6,25 @@
 mod common;
 
 use awari_egdb::format::Kind;
+use awari_egdb::index::IndexError;
 use awari_egdb::index::{self, layer_size, LayerIter};
 use awari_egdb::probe::{Database, LayerTables};
 use awari_egdb::rules::Position;
+use awari_egdb::rules::RulesError;
+use awari_egdb::store::StoreError;
 use awari_egdb::{Error, ErrorKind};
 use common::probe::{db, file_score, position_with};
 use common::{db_dir, full_copy, scratch, vu_copy, MAX};
 use std::fs::{self, OpenOptions};
 
 fn assert_map_size(r: Result<i8, Error>, file: &str, expected: u64, found: u64) {
-    match r {
-        Err(Error::Size {
+    match r.map_err(|e| e.downcast::<StoreError>()) {
+        Err(Ok(StoreError::Size {
             path,
             expected: e,
             found: f,
             ..
-        }) => {
+        })) => {
             assert!(
                 path.ends_with(file),
                 "error names {}, want {file}",
@@ -29,7 +32,7 @@ fn assert_map_size(r: Result<i8, Error>, file: &str, expected: u64, found: u64) 
             );
             assert_eq!((e, f), (expected, found), "sizes in the error");
         }
-        other => panic!("want Error::Size for {file}, got {other:?}"),
+        other => panic!("want StoreError::Size for {file}, got {other:?}"),
     }
 }
 // ---------------------------------------------------------------------------
@@ -51,12 +54,12 @@ fn missing_layer_is_named_with_how_to_build_it() {
         ];
         for r in results {
             let e = r.expect_err("layer 13 is not in the folder");
-            match &e {
-                Error::MissingLayer { layer, dir: d, .. } => {
+            match e.cause() {
+                Some(StoreError::MissingLayer { layer, dir: d, .. }) => {
                     assert_eq!(*layer, MAX + 1);
                     assert_eq!(d, dir);
                 }
-                other => panic!("want MissingLayer, got {other:?}"),
+                _ => panic!("want MissingLayer, got {e:?}"),
             }
             let msg = e.to_string();
             assert!(msg.contains("layer 13"), "{msg}");
@@ -99,11 +102,11 @@ fn truncated_table_is_a_size_error_not_a_crash() {
             assert_map_size(db.score_at(5, 17), "scores.5", size, len);
             let msg = db.score(&p5).unwrap_err().to_string();
             assert!(msg.contains("scores.5") && msg.contains("4368"), "{msg}");
-            match db.verify() {
-                Err(Error::Size { path, .. }) => {
+            match db.verify().map_err(|e| e.downcast::<StoreError>()) {
+                Err(Ok(StoreError::Size { path, .. })) => {
                     assert!(path.ends_with("scores.5"))
                 }
-                other => panic!("verify: want Error::Size, got {other:?}"),
+                other => panic!("verify: want StoreError::Size, got {other:?}"),
             }
         }
     }
@@ -123,12 +126,12 @@ fn truncated_table_reached_through_moves_is_an_error() {
         .set_len(100)
         .unwrap();
     let db = Database::open(&dir).unwrap();
-    match db.moves(&p) {
-        Err(Error::Size { path, found, .. }) => {
+    match db.moves(&p).map_err(|e| e.downcast::<StoreError>()) {
+        Err(Ok(StoreError::Size { path, found, .. })) => {
             assert!(path.ends_with("scores.5"));
             assert_eq!(found, 100);
         }
-        other => panic!("want Error::Size through moves(), got {other:?}"),
+        other => panic!("want StoreError::Size through moves(), got {other:?}"),
     }
     assert!(db.best_moves(&p).is_err());
     assert!(db.principal_variation(&p, 10).is_err());
@@ -140,7 +143,7 @@ fn missing_table_file_of_our_folder_is_a_missing_table_error_naming_it() {
     fs::remove_file(dir.join("upper.6")).unwrap();
     let db = Database::open(&dir).unwrap();
     match db.score(&position_with(6)) {
-        Err(e @ Error::Missing(_)) => {
+        Err(e) if matches!(e.cause(), Some(StoreError::Missing(_))) => {
             assert!(e.is_damage());
             assert!(e.to_string().contains("upper.6"), "{e}");
         }
@@ -163,13 +166,13 @@ fn flipped_byte_is_found_by_verify_not_by_a_lookup() {
         assert!(db.score(&p7).is_ok());
         assert!(db.verify_layer(6).unwrap(), "layer 6 is fine");
         for r in [db.verify_layer(7).map(|_| ()), db.verify().map(|_| ())] {
-            match r {
-                Err(Error::Checksum {
+            match r.map_err(|e| e.downcast::<StoreError>()) {
+                Err(Ok(StoreError::Checksum {
                     path,
                     expected,
                     found,
                     ..
-                }) => {
+                })) => {
                     assert!(path.ends_with(&name), "{}", path.display());
                     assert_ne!(expected, found);
                 }
@@ -182,7 +185,10 @@ fn flipped_byte_is_found_by_verify_not_by_a_lookup() {
         assert_eq!(db.score(&p6).unwrap(), file_score(&p6), "layer 6 is fine");
         for _ in 0..2 {
             let e = db.score(&p7).unwrap_err();
-            assert!(matches!(e, Error::Checksum { .. }), "{e:?}");
+            assert!(
+                matches!(e.cause(), Some(StoreError::Checksum { .. })),
+                "{e:?}"
+            );
             assert!(e.is_damage());
             assert!(e.to_string().contains(&name), "{e}");
         }
@@ -194,7 +200,7 @@ fn absent_folder_or_file_is_not_a_folder() {
     let base = scratch("awari-probe-nofolder-");
     let absent = base.join("nothing-here");
     match Database::open(&absent) {
-        Err(e @ Error::NoSuchFolder(_)) => {
+        Err(e) if matches!(e.cause(), Some(StoreError::NoSuchFolder(_))) => {
             assert_eq!(e.path(), Some(absent.as_path()));
             assert!(e.to_string().ends_with("no such folder"), "{e}");
         }
@@ -205,7 +211,9 @@ fn absent_folder_or_file_is_not_a_folder() {
     }
     let file = base.join("a-file");
     fs::write(&file, b"x").unwrap();
-    assert!(matches!(Database::open(&file), Err(Error::NotAFolder(_))));
+    assert!(
+        Database::open(&file).is_err_and(|e| matches!(e.cause(), Some(StoreError::NotAFolder(_))))
+    );
 }
 
 #[test]
@@ -214,8 +222,8 @@ fn empty_folder_is_not_a_folder() {
     let base = scratch("awari-probe-empty-");
     let empty = base.join("empty");
     fs::create_dir(&empty).unwrap();
-    match Database::open(&empty) {
-        Err(Error::NoTables(p)) => assert_eq!(p, empty),
+    match Database::open(&empty).map_err(|e| e.downcast::<StoreError>()) {
+        Err(Ok(StoreError::NoTables(p))) => assert_eq!(p, empty),
         other => panic!(
             "empty folder: want NoTables, got {:?}",
             other.map(|d| d.layers())
@@ -277,7 +285,9 @@ fn folder_built_without_envelope_has_checksums_but_no_envelope() {
     bytes[0] ^= 1;
     fs::write(&path, bytes).unwrap();
     let db = Database::open(&dir).unwrap();
-    assert!(matches!(db.verify(), Err(Error::Checksum { .. })));
+    assert!(db
+        .verify()
+        .is_err_and(|e| matches!(e.cause(), Some(StoreError::Checksum { .. }))));
 }
 
 #[test]
@@ -288,15 +298,11 @@ fn foreign_manifest_is_a_manifest_error() {
         b"{\"format\": \"something-else\"}",
     )
     .unwrap();
-    assert!(matches!(
-        Database::open(&dir),
-        Err(Error::ForeignManifest { .. })
-    ));
+    assert!(Database::open(&dir)
+        .is_err_and(|e| matches!(e.cause(), Some(StoreError::ForeignManifest { .. }))));
     fs::write(dir.join("manifest.json"), b"not json").unwrap();
-    assert!(matches!(
-        Database::open(&dir),
-        Err(Error::ForeignManifest { .. })
-    ));
+    assert!(Database::open(&dir)
+        .is_err_and(|e| matches!(e.cause(), Some(StoreError::ForeignManifest { .. }))));
 }
 
 #[test]
@@ -312,13 +318,16 @@ fn invalid_boards_are_position_errors() {
     let best = moves.iter().filter_map(|m| m.score).max().unwrap();
     assert_eq!(db.score(&full).unwrap(), best);
     assert!(!db.best_moves(&full).unwrap().is_empty());
-    match db.score(&Position::initial()) {
-        Err(Error::MissingLayer { layer: 48, .. }) => {}
+    match db
+        .score(&Position::initial())
+        .map_err(|e| e.downcast::<StoreError>())
+    {
+        Err(Ok(StoreError::MissingLayer { layer: 48, .. })) => {}
         other => panic!("the opening needs layer 48: {other:?}"),
     }
     for (p, want) in [
-        (full, Error::OpponentFull),
-        (Position::initial(), Error::OpponentFull),
+        (full, RulesError::OpponentFull),
+        (Position::initial(), RulesError::OpponentFull),
     ] {
         for e in [
             db.envelope(&p).map(|_| ()),
@@ -331,8 +340,8 @@ fn invalid_boards_are_position_errors() {
         }
     }
     for (p, want) in [
-        (too_many, Error::TooManySeeds(49)),
-        (absurd, Error::TooManySeeds(255 * 12)),
+        (too_many, RulesError::TooManySeeds(49)),
+        (absurd, RulesError::TooManySeeds(255 * 12)),
     ] {
         let errs = [
             db.score(&p).map(|_| ()),
@@ -351,11 +360,12 @@ fn invalid_boards_are_position_errors() {
             }
         }
     }
-    assert!(matches!(
-        db.score_at(MAX, layer_size(MAX)),
-        Err(Error::IndexOutOfRange { .. })
-    ));
-    assert!(matches!(db.score_at(49, 0), Err(Error::NoSuchLayer(49))));
+    assert!(db
+        .score_at(MAX, layer_size(MAX))
+        .is_err_and(|e| matches!(e.cause(), Some(IndexError::IndexOutOfRange { .. }))));
+    assert!(db
+        .score_at(49, 0)
+        .is_err_and(|e| matches!(e.cause(), Some(IndexError::NoSuchLayer(49)))));
 }
 
 #[test]
@@ -388,10 +398,9 @@ fn scores_48_of_either_documented_size_opens_and_others_do_not() {
             assert_eq!(db.verify().unwrap(), vec![48]);
             // The initial position has no index: never read from the file,
             // but answered from its moves (into this layer of zeros).
-            assert!(matches!(
-                db.envelope(&Position::initial()),
-                Err(Error::OpponentFull)
-            ));
+            assert!(db
+                .envelope(&Position::initial())
+                .is_err_and(|e| matches!(e.cause(), Some(RulesError::OpponentFull))));
             assert_eq!(db.score(&Position::initial()).unwrap(), 0);
         } else {
             assert_map_size(db.score(&probes[0]), "scores.48", size, len);

@@ -16,8 +16,8 @@ use awari_egdb::build;
 use awari_egdb::probe::{Answer, Database};
 use awari_egdb::rules::{Position, Rules, ABAPA, AWALE, AWARI, OLYMPIAD};
 use awari_egdb::solve::Silent;
+use awari_egdb::store::StoreError;
 use awari_egdb::store::{Manifest, RulesFrom};
-use awari_egdb::Error;
 use common::boards::random_indexable;
 use common::server::{get, pits, Server};
 use common::{awari_status, copy_folder, ok, s, scratch, usage_error};
@@ -161,7 +161,7 @@ fn a_folder_of_compressed_scores_is_read_under_the_rules_its_headers_name() {
         let db = db.with_rules(rules).unwrap();
         assert_eq!(db.rules(), rules);
         match db.with_rules(&AWARI) {
-            Err(e @ Error::RulesDiffer { .. }) => {
+            Err(e) if matches!(e.cause(), Some(StoreError::RulesDiffer { .. })) => {
                 let msg = e.to_string();
                 assert!(msg.contains(rules.name) && msg.contains("awari"), "{msg}");
             }
@@ -277,15 +277,17 @@ fn files_that_name_different_rule_sets_are_refused_naming_them() {
         );
         fs::copy(from.join(&f), dir.join(&f)).unwrap();
     }
-    match Database::open(&dir) {
-        Err(Error::RulesMixed { files, .. }) => {
-            let named: BTreeMap<String, &str> = files.into_iter().collect();
+    let err = Database::open(&dir)
+        .err()
+        .expect("a folder of two rule sets refused");
+    match err.cause() {
+        Some(StoreError::RulesMixed { files, .. }) => {
+            let named: BTreeMap<String, &str> = files.iter().cloned().collect();
             assert_eq!(named.len(), TOP as usize + 1, "{named:?}");
             assert_eq!(named["scores.5.zst"], "awale");
             assert_eq!(named["scores.6.zst"], "abapa");
         }
-        Err(e) => panic!("want RulesMixed, got {e:?}"),
-        Ok(_) => panic!("a folder of two rule sets opened"),
+        _ => panic!("want RulesMixed, got {err:?}"),
     }
     let before = files(&dir);
     for args in [

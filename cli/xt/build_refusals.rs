@@ -4,6 +4,10 @@
 
 use crate::builder::*;
 use crate::common::{awari, ok, s, text, usage_error};
+use awari_egdb::index::IndexError;
+use awari_egdb::plan::PlanError;
+use awari_egdb::solve::SolveError;
+use awari_egdb::store::StoreError;
 
 use awari_egdb::build;
 use awari_egdb::error::human;
@@ -19,8 +23,8 @@ fn foreign_manifest_is_refused() {
         let tmp = tempdir();
         let dir = tmp.path();
         fs::write(dir.join("manifest.json"), content).unwrap();
-        match build::build(&opts(dir, 3, true), &Silent) {
-            Err(Error::ForeignManifest { .. }) => {}
+        match build::build(&opts(dir, 3, true), &Silent).map_err(|e| e.downcast::<StoreError>()) {
+            Err(Ok(StoreError::ForeignManifest { .. })) => {}
             other => panic!("manifest {:?}: {other:?}", text(content)),
         }
         let line = usage_error(&["build", "--max-seeds", "3", "--out", s(dir)]);
@@ -45,8 +49,8 @@ fn vu_like_folder_is_refused() {
         .unwrap()
         .modified()
         .unwrap();
-    match build::build(&opts(dir, 5, true), &Silent) {
-        Err(Error::ForeignFolder { file, .. }) => assert_eq!(file, "scores.3"),
+    match build::build(&opts(dir, 5, true), &Silent).map_err(|e| e.downcast::<StoreError>()) {
+        Err(Ok(StoreError::ForeignFolder { file, .. })) => assert_eq!(file, "scores.3"),
         other => panic!("{other:?}"),
     }
     let line = usage_error(&["build", "--max-seeds", "5", "--out", s(dir)]);
@@ -84,8 +88,8 @@ fn manifest_for_other_rules_is_refused() {
         v[field] = value;
         let edited = serde_json::to_vec_pretty(&v).unwrap();
         fs::write(&path, &edited).unwrap();
-        match build::build(&opts(dir, 6, true), &Silent) {
-            Err(Error::OtherRules { .. }) => {}
+        match build::build(&opts(dir, 6, true), &Silent).map_err(|e| e.downcast::<StoreError>()) {
+            Err(Ok(StoreError::OtherRules { .. })) => {}
             other => panic!("{field} changed: {other:?}"),
         }
         let line = usage_error(&["build", "--max-seeds", "6", "--out", s(dir)]);
@@ -116,17 +120,17 @@ fn memory_limit_refuses_layer_and_keeps_finished() {
     let mut o = opts(dir, 8, true);
     o.memory_limit = Some(1024);
     let needed = match build::build(&o, &Silent) {
-        Err(e @ Error::Memory { .. }) => {
+        Err(e) if matches!(e.cause(), Some(PlanError::Memory { .. })) => {
             assert_eq!(e.kind(), ErrorKind::Memory);
-            match e {
-                Error::Memory {
+            match e.cause() {
+                Some(&PlanError::Memory {
                     layer: 6,
                     needed,
                     available: 1024,
                     from_limit: true,
                     ..
-                } => needed,
-                other => panic!("{other:?}"),
+                }) => needed,
+                _ => panic!("{e:?}"),
             }
         }
         other => panic!("{other:?}"),
@@ -183,7 +187,7 @@ fn unwritable_output_is_reported() {
     fs::write(&file, b"x").unwrap();
     let out = file.join("db");
     match build::build(&opts(&out, 3, true), &Silent) {
-        Err(e @ Error::Io { .. }) => {
+        Err(e) if e.cause::<awari_egdb::error::IoError>().is_some() => {
             assert!(e.path().unwrap().starts_with(&file), "{e}")
         }
         other => panic!("{other:?}"),
@@ -198,8 +202,8 @@ fn bad_arguments_are_refused() {
     let tmp = tempdir();
     let dir = tmp.path().join("db");
     let d = s(&dir);
-    match build::build(&opts(&dir, 49, true), &Silent) {
-        Err(Error::NoSuchLayer(49)) => {}
+    match build::build(&opts(&dir, 49, true), &Silent).map_err(|e| e.downcast::<IndexError>()) {
+        Err(Ok(IndexError::NoSuchLayer(49))) => {}
         other => panic!("{other:?}"),
     }
     let line = usage_error(&["build", "--max-seeds", "49", "--out", d]);
@@ -221,7 +225,9 @@ fn locked_folder_is_refused() {
     let r = unsafe { libc::flock(lock.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) };
     assert_eq!(r, 0, "take the lock");
     match build::build(&opts(dir, 3, true), &Silent) {
-        Err(e @ Error::Locked(_)) => assert_eq!(e.kind(), ErrorKind::Busy),
+        Err(e) if matches!(e.cause(), Some(StoreError::Locked(_))) => {
+            assert_eq!(e.kind(), ErrorKind::Busy)
+        }
         other => panic!("{other:?}"),
     }
     let line = usage_error(&["build", "--max-seeds", "3", "--out", s(dir)]);
@@ -262,7 +268,7 @@ fn missing_scratch_folder_is_an_error() {
         },
     );
     match r {
-        Err(e @ Error::Scratch { .. }) => {
+        Err(e) if matches!(e.cause(), Some(SolveError::Scratch { .. })) => {
             assert!(e.to_string().contains("for-scratch"), "{e}");
             assert_eq!(e.kind(), ErrorKind::Io);
         }

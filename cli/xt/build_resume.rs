@@ -107,7 +107,12 @@ fn a_layer_missing_from_the_manifest_is_not_built_over() {
     for n in [10, 4] {
         drop_manifest_entry(dir, n);
         match awari_egdb::build::build(&opts(dir, 10, true), &Silent) {
-            Err(e @ awari_egdb::Error::Unlisted { .. }) => {
+            Err(e)
+                if matches!(
+                    e.cause(),
+                    Some(awari_egdb::store::StoreError::Unlisted { .. })
+                ) =>
+            {
                 assert!(e.to_string().contains(&format!("scores.{n}")), "{e}");
             }
             other => panic!("layer {n}: want Unlisted, got {other:?}"),

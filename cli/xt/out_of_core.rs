@@ -7,9 +7,11 @@ use crate::builder::*;
 use crate::common::{awari, s};
 use awari_egdb::build::{self, Solver};
 use awari_egdb::index::layer_size;
+use awari_egdb::plan::PlanError;
 use awari_egdb::solve::{self, Silent};
 use awari_egdb::store::Manifest;
-use awari_egdb::{Error, ErrorKind};
+use awari_egdb::store::StoreError;
+use awari_egdb::ErrorKind;
 use std::fs;
 use std::path::Path;
 
@@ -152,7 +154,7 @@ fn compact_solver_with_a_missing_scratch_folder_is_an_error() {
     o.solver = Solver::Compact;
     o.scratch = Some(tmp.path().join("no-such-folder"));
     match build::build(&o, &Silent) {
-        Err(e @ Error::NoSuchFolder(_)) => {
+        Err(e) if matches!(e.cause(), Some(StoreError::NoSuchFolder(_))) => {
             assert_eq!(e.kind(), ErrorKind::Input);
             assert_eq!(e.path(), Some(tmp.path().join("no-such-folder").as_path()))
         }
@@ -169,7 +171,7 @@ fn a_limit_below_the_compact_solver_is_refused_with_its_needs() {
     let mut o = opts(&dir, 20, true);
     o.memory_limit = Some(20 << 20);
     match build::build(&o, &Silent) {
-        Err(e @ Error::Memory { .. }) => {
+        Err(e) if matches!(e.cause(), Some(PlanError::Memory { .. })) => {
             let text = e.to_string();
             assert!(text.contains("compact solver"), "{text}");
         }

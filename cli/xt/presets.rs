@@ -14,7 +14,8 @@ use awari_egdb::probe::Database;
 use awari_egdb::rules::{Rules, ABAPA, AWALE, AWARI, OLYMPIAD, PRESETS};
 use awari_egdb::solve::{self, Silent};
 use awari_egdb::store::Manifest;
-use awari_egdb::{Error, ErrorKind};
+use awari_egdb::store::StoreError;
+use awari_egdb::ErrorKind;
 use std::path::Path;
 use std::sync::OnceLock;
 
@@ -178,7 +179,7 @@ fn a_folder_of_one_rule_set_refuses_a_build_of_the_other() {
     let mut o = opts(dir.path(), 6, true);
     o.rules = AWARI;
     match build::build(&o, &Silent) {
-        Err(e @ Error::RulesDiffer { .. }) => {
+        Err(e) if matches!(e.cause(), Some(StoreError::RulesDiffer { .. })) => {
             let msg = e.to_string();
             assert!(msg.contains("follow the abapa rules, not awari"), "{msg}");
             assert_eq!(e.kind(), ErrorKind::Input);
@@ -226,10 +227,10 @@ fn fresh_0_to_16_equals_the_known_good_list(rules: Rules, reaches: u32) -> tempf
     assert!(bad.is_empty(), "{rules}: {bad:?}");
     let awari =
         awari_egdb::verify::read_known_good(Path::new(crate::common::KNOWN_GOOD)).expect("list");
-    assert!(matches!(
-        awari_egdb::verify::compare_checksums(dir.path(), &awari, 0..=16),
-        Err(Error::RulesDiffer { .. })
-    ));
+    assert!(
+        awari_egdb::verify::compare_checksums(dir.path(), &awari, 0..=16)
+            .is_err_and(|e| matches!(e.cause(), Some(StoreError::RulesDiffer { .. })))
+    );
     dir
 }
 

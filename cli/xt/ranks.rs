@@ -6,7 +6,7 @@
 use crate::builder::*;
 use crate::common::build_as_ranks;
 use awari_egdb::build;
-use awari_egdb::Error;
+use awari_egdb::build::BuildError;
 
 /// Layers 0..=16 by 2, 3 and 4 ranks equal the known-good checksums; the
 /// manifest says how many ranks built each layer of more than one window.
@@ -63,7 +63,7 @@ fn ranks_started_differently_refuse() {
     b.max_seeds = 9;
     for r in build_as_ranks(&[a.clone(), b], 1) {
         match r {
-            Err(e @ Error::RanksDisagree(_)) => {
+            Err(e) if matches!(e.cause(), Some(BuildError::RanksDisagree(_))) => {
                 assert!(e.to_string().contains("build options"), "{e}")
             }
             other => panic!("{other:?}"),
@@ -72,7 +72,7 @@ fn ranks_started_differently_refuse() {
     let c = opts(&tmp.path().join("c"), 8, true);
     for r in build_as_ranks(&[a, c], 1) {
         match r {
-            Err(e @ Error::RanksDisagree(_)) => {
+            Err(e) if matches!(e.cause(), Some(BuildError::RanksDisagree(_))) => {
                 assert!(e.to_string().contains("output folder"), "{e}")
             }
             other => panic!("{other:?}"),

@@ -7,10 +7,12 @@
 //! folder or layer a `FileNotFoundError`, a damaged table a
 //! `DamagedTable` (a subclass of `OSError`) naming the file.
 
+use ::awari_egdb::error::IoError;
 use ::awari_egdb::game::{Board, Side};
-use ::awari_egdb::index;
+use ::awari_egdb::index::{self, IndexError};
 use ::awari_egdb::probe::{Database as Db, PvEnd};
 use ::awari_egdb::rules::Position;
+use ::awari_egdb::store::StoreError;
 use ::awari_egdb::{Error, ErrorKind};
 use numpy::{PyArray1, PyReadonlyArray2};
 use pyo3::exceptions::{
@@ -33,14 +35,17 @@ pyo3::create_exception!(
 fn to_py(py: Python<'_>, e: Error) -> PyErr {
     let msg = e.to_string();
     let path = e.path().map(|p| p.display().to_string());
-    match &e {
-        Error::MissingLayer { .. } | Error::NoSuchFolder(_) | Error::NoTables(_) => {
-            PyFileNotFoundError::new_err(msg)
-        }
-        Error::NotAFolder(_) => PyNotADirectoryError::new_err(msg),
-        Error::Io { source, .. } if source.kind() == std::io::ErrorKind::NotFound => {
-            PyFileNotFoundError::new_err(msg)
-        }
+    let not_found = matches!(
+        e.cause(),
+        Some(
+            StoreError::MissingLayer { .. } | StoreError::NoSuchFolder(_) | StoreError::NoTables(_)
+        )
+    ) || e
+        .cause::<IoError>()
+        .is_some_and(|io| io.source.kind() == std::io::ErrorKind::NotFound);
+    match e.cause() {
+        _ if not_found => PyFileNotFoundError::new_err(msg),
+        Some(StoreError::NotAFolder(_)) => PyNotADirectoryError::new_err(msg),
         _ => match e.kind() {
             ErrorKind::Damaged => {
                 let err = DamagedTable::new_err(msg);
@@ -107,7 +112,7 @@ fn pits_of(py: Python<'_>, obj: &Bound<'_, PyAny>) -> PyResult<[u8; 12]> {
 fn board_of(py: Python<'_>, obj: &Bound<'_, PyAny>) -> PyResult<Position> {
     let p = Position::new(pits_of(py, obj)?).map_err(|e| to_py(py, e))?;
     if p.seeds() == 47 {
-        return Err(to_py(py, Error::Layer47));
+        return Err(to_py(py, IndexError::Layer47.into()));
     }
     Ok(p)
 }
@@ -329,7 +334,7 @@ impl Database {
             if p.seeds() == 47 {
                 return Err(PyValueError::new_err(format!(
                     "board {i}: {}",
-                    Error::Layer47
+                    IndexError::Layer47
                 )));
             }
             Ok(p)
@@ -499,7 +504,7 @@ fn position(py: Python<'_>, seeds: i64, index: i64) -> PyResult<Vec<u32>> {
     let n: u32 = count("seeds", seeds)?;
     let g: u64 = count("index", index)?;
     if n == 47 {
-        return Err(to_py(py, Error::Layer47));
+        return Err(to_py(py, IndexError::Layer47.into()));
     }
     index::unrank(n, g)
         .map(|p| ints(&p.0))

@@ -4,11 +4,12 @@
 
 use super::{BuildObserver, BuildOptions, Choice};
 use crate::comm::{Comm, Part, Single};
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::format::Kind;
 use crate::index::layer_size;
 use crate::mem::{peak_rss, reset_peak_rss, PeakSampler};
 use crate::solve::{self, Below};
+use crate::store::StoreError;
 use crate::store::{self, FileEntry, LayerEntry, Manifest, Mapped, PhaseSeconds};
 use std::path::Path;
 use std::time::Instant;
@@ -81,11 +82,11 @@ impl Streams<'_> {
         let table =
             store::StoredTable::find(self.dir, Some(self.manifest), k, kind, Some(&rules), access)?
                 .ok_or_else(|| match self.manifest.layer(k) {
-                    Some(_) => Error::NoEnvelope {
+                    Some(_) => StoreError::NoEnvelope {
                         dir: self.dir.to_path_buf(),
                         layer: k,
                     },
-                    None => Error::MissingLayer {
+                    None => StoreError::MissingLayer {
                         layer: k,
                         dir: self.dir.to_path_buf(),
                         vu: false,

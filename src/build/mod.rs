@@ -36,6 +36,8 @@
 //! solver while it holds the folder's lock (see the mapping contract in
 //! [`crate::store::map`]).
 
+mod error;
+pub use error::BuildError;
 mod layer;
 mod ranks;
 
@@ -43,9 +45,10 @@ pub use crate::plan::{Budget, Choice, Shape, Solver};
 pub use crate::solve::{Observer, Silent, SolveStats};
 
 use crate::comm::{Comm, Single};
-use crate::plan;
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::format::Kind;
+use crate::index::IndexError;
+use crate::plan;
 use crate::rules::{Rules, MAX_SEEDS};
 use crate::solve;
 use crate::store::{self, FolderLock, LayerEntry, Manifest};
@@ -211,11 +214,11 @@ pub fn build_ranks(
     if ranks > 1 {
         ranks::check_alike(opts, comm)?;
         if opts.solver == Solver::Memory {
-            return Err(Error::RanksNeedCompact);
+            return Err(BuildError::RanksNeedCompact.into());
         }
     }
     if opts.max_seeds > MAX_SEEDS {
-        return Err(Error::NoSuchLayer(opts.max_seeds));
+        return Err(IndexError::NoSuchLayer(opts.max_seeds).into());
     }
     let dir = opts.db.as_path();
     if dir.exists() {
@@ -240,7 +243,13 @@ pub fn build_ranks(
         .copied()
         .filter(|&n| known.layer(n).is_none())
         .collect();
-    plan::check_range(dir, &todo, &opts.shape(), ranks, Budget::now(opts.memory_limit))?;
+    plan::check_range(
+        dir,
+        &todo,
+        &opts.shape(),
+        ranks,
+        Budget::now(opts.memory_limit),
+    )?;
     if dir.exists() {
         store::check_unlisted(dir, &known, &todo)?;
     }
@@ -291,7 +300,13 @@ pub fn build_ranks(
             }
             manifest = Manifest::load(dir)?.unwrap_or_else(|| Manifest::new(&opts.rules));
             let lower = lower_of(dir, &manifest, n, &finished, opts.envelope)?;
-            let choice = plan::choose(n, &opts.shape(), ranks, &lower, Budget::now(opts.memory_limit))?;
+            let choice = plan::choose(
+                n,
+                &opts.shape(),
+                ranks,
+                &lower,
+                Budget::now(opts.memory_limit),
+            )?;
             layer::build_layer(n, opts, &manifest, &finished, choice, comm, obs)?;
             comm.barrier()?;
             report.built.push(n);
@@ -343,7 +358,13 @@ pub fn build_ranks(
             comm.broadcast(&mut [0])?;
         }
         let lower = lower_of(dir, &manifest, n, &finished, opts.envelope)?;
-        let choice = plan::choose(n, &opts.shape(), ranks, &lower, Budget::now(opts.memory_limit))?;
+        let choice = plan::choose(
+            n,
+            &opts.shape(),
+            ranks,
+            &lower,
+            Budget::now(opts.memory_limit),
+        )?;
         if let Some(l) = &lock {
             l.record(&format!("building layer {n}"))?;
         }

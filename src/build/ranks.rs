@@ -7,8 +7,9 @@
 //! and so do ranks that do not see the folder rank 0 locked.
 
 use super::BuildOptions;
+use crate::build::BuildError;
 use crate::comm::Comm;
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::store::FolderLock;
 use std::fs;
 use std::path::Path;
@@ -62,9 +63,9 @@ pub(super) fn same_folder(dir: &Path, lock: Option<&FolderLock>, comm: &dyn Comm
     let mut differ = [(seen.trim() != format!("ranks {:016x}", nonce[0])) as u64];
     comm.sum(&mut differ)?;
     if differ[0] > 0 {
-        return Err(Error::RanksDisagree(
+        return Err(BuildError::RanksDisagree(
             "the output folder (some ranks do not see rank 0's folder: it must be on a filesystem every rank shares)",
-        ));
+        ).into());
     }
     Ok(())
 }
@@ -85,7 +86,7 @@ pub(super) fn check_alike(opts: &BuildOptions, comm: &dyn Comm) -> Result<()> {
         "the output folder",
     ]) {
         if *d > 0 {
-            return Err(Error::RanksDisagree(what));
+            return Err(BuildError::RanksDisagree(what).into());
         }
     }
     Ok(())
@@ -125,7 +126,7 @@ mod tests {
             for r in results {
                 match r {
                     Ok(()) => assert!(ok),
-                    Err(e @ Error::RanksDisagree(_)) => {
+                    Err(e) if matches!(e.cause(), Some(BuildError::RanksDisagree(_))) => {
                         assert!(!ok, "{e}");
                         assert!(e.to_string().contains("shares"), "{e}");
                     }

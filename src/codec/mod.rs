@@ -73,9 +73,9 @@ pub mod v4;
 pub use error::CompressError;
 #[doc(hidden)]
 pub use header::{Expected, Family, Header, FORMAT_VERSION, MAGIC};
+pub use read::CompressedTable;
 #[doc(hidden)]
 pub use read::Reader;
-pub use read::CompressedTable;
 pub use settings::Settings;
 pub use source::Bytes;
 

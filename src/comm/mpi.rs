@@ -3,6 +3,7 @@
 //! `MPI_COMM_WORLD`.
 
 use super::Comm;
+use crate::comm::CommError;
 use crate::error::{Error, Result};
 use mpi::collective::SystemOperation;
 use mpi::datatype::{Partition, PartitionMut};
@@ -30,11 +31,12 @@ impl Mpi {
     /// other than this one never call MPI (`MPI_THREAD_FUNNELED`).
     pub fn init() -> Result<Self> {
         let (universe, provided) = mpi::initialize_with_threading(mpi::Threading::Funneled)
-            .ok_or(Error::Mpi("MPI is initialized already".into()))?;
+            .ok_or(CommError::Mpi("MPI is initialized already".into()))?;
         if provided < mpi::Threading::Funneled {
-            return Err(Error::Mpi(format!(
+            return Err(CommError::Mpi(format!(
                 "the MPI library offers {provided:?} threading; the build needs Funneled"
-            )));
+            ))
+            .into());
         }
         let world = universe.world();
         Ok(Mpi {

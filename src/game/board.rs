@@ -3,7 +3,9 @@
 //! draws ([`Board`]). The layout and the labels are in the
 //! [module's documentation](super).
 
-use crate::error::{Error, Result};
+use crate::error::Result;
+use crate::game::GameError;
+use crate::rules::RulesError;
 use crate::rules::{Position, Rules, PITS};
 
 /// One of the two players.
@@ -66,17 +68,18 @@ impl Board {
     pub fn new(pits: [u8; PITS], captured: Option<[u32; 2]>) -> Result<Board> {
         let n: u32 = pits.iter().map(|&p| p as u32).sum();
         if n > 48 {
-            return Err(Error::TooManySeeds(n));
+            return Err(RulesError::TooManySeeds(n).into());
         }
         let captured = captured.unwrap_or({
             let off = 48 - n;
             [off - off / 2, off / 2]
         });
         if n + captured[0] + captured[1] != 48 {
-            return Err(Error::SeedCount {
+            return Err(GameError::SeedCount {
                 board: n,
                 captured: captured[0] + captured[1],
-            });
+            }
+            .into());
         }
         Ok(Board {
             pits,
@@ -118,24 +121,25 @@ impl Board {
     pub fn pit_of(&self, rules: &Rules, label: &str) -> Result<usize> {
         let mut chars = label.chars();
         let (Some(c), None) = (chars.next(), chars.next()) else {
-            return Err(Error::NotALabel(label.to_string()));
+            return Err(GameError::NotALabel(label.to_string()).into());
         };
         let (owner, pit) = match c {
             'A'..='F' => (Side::South, c as usize - 'A' as usize),
             'a'..='f' => (Side::North, c as usize - 'a' as usize),
-            _ => return Err(Error::NotALabel(label.to_string())),
+            _ => return Err(GameError::NotALabel(label.to_string()).into()),
         };
         if owner != self.to_move {
-            return Err(Error::NotYourPit {
+            return Err(GameError::NotYourPit {
                 label: c,
                 owner: owner.name(),
                 to_move: self.to_move.name(),
-            });
+            }
+            .into());
         }
         let p = self.position();
         match p.moves(rules).from_pit(pit) {
-            None => Err(Error::EmptyPit(c)),
-            Some(m) if !m.legal => Err(Error::IllegalMove(c)),
+            None => Err(GameError::EmptyPit(c).into()),
+            Some(m) if !m.legal => Err(GameError::IllegalMove(c).into()),
             Some(_) => Ok(pit),
         }
     }

@@ -78,6 +78,8 @@
 //! [`move_worths`], [`best_labels`], [`Choice`], [`choose`], [`Player`]);
 //! this file the game itself ([`Game`]: its boards, moves and history).
 
+mod error;
+pub use error::GameError;
 mod board;
 mod end;
 mod notation;
@@ -89,7 +91,7 @@ pub use end::End;
 pub use notation::NotationFault;
 pub use player::{best_labels, choose, line_labels, move_worths, Choice, MoveWorth, Player};
 
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::rules::{Position, Rules};
 
 /// A game: the start, the moves played, and every board since the start.
@@ -168,7 +170,7 @@ impl Game {
     /// Plays the move with this label.
     pub fn play(&mut self, label: &str) -> Result<u8> {
         if self.end().is_some() {
-            return Err(Error::GameOver);
+            return Err(crate::search::SearchError::GameOver.into());
         }
         let b = *self.board();
         let pit = b.pit_of(&self.rules, label)?;
@@ -181,7 +183,7 @@ impl Game {
 
     /// Takes the last move back.
     pub fn undo(&mut self) -> Result<char> {
-        let label = self.labels.pop().ok_or(Error::NothingToUndo)?;
+        let label = self.labels.pop().ok_or(GameError::NothingToUndo)?;
         self.notes.pop();
         self.boards.pop();
         self.flagged = None;

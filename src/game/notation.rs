@@ -13,7 +13,7 @@
 //! seeds off the board are then split evenly, South taking an odd one, as
 //! `awari play` does. Seeds on the board and captured make 48.
 
-use super::{Board, Side};
+use super::{Board, GameError, Side};
 use crate::error::{Error, Result};
 use crate::rules::PITS;
 use std::fmt;
@@ -58,12 +58,15 @@ impl Board {
     }
 
     /// A board from the notation; a text that is not one is an
-    /// [`Error::Notation`], a board whose seeds do not make 48 with the
-    /// captured ones an [`Error::SeedCount`] or [`Error::TooManySeeds`].
+    /// [`GameError::Notation`], a board whose seeds do not make 48 with the
+    /// captured ones an [`GameError::SeedCount`] or [`RulesError::TooManySeeds`](crate::rules::RulesError::TooManySeeds).
     pub fn from_notation(text: &str) -> Result<Board> {
-        let bad = |fault: NotationFault| Error::Notation {
-            text: text.to_string(),
-            fault: Box::new(fault),
+        let bad = |fault: NotationFault| -> Error {
+            GameError::Notation {
+                text: text.to_string(),
+                fault: Box::new(fault),
+            }
+            .into()
         };
         let fields: Vec<&str> = text.trim().split('/').map(str::trim).collect();
         if !(3..=4).contains(&fields.len()) {
@@ -163,7 +166,7 @@ mod tests {
         assert!(msg("4,4,4,4,4,4/4,4,4,4,4,4/S/1,0").contains("make 49, not 48"));
         assert!(matches!(
             Board::from_notation("4,4,4,4,4,4/4,4,4,4,4,4/S/1,0"),
-            Err(Error::SeedCount { .. })
+            Err(e) if matches!(e.cause(), Some(GameError::SeedCount { .. }))
         ));
     }
 }

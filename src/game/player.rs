@@ -4,9 +4,10 @@
 //! search, clock and deepest depth ([`Player`]).
 
 use super::{Game, Side};
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::probe::Database;
 use crate::search::{Budget, Clock, Engine, Limits, Outcome, TimeControl};
+use crate::store::StoreError;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
@@ -42,8 +43,10 @@ pub fn move_worths(db: &Database, game: &Game) -> Result<Vec<MoveWorth>> {
         } else {
             match db.score(&m.child) {
                 Ok(s) => (Some((m.captured as i32 - s as i32) as i8), None),
-                Err(Error::MissingLayer { layer, .. }) => (None, Some(layer)),
-                Err(e) => return Err(e),
+                Err(e) => match e.cause() {
+                    Some(&StoreError::MissingLayer { layer, .. }) => (None, Some(layer)),
+                    _ => return Err(e),
+                },
             }
         };
         out.push(MoveWorth {

@@ -2,7 +2,7 @@
 //! it back, replaying its moves ([`Game::from_record`]). The format is in
 //! the [module's documentation](super).
 
-use super::{Board, Game};
+use super::{Board, Game, GameError};
 use crate::error::{Error, Result};
 use crate::rules::{Rules, PITS};
 
@@ -48,17 +48,20 @@ impl Game {
             if line.is_empty() {
                 continue;
             }
-            let bad = |e: Error| Error::Record {
-                line: i + 1,
-                source: Box::new(e),
+            let bad = |e: Error| -> Error {
+                GameError::Record {
+                    line: i + 1,
+                    source: Box::new(e),
+                }
+                .into()
             };
             match &mut game {
                 None if rules.is_none() && line.split_whitespace().next() == Some("rules") => {
                     let words: Vec<&str> = line.split_whitespace().collect();
                     if words.len() != 2 {
-                        return Err(bad(Error::RecordSyntax(
+                        return Err(bad(GameError::RecordSyntax(
                             "a 'rules' line names one rule set, e.g. 'rules awari' or 'rules olympiad'",
-                        )));
+                        ).into()));
                     }
                     rules = Some(Rules::by_name(words[1]).map_err(bad)?);
                 }
@@ -70,33 +73,37 @@ impl Game {
                     let words: Vec<&str> = line.split_whitespace().collect();
                     if words.first() != Some(&"start") || !(words.len() == 13 || words.len() == 16)
                     {
-                        return Err(bad(Error::RecordSyntax(
+                        return Err(bad(GameError::RecordSyntax(
                             "the first line must be 'start' and 12 pit counts, optionally \
                              followed by 'captured S N', or 'start' and a position's notation",
-                        )));
+                        )
+                        .into()));
                     }
                     let mut pits = [0u8; PITS];
                     for (k, w) in words[1..13].iter().enumerate() {
                         pits[k] = w.parse().ok().filter(|&v: &u8| v <= 48).ok_or_else(|| {
-                            bad(Error::RecordWord {
+                            bad(GameError::RecordWord {
                                 word: w.to_string(),
                                 expected: "a pit count",
-                            })
+                            }
+                            .into())
                         })?;
                     }
                     let captured = if words.len() == 16 {
                         if words[13] != "captured" {
-                            return Err(bad(Error::RecordWord {
+                            return Err(bad(GameError::RecordWord {
                                 word: words[13].to_string(),
                                 expected: "'captured'",
-                            }));
+                            }
+                            .into()));
                         }
                         let num = |w: &str| {
                             w.parse::<u32>().map_err(|_| {
-                                bad(Error::RecordWord {
+                                bad(GameError::RecordWord {
                                     word: w.to_string(),
                                     expected: "a number of seeds",
-                                })
+                                }
+                                .into())
                             })
                         };
                         Some([num(words[14])?, num(words[15])?])
@@ -111,9 +118,12 @@ impl Game {
                 }
             }
         }
-        game.ok_or(Error::Record {
-            line: 1,
-            source: Box::new(Error::RecordSyntax("no 'start' line")),
+        game.ok_or_else(|| {
+            GameError::Record {
+                line: 1,
+                source: Box::new(GameError::RecordSyntax("no 'start' line").into()),
+            }
+            .into()
         })
     }
 }

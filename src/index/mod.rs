@@ -82,11 +82,13 @@
 //! * The dataset takes its folder from the environment variable `AWARI_PATH`
 //!   ([`crate::probe::AWARI_PATH`]).
 
+mod error;
+pub use error::IndexError;
 mod rank;
 
 pub use rank::{rank, rank_packed};
 
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::rules::{Position, MAX_SEEDS, PITS};
 
 /// Offset that lets the count table be indexed by negative seed counts
@@ -142,15 +144,16 @@ pub fn goedel(p: &Position) -> Result<u64> {
 /// The position with Goedel number `g` in layer `n`.
 pub fn unrank(n: u32, g: u64) -> Result<Position> {
     if n > MAX_SEEDS {
-        return Err(Error::NoSuchLayer(n));
+        return Err(IndexError::NoSuchLayer(n).into());
     }
     let size = layer_size(n);
     if g >= size {
-        return Err(Error::IndexOutOfRange {
+        return Err(IndexError::IndexOutOfRange {
             seeds: n,
             index: g,
             size,
-        });
+        }
+        .into());
     }
     Ok(unrank_unchecked(n, g))
 }

@@ -10,8 +10,10 @@ use super::{
 };
 use crate::codec::v4::{self, V4Settings};
 use crate::codec::{file_name, Settings, FORMAT_VERSION};
-use crate::error::{AtPath, Error, Result};
+use crate::error::{AtPath, Result};
 use crate::format::{Checksum, Kind};
+use crate::pack::PackError;
+use crate::store::StoreError;
 use crate::store::{self, CompressedEntry, FileEntry, LayerEntry, Manifest, Mapped};
 use std::io;
 use std::path::Path;
@@ -36,10 +38,10 @@ pub fn compress_folder(
     compress_layers(dir, &mut manifest, &layers, opts, obs)
 }
 
-/// Compression settings checked, as an [`Error::Setting`].
+/// Compression settings checked, as an [`PackError::Setting`].
 pub(crate) fn check_settings(s: Settings) -> Result<()> {
     s.check()
-        .map_err(|(name, reason)| Error::Setting { name, reason })
+        .map_err(|(name, reason)| PackError::Setting { name, reason }.into())
 }
 
 /// The work of [`compress_folder`] on the entries `layers` of `manifest`,
@@ -101,12 +103,13 @@ fn compress_layer(
         if found == f.xxh3 {
             return Ok(());
         }
-        Err(Error::Checksum {
+        Err(StoreError::Checksum {
             path: dir.join(&f.name),
             what: "the manifest's checksum of the table",
             expected: f.xxh3,
             found,
-        })
+        }
+        .into())
     };
     let name = if full {
         crate::codec::layer_file_name(l.seeds)
@@ -152,7 +155,7 @@ fn compress_layer(
             let c = c.as_ref().expect("listed");
             let (t, path) = open_listed(dir, &rules, c, *kind, f, *kind == files[0].0)?;
             t.verify(None, &|k| obs.advance(k))
-                .map_err(|e| Error::compressed(path, e))
+                .map_err(|e| StoreError::compressed(path, e))
         });
         match checked {
             Ok(()) => {
@@ -193,11 +196,11 @@ fn compress_layer(
                 super::dont_care::resolved_scores(dir, l.seeds)?
             } else {
                 old.decompress_all()
-                    .map_err(|e| Error::compressed(path_old, e))?
+                    .map_err(|e| StoreError::compressed(path_old, e))?
             };
             held.push(Held::Bytes(bytes));
         } else {
-            return Err(Error::Missing(raw_path));
+            return Err(StoreError::Missing(raw_path).into());
         }
     }
     let table = |k: usize| -> &[u8] {
@@ -255,14 +258,15 @@ fn compress_layer(
     crate::fault::point("mid-compress", &name);
     for (k, (kind, f)) in files.iter().enumerate() {
         let mut t = open_written(&tmp, l.seeds, *kind)?;
-        t.serve(*kind).map_err(|e| Error::compressed(&tmp, e))?;
+        t.serve(*kind)
+            .map_err(|e| StoreError::compressed(&tmp, e))?;
         as_listed(f, t.header().raw_checksum())?;
         let values = stored.as_deref().unwrap_or(table(k));
         t.verify_steps(Some(values), &|b| obs.advance(b), &|at, len| {
             release(at, len);
             t.source().release();
         })
-        .map_err(|e| Error::compressed(&tmp, e))?;
+        .map_err(|e| StoreError::compressed(&tmp, e))?;
     }
     w.commit()?;
     let xxh3 = store::checksum_file(&path)?;

@@ -5,7 +5,8 @@ use super::{
     open_listed, open_locked, remove_unlisted, Action, DecompressOptions, PackObserver, PackReport,
     PackedFile,
 };
-use crate::error::{Error, Result};
+use crate::error::Result;
+use crate::store::StoreError;
 use crate::store::{self, Access, LayerEntry, Manifest, Stored, StoredTable};
 use std::path::Path;
 use std::time::Instant;
@@ -68,7 +69,7 @@ pub(crate) fn decompress_layer(
         let raw_ok = raw_path.exists()
             && match StoredTable::open(&Stored::Raw(raw_path.clone()), l.seeds, kind, None, READ) {
                 Ok(t) => t.len() == f.bytes && t.checksum()? == f.xxh3,
-                Err(Error::Size { .. }) => false,
+                Err(e) if matches!(e.cause(), Some(StoreError::Size { .. })) => false,
                 Err(e) => return Err(e),
             };
         let action = if raw_ok {
@@ -101,9 +102,11 @@ pub(crate) fn decompress_layer(
                     Err(e) => failed = Some(e),
                 }
             })
-            .map_err(|e| match (e, failed.clone()) {
-                (Error::Checksum { .. }, Some(source)) => Error::compressed(zst, source),
-                (e, _) => e,
+            .map_err(|e| match (e.cause(), failed.clone()) {
+                (Some(StoreError::Checksum { .. }), Some(source)) => {
+                    StoreError::compressed(zst, source)
+                }
+                _ => e,
             })?;
             Action::Decompressed
         };

@@ -4,11 +4,12 @@
 
 use crate::codec::v4::dont_care::{encode_dont_care, NO_EXIT};
 use crate::codec::v4::V4Settings;
-use crate::error::{AtPath, Error, Result};
+use crate::error::{AtPath, Result};
 use crate::format::Kind;
 use crate::index::{layer_size, rank, LayerIter};
 use crate::probe::Database;
 use crate::rules::Rules;
+use crate::store::StoreError;
 use rayon::prelude::*;
 use std::path::Path;
 
@@ -59,7 +60,7 @@ pub(super) fn encode_layer(
             47 => &[],
             _ => db
                 .table(k, Kind::Score)?
-                .ok_or_else(|| Error::MissingLayer {
+                .ok_or_else(|| StoreError::MissingLayer {
                     layer: k,
                     dir: dir.to_path_buf(),
                     vu: false,

@@ -42,6 +42,8 @@
 //! set the compressed files' headers name); `dont_care.rs` the best exits
 //! of a layer and its don't-care file.
 
+mod error;
+pub use error::PackError;
 mod compress;
 mod decompress;
 #[doc(hidden)]

@@ -6,10 +6,11 @@
 //! layer of the folder (the raw tables name no rule set of their own).
 
 use super::{Action, DecompressOptions, PackObserver, PackReport, PackedFile};
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::format::{Checksum, Kind};
 use crate::index::layer_size;
 use crate::rules::MAX_SEEDS;
+use crate::store::StoreError;
 use crate::store::{
     self, Access, CompressedEntry, FileEntry, FolderLock, LayerEntry, Manifest, Stored, StoredTable,
 };
@@ -31,7 +32,7 @@ const UNCHECKED: &str =
 /// (without manifest) keeps only compressed, or whose raw file does not
 /// match the checksum in its compressed file's header; then writes the
 /// manifest: the rule set the headers name (files that name several are
-/// refused before anything is written, [`Error::RulesMixed`]), every
+/// refused before anything is written, [`StoreError::RulesMixed`]), every
 /// layer the folder holds, and the compressed files kept. With
 /// `remove_compressed`, the compressed files of the layers written back
 /// are removed once the manifest is stored.
@@ -44,7 +45,7 @@ pub(super) fn decompress_scores_only(
     // even the lock.
     let any = (0..=MAX_SEEDS).any(|n| store::unlisted_copies(dir, n, Kind::Score).next().is_some());
     if !any {
-        return Err(Error::NotOurs(dir.to_path_buf()));
+        return Err(StoreError::NotOurs(dir.to_path_buf()).into());
     }
     // No header that names a rule set: opening the files says why.
     let rules = store::headers_rules(dir)?.unwrap_or_default();
@@ -153,7 +154,14 @@ fn write_back(
             .and_then(|r| summed(&r, n));
         let found = match found {
             Ok(f) => Some(f),
-            Err(Error::Size { .. } | Error::BadValue { .. }) => None,
+            Err(e)
+                if matches!(
+                    e.cause(),
+                    Some(StoreError::Size { .. } | StoreError::BadValue { .. })
+                ) =>
+            {
+                None
+            }
             Err(e) => return Err(e),
         };
         match found {
@@ -192,9 +200,9 @@ fn write_back(
             Err(e) => failed = Some(e),
         }
     })
-    .map_err(|e| match (e, failed) {
-        (Error::Checksum { .. }, Some(source)) => source,
-        (e, _) => e,
+    .map_err(|e| match (e.cause(), failed) {
+        (Some(StoreError::Checksum { .. }), Some(source)) => source,
+        _ => e,
     })?;
     Ok((Some(Action::Decompressed), histogram))
 }

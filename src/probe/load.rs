@@ -4,9 +4,11 @@
 
 use super::tables::{Layer, ProbeTable};
 use super::{Database, Source};
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::format::Kind;
+use crate::index::IndexError;
 use crate::rules::{Rules, MAX_SEEDS};
+use crate::store::StoreError;
 use crate::store::{self, Access, Manifest, Stored, StoredTable};
 use std::path::Path;
 use std::sync::OnceLock;
@@ -30,7 +32,7 @@ impl Database {
     /// checksums to verify (`false` for a VU folder or tables in memory).
     pub fn verify_layer(&self, n: u32) -> Result<bool> {
         if n > MAX_SEEDS {
-            return Err(Error::NoSuchLayer(n));
+            return Err(IndexError::NoSuchLayer(n).into());
         }
         self.layer(n)?;
         let Source::Ours { dir, manifest } = &self.source else {
@@ -46,7 +48,7 @@ impl Database {
     }
 
     pub(super) fn load(&self, n: u32) -> Result<Layer> {
-        let missing = |dir: &Path, vu| Error::MissingLayer {
+        let missing = |dir: &Path, vu| StoreError::MissingLayer {
             layer: n,
             dir: dir.to_path_buf(),
             vu,
@@ -57,7 +59,7 @@ impl Database {
                 (dir, Some(manifest))
             }
             Source::Vu { dir } => (dir, None),
-            Source::Memory => return Err(missing(Path::new("(memory)"), false)),
+            Source::Memory => return Err(missing(Path::new("(memory)"), false).into()),
         };
         let open = |kind| {
             open_table(

@@ -6,7 +6,7 @@
 //! files, or the `scores.N.zst` files an engine ships. Layers are opened on first use; a
 //! missing layer or a file of the wrong size is a typed error naming the
 //! file, and a value no score of its layer can take is damage
-//! ([`Error::BadValue`]), never an answer. `Database` is `Send + Sync` and
+//! ([`StoreError::BadValue`]), never an answer. `Database` is `Send + Sync` and
 //! every probe takes `&self`.
 //!
 //! # Example
@@ -31,7 +31,7 @@
 //! The tables are read under the rule set their folder names
 //! ([`store::rules_of`]): its manifest's; without manifest, the one the
 //! headers of its compressed files name (files that name different ones
-//! are refused, [`Error::RulesMixed`]); for raw tables without manifest,
+//! are refused, [`StoreError::RulesMixed`]); for raw tables without manifest,
 //! which name none, awari (the VU database's) is assumed, and
 //! [`Database::rules_assumed`] says so. [`Database::with_rules`] names the
 //! rule set: taken for raw tables without manifest, refused where the
@@ -87,6 +87,8 @@
 //!   ([`Answer`]), what `awari query --json` prints and `awari serve`
 //!   returns.
 
+mod error;
+pub use error::ProbeError;
 mod answer;
 mod load;
 mod pv;
@@ -105,7 +107,9 @@ pub use tables::{lookup, LayerTables};
 use crate::error::{Error, Result};
 use crate::format::Kind;
 use crate::index::layer_size;
+use crate::index::IndexError;
 use crate::rules::{Rules, MAX_SEEDS};
+use crate::store::StoreError;
 use crate::store::{self, Folder, FolderRules, Manifest, RulesFrom, StoredTable};
 use std::borrow::Cow;
 use std::path::{Path, PathBuf};
@@ -152,19 +156,19 @@ impl Database {
     /// A folder without `manifest.json` is taken for a folder of scores
     /// (`scores.N` files, or their compressed copies `scores.N.zst`); one
     /// that also holds our envelope tables is one of ours that lost its
-    /// manifest, and is refused ([`Error::LostManifest`]). Its rule set is
+    /// manifest, and is refused ([`StoreError::LostManifest`]). Its rule set is
     /// the one its compressed files name, else awari assumed (see [the rule
     /// set](self#the-rule-set)).
     pub fn open(dir: impl AsRef<Path>) -> Result<Database> {
         let dir = dir.as_ref().to_path_buf();
         let folder = store::read_folder(&dir)?;
         let Some(found) = store::rules_of(&dir, &folder, None)? else {
-            return Err(Error::NoTables(dir));
+            return Err(StoreError::NoTables(dir).into());
         };
         let source = match folder {
             Folder::Ours(manifest) => Source::Ours { dir, manifest },
             Folder::Vu => Source::Vu { dir },
-            Folder::Empty => return Err(Error::NoTables(dir)),
+            Folder::Empty => return Err(StoreError::NoTables(dir).into()),
         };
         Ok(Database {
             source,
@@ -194,7 +198,7 @@ impl Database {
 
     /// With `yes`, every table of ours is checksummed (read whole) when its
     /// layer is first mapped, and a table that does not match the manifest
-    /// is an [`Error::Checksum`] error: slower first probes, for callers
+    /// is an [`StoreError::Checksum`] error: slower first probes, for callers
     /// that want each answer to come from verified tables. A VU folder has
     /// no checksums to verify.
     pub fn verify_on_load(mut self, yes: bool) -> Database {
@@ -205,7 +209,7 @@ impl Database {
     /// Says that the tables follow `rules` (what `--rules` says to the
     /// `awari` binary): taken for raw tables without manifest, whose rule
     /// set was assumed ([`rules_assumed`](Self::rules_assumed)); refused
-    /// ([`Error::RulesDiffer`], naming both) unless it gives the same
+    /// ([`StoreError::RulesDiffer`], naming both) unless it gives the same
     /// tables as the rule set the manifest or the compressed files name
     /// (or the caller gave before).
     pub fn with_rules(mut self, rules: &Rules) -> Result<Database> {
@@ -224,7 +228,7 @@ impl Database {
     pub fn from_env() -> Result<Database> {
         match std::env::var_os(AWARI_PATH) {
             Some(p) if !p.is_empty() => Self::open(PathBuf::from(p)),
-            _ => Err(Error::NoFolder),
+            _ => Err(ProbeError::NoFolder.into()),
         }
     }
 
@@ -249,7 +253,7 @@ impl Database {
             };
             let n = n as u32;
             if n > MAX_SEEDS {
-                return Err(Error::NoSuchLayer(n));
+                return Err(IndexError::NoSuchLayer(n).into());
             }
             let check = |t: &T, table: &'static str| {
                 let found = t.as_ref().len() as u64;
@@ -257,12 +261,12 @@ impl Database {
                 if found == expected {
                     Ok(())
                 } else {
-                    Err(Error::TableSize {
+                    Err(Error::from(StoreError::TableSize {
                         layer: n,
                         table,
                         expected,
                         found,
-                    })
+                    }))
                 }
             };
             check(&score, "scores")?;
@@ -301,7 +305,7 @@ impl Database {
                 continue;
             };
             if n as u32 > MAX_SEEDS {
-                return Err(Error::NoSuchLayer(n as u32));
+                return Err(IndexError::NoSuchLayer(n as u32).into());
             }
             let _ = slots[n].set(Layer {
                 score: stored(score),
@@ -452,7 +456,7 @@ impl Database {
     /// an envelope table of a layer built without it.
     fn table_of(&self, n: u32, kind: Kind) -> Result<Option<&ProbeTable>> {
         if n > MAX_SEEDS {
-            return Err(Error::NoSuchLayer(n));
+            return Err(IndexError::NoSuchLayer(n).into());
         }
         let l = self.layer(n)?;
         Ok(match kind {

@@ -4,9 +4,13 @@
 use super::Database;
 use crate::error::{Error, Result};
 use crate::format::Kind;
+use crate::index::IndexError;
 use crate::index::{layer_size, rank};
 use crate::mem::prefetch;
+use crate::probe::ProbeError;
+use crate::rules::RulesError;
 use crate::rules::{Position, MAX_SEEDS};
+use crate::store::StoreError;
 
 /// A batch's nearby entries of a table read with `pread` are read
 /// together when no gap between them is over `GAP` bytes ...
@@ -56,13 +60,13 @@ impl Database {
     pub(super) fn locate(p: &Position) -> Result<(u32, u64)> {
         let n = p.seeds();
         if n > MAX_SEEDS {
-            return Err(Error::TooManySeeds(n));
+            return Err(RulesError::TooManySeeds(n).into());
         }
         if !p.is_indexable() {
-            return Err(Error::OpponentFull);
+            return Err(RulesError::OpponentFull.into());
         }
         if n == 47 {
-            return Err(Error::Layer47);
+            return Err(IndexError::Layer47.into());
         }
         Ok((n, rank(p)))
     }
@@ -79,7 +83,7 @@ impl Database {
 
     #[cold]
     fn bad_value(&self, n: u32, kind: Kind, g: u64, value: i8) -> Error {
-        Error::BadValue {
+        StoreError::BadValue {
             path: self
                 .dir()
                 .unwrap_or(std::path::Path::new("(memory)"))
@@ -88,6 +92,7 @@ impl Database {
             index: g,
             value,
         }
+        .into()
     }
 
     /// The score of a position for the side to move.
@@ -124,10 +129,11 @@ impl Database {
     /// that fails.
     pub fn scores(&self, ps: &[Position], out: &mut [i8]) -> Result<()> {
         if ps.len() != out.len() {
-            return Err(Error::Lengths {
+            return Err(ProbeError::Lengths {
                 positions: ps.len(),
                 outputs: out.len(),
-            });
+            }
+            .into());
         }
         const GROUP: usize = 16;
         static NONE: [u8; 1] = [0];
@@ -138,7 +144,7 @@ impl Database {
             for (k, p) in pc.iter().enumerate() {
                 let (n, g) = match Self::locate(p) {
                     Ok(at) => at,
-                    Err(Error::OpponentFull) => {
+                    Err(e) if matches!(e.cause(), Some(RulesError::OpponentFull)) => {
                         // No Goedel number: answered from its moves, last.
                         Self::seeds_of(p)?;
                         from_moves.push(c * GROUP + k);
@@ -177,10 +183,11 @@ impl Database {
     /// damaged table) still fails it. The number of boards not available.
     pub fn scores_where_built(&self, ps: &[Position], out: &mut [Option<i8>]) -> Result<usize> {
         if ps.len() != out.len() {
-            return Err(Error::Lengths {
+            return Err(ProbeError::Lengths {
                 positions: ps.len(),
                 outputs: out.len(),
-            });
+            }
+            .into());
         }
         let mut built = [false; MAX_SEEDS as usize + 1];
         for n in self.layers() {
@@ -196,7 +203,9 @@ impl Database {
             if !p.is_indexable() {
                 match self.score(p) {
                     Ok(v) => out[i] = Some(v),
-                    Err(Error::MissingLayer { .. }) => missing += 1,
+                    Err(e) if matches!(e.cause(), Some(StoreError::MissingLayer { .. })) => {
+                        missing += 1
+                    }
                     Err(e) => return Err(e),
                 }
                 continue;
@@ -291,7 +300,7 @@ impl Database {
 
     /// The cycle envelope of a position (`None` for tables without one).
     /// Its score is read too: a score outside its envelope means one of
-    /// the three tables is damaged ([`Error::OutsideEnvelope`]).
+    /// the three tables is damaged ([`ProbeError::OutsideEnvelope`]).
     pub fn envelope(&self, p: &Position) -> Result<Option<Envelope>> {
         let (n, g) = Self::locate(p)?;
         let Some((lo, hi)) = &self.layer(n)?.envelope else {
@@ -305,7 +314,7 @@ impl Database {
         if e.lower <= score && score <= e.upper {
             return Ok(Some(e));
         }
-        Err(Error::OutsideEnvelope {
+        Err(ProbeError::OutsideEnvelope {
             dir: self
                 .dir()
                 .unwrap_or(std::path::Path::new("(memory)"))
@@ -315,7 +324,8 @@ impl Database {
             score,
             lower: e.lower,
             upper: e.upper,
-        })
+        }
+        .into())
     }
 
     /// The seeds of a board that may lack a Goedel number (the opening):
@@ -323,10 +333,10 @@ impl Database {
     pub(super) fn seeds_of(p: &Position) -> Result<u32> {
         let n = p.seeds();
         if n > MAX_SEEDS {
-            return Err(Error::TooManySeeds(n));
+            return Err(RulesError::TooManySeeds(n).into());
         }
         if n == 47 {
-            return Err(Error::Layer47);
+            return Err(IndexError::Layer47.into());
         }
         Ok(n)
     }

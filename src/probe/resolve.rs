@@ -10,10 +10,11 @@
 
 use super::tables::ProbeTable;
 use super::Database;
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::format::Kind;
 use crate::index::{rank, LayerIter};
 use crate::rules::{Position, Rules};
+use crate::store::StoreError;
 use rayon::prelude::*;
 
 /// One entry of a table as a probe reads it: the value stored, and
@@ -156,12 +157,13 @@ impl Database {
         let found = crate::format::Checksum::of(&v);
         let h = table.header().expect("a compressed table");
         if found != h.raw_checksum() {
-            return Err(Error::Checksum {
+            return Err(StoreError::Checksum {
                 path: table.path().to_path_buf(),
                 what: "the header's checksum of the scores the don't-care file resolves to",
                 expected: h.raw_checksum(),
                 found,
-            });
+            }
+            .into());
         }
         let _ = whole.set(v);
         Ok(whole.get().expect("just set"))

@@ -3,7 +3,8 @@
 //! from it, the tables handed over in memory ([`LayerTables`]), and
 //! [`lookup`] in a table of the file format.
 
-use crate::error::{Error, Result, SizeOf};
+use crate::error::{Result, SizeOf};
+use crate::store::StoreError;
 use crate::store::StoredTable;
 use std::borrow::Cow;
 use std::sync::OnceLock;
@@ -149,12 +150,13 @@ pub(super) fn copy_range(bytes: &[u8], start: u64, out: &mut [u8]) -> Result<()>
             out.copy_from_slice(b);
             Ok(())
         }
-        None => Err(Error::Size {
+        None => Err(StoreError::Size {
             path: "(memory)".into(),
             expected: start + out.len() as u64,
             found: bytes.len() as u64,
             of: SizeOf::Layer,
-        }),
+        }
+        .into()),
     }
 }
 

@@ -171,6 +171,8 @@
 //! assert_eq!(p.sow(0), ([0, 2, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1], 0));
 //! ```
 
+mod error;
+pub use error::RulesError;
 mod exits;
 mod packed;
 mod set;
@@ -237,7 +239,7 @@ impl Position {
         let p = Position(pits);
         let n = p.seeds();
         if n > MAX_SEEDS {
-            return Err(crate::Error::TooManySeeds(n));
+            return Err(RulesError::TooManySeeds(n).into());
         }
         Ok(p)
     }
@@ -247,7 +249,7 @@ impl Position {
     pub fn indexable(pits: [u8; PITS]) -> crate::Result<Self> {
         let p = Self::new(pits)?;
         if !p.is_indexable() {
-            return Err(crate::Error::OpponentFull);
+            return Err(RulesError::OpponentFull.into());
         }
         Ok(p)
     }

@@ -42,7 +42,8 @@
 //! a grand slam; this crate reads it as "cannot play" (the game ends, the
 //! opponent takes the rest), which the `grand_slam` field says.
 
-use crate::error::{Error, Result};
+use crate::error::Result;
+use crate::rules::RulesError;
 use std::fmt;
 
 /// What a capture that would take every seed the opponent has does.
@@ -212,9 +213,12 @@ impl Rules {
             .iter()
             .find(|r| r.name == name)
             .copied()
-            .ok_or_else(|| Error::UnknownRules {
-                name: name.to_string(),
-                known: known_names(),
+            .ok_or_else(|| {
+                RulesError::UnknownRules {
+                    name: name.to_string(),
+                    known: known_names(),
+                }
+                .into()
             })
     }
 
@@ -377,24 +381,25 @@ impl Rules {
 
     /// The preset a JSON object (as [`Rules::to_json`] writes it) names,
     /// checked on the fields that shape the tables: an error names the
-    /// first that differs and its value there ([`Error::RulesFieldDiffers`]),
-    /// or says the object has no name ([`Error::RulesUnnamed`]) or an
-    /// unknown one ([`Error::UnknownRules`]). (The fields that only tell
+    /// first that differs and its value there ([`RulesError::RulesFieldDiffers`]),
+    /// or says the object has no name ([`RulesError::RulesUnnamed`]) or an
+    /// unknown one ([`RulesError::UnknownRules`]). (The fields that only tell
     /// play when a game ends are the program's.)
     pub fn from_json(v: &serde_json::Value) -> Result<Rules> {
         let name = v
             .get("name")
             .and_then(|n| n.as_str())
-            .ok_or(Error::RulesUnnamed)?;
+            .ok_or(RulesError::RulesUnnamed)?;
         let r = Rules::by_name(name)?;
         let want = r.to_json();
         for f in r.fields().iter().filter(|f| f.tables) {
             if v.get(f.name) != want.get(f.name) {
-                return Err(Error::RulesFieldDiffers {
+                return Err(RulesError::RulesFieldDiffers {
                     name: r.name,
                     field: f.name,
                     found: v.get(f.name).cloned(),
-                });
+                }
+                .into());
             }
         }
         Ok(r)
@@ -433,20 +438,21 @@ mod tests {
         }
         let mut v = ABAPA.to_json();
         v["grand_slam"] = "illegal-unless-forced".into();
-        match Rules::from_json(&v) {
-            Err(Error::RulesFieldDiffers { name, field, found }) => {
-                assert_eq!((name, field), ("abapa", "grand_slam"));
-                assert_eq!(found, Some("illegal-unless-forced".into()));
+        let err = Rules::from_json(&v).unwrap_err();
+        match err.cause() {
+            Some(RulesError::RulesFieldDiffers { name, field, found }) => {
+                assert_eq!((*name, *field), ("abapa", "grand_slam"));
+                assert_eq!(found, &Some("illegal-unless-forced".into()));
             }
-            other => panic!("{other:?}"),
+            _ => panic!("{err:?}"),
         }
         assert!(matches!(
             Rules::from_json(&serde_json::json!({})),
-            Err(Error::RulesUnnamed)
+            Err(e) if matches!(e.cause(), Some(RulesError::RulesUnnamed))
         ));
         assert!(matches!(
             Rules::from_json(&serde_json::json!({"name": "kalah"})),
-            Err(Error::UnknownRules { .. })
+            Err(e) if matches!(e.cause(), Some(RulesError::UnknownRules { .. }))
         ));
         assert!(Rules::by_name("kalah").is_err());
         for (i, a) in PRESETS.iter().enumerate() {

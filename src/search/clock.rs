@@ -11,6 +11,7 @@
 //! what was left.
 
 use crate::error::{Error, Result};
+use crate::search::SearchError;
 use std::fmt;
 use std::str::FromStr;
 use std::time::Duration;
@@ -67,7 +68,7 @@ fn parse_duration(s: &str) -> Option<Duration> {
 impl FromStr for TimeControl {
     type Err = Error;
     fn from_str(s: &str) -> Result<TimeControl> {
-        let bad = || Error::BadClock(s.to_string());
+        let bad = || SearchError::BadClock(s.to_string());
         let (base, inc) = match s.split_once('+') {
             Some((b, i)) => (b, Some(i)),
             None => (s, None),
@@ -78,7 +79,7 @@ impl FromStr for TimeControl {
             None => Duration::ZERO,
         };
         if base.is_zero() {
-            return Err(bad());
+            return Err(bad().into());
         }
         Ok(TimeControl { base, increment })
     }
@@ -185,7 +186,10 @@ mod tests {
         for bad in [
             "", "30", "m", "5x", "5m+", "+2s", "0s", "-5m", "5m+2s+1s", "1e9h",
         ] {
-            assert!(matches!(tc(bad), Err(Error::BadClock(_))), "{bad}");
+            assert!(
+                matches!(tc(bad), Err(e) if matches!(e.cause(), Some(SearchError::BadClock(_)))),
+                "{bad}"
+            );
         }
         assert_eq!(tc("5m+2s").unwrap().to_string(), "5m+2s");
     }

@@ -56,6 +56,8 @@
 //! threads the result may vary from run to run, with one thread a
 //! fixed-depth search is reproducible.
 
+mod error;
+pub use error::SearchError;
 mod cache;
 pub mod clock;
 mod tt;
@@ -191,7 +193,7 @@ impl<'d> Engine<'d> {
         let dir = db.dir().unwrap_or(Path::new("(memory)"));
         crate::store::rules_agree(dir, db.rules(), &rules, " (the game's rule set)")?;
         if settings.threads == 0 {
-            return Err(Error::NoThreads);
+            return Err(SearchError::NoThreads.into());
         }
         let mut built = [false; MAX_SEEDS as usize + 1];
         let allowed = |n: u32| match settings.tables {
@@ -276,7 +278,7 @@ impl<'d> Engine<'d> {
     ) -> Result<Outcome> {
         let legal: Vec<u8> = root.moves(&self.rules).legal().map(|m| m.pit).collect();
         let Some(&first) = legal.first() else {
-            return Err(Error::GameOver);
+            return Err(SearchError::GameOver.into());
         };
         let start = Instant::now();
         if let Some((pit, value)) = self.table_move(root)? {

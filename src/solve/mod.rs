@@ -118,13 +118,16 @@
 //! * A deliberately naive solver for small layers (plain fixpoint iteration
 //!   over all positions, in the test suite) produces the same tables.
 
+mod error;
+pub use error::SolveError;
 pub mod compact;
 pub mod kernel;
 pub mod memory;
 
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::format::Kind;
 use crate::index::layer_size;
+use crate::store::StoreError;
 use std::path::PathBuf;
 /// A value as the solvers' state bytes hold it (`v + 64`).
 #[inline(always)]
@@ -154,11 +157,12 @@ pub struct Below<'a> {
 pub(crate) fn check_below(n: u32, below: &[Below], envelope: bool) -> Result<()> {
     for k in (0..n).filter(|&k| k != 47) {
         let Some(b) = below.get(k as usize) else {
-            return Err(Error::MissingLayer {
+            return Err(StoreError::MissingLayer {
                 layer: k,
                 dir: PathBuf::from("(memory)"),
                 vu: false,
-            });
+            }
+            .into());
         };
         let size = layer_size(k);
         let tables: &[(&'static str, Option<&[u8]>)] = if envelope {
@@ -173,18 +177,20 @@ pub(crate) fn check_below(n: u32, below: &[Below], envelope: bool) -> Result<()>
         for &(table, t) in tables {
             match t {
                 None => {
-                    return Err(Error::NoEnvelope {
+                    return Err(StoreError::NoEnvelope {
                         dir: PathBuf::from("(memory)"),
                         layer: k,
-                    })
+                    }
+                    .into())
                 }
                 Some(t) if t.len() as u64 != size => {
-                    return Err(Error::TableSize {
+                    return Err(StoreError::TableSize {
                         layer: k,
                         table,
                         expected: size,
                         found: t.len() as u64,
-                    })
+                    }
+                    .into())
                 }
                 Some(_) => {}
             }

@@ -6,8 +6,9 @@
 
 use super::{lock, Manifest, MANIFEST};
 use crate::codec;
-use crate::error::{AtPath, Error, Result};
+use crate::error::{AtPath, Result};
 use crate::format::Kind;
+use crate::store::StoreError;
 use std::fs;
 use std::path::{Path, PathBuf};
 
@@ -33,7 +34,7 @@ pub fn layer_files(dir: &Path, n: u32) -> Vec<String> {
 
 /// Refuses to build the layers `todo` of `dir` (whose manifest is `m`)
 /// over tables the folder holds but its manifest does not list
-/// ([`Error::Unlisted`]): they were not written by a build of this folder
+/// ([`StoreError::Unlisted`]): they were not written by a build of this folder
 /// (or `awari recover` could not trust them), and a build never replaces
 /// what it did not write. The layer a build stopped in the middle of
 /// (the lock file says which) is its own and may be written again.
@@ -47,10 +48,11 @@ pub fn check_unlisted(dir: &Path, m: &Manifest, todo: &[u32]) -> Result<()> {
     if files.is_empty() {
         return Ok(());
     }
-    Err(Error::Unlisted {
+    Err(StoreError::Unlisted {
         dir: dir.to_path_buf(),
         files,
-    })
+    }
+    .into())
 }
 
 /// Moves the file `name` of `dir` aside to `NAME.untrusted` (or

@@ -5,7 +5,8 @@
 //! reads it. A holder that leaves nothing to say removes it when it lets
 //! go, so a folder at rest holds tables and its manifest only.
 
-use crate::error::{AtPath, Error, Result};
+use crate::error::{AtPath, Result};
+use crate::store::StoreError;
 use std::fs::{self, File};
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -27,7 +28,7 @@ pub struct FolderLock {
 }
 
 impl FolderLock {
-    /// Takes the lock of `dir`; [`Error::Locked`] when another process
+    /// Takes the lock of `dir`; [`StoreError::Locked`] when another process
     /// holds it. A lock released a moment ago can still be held by a
     /// process this one forked (until it execs), so a few short retries
     /// come first.
@@ -51,7 +52,7 @@ impl FolderLock {
                 if r != 0 {
                     attempt += 1;
                     if attempt == 20 {
-                        return Err(Error::Locked(dir.to_path_buf()));
+                        return Err(StoreError::Locked(dir.to_path_buf()).into());
                     }
                     std::thread::sleep(std::time::Duration::from_millis(50));
                     continue;

@@ -9,9 +9,11 @@
 //! the builder writes a layer's tables first, then the manifest, each
 //! atomically ([`super::write`]).
 
+use crate::error::IoError;
 use crate::error::{Error, Result};
 use crate::format::{Checksum, Kind, CHECKSUM};
 use crate::rules::{Rules, AWARI, PRESETS};
+use crate::store::StoreError;
 use serde::{Deserialize, Serialize};
 use std::fs;
 use std::io;
@@ -25,7 +27,7 @@ pub const VERSION: u32 = 1;
 pub const MANIFEST: &str = "manifest.json";
 
 /// What is wrong with a manifest that is not one of ours or not valid
-/// ([`Error::ForeignManifest`]): the entry and what is wrong with it.
+/// ([`StoreError::ForeignManifest`]): the entry and what is wrong with it.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum ManifestFault {
@@ -395,28 +397,30 @@ impl Manifest {
         let bytes = match fs::read(&path) {
             Ok(t) => t,
             Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
-            Err(source) => return Err(Error::Io { path, source }),
+            Err(source) => return Err(IoError { path, source }.into()),
         };
-        let text = String::from_utf8(bytes).map_err(|_| Error::ForeignManifest {
+        let text = String::from_utf8(bytes).map_err(|_| StoreError::ForeignManifest {
             path: path.clone(),
             reason: ManifestFault::NotText,
         })?;
         let value: serde_json::Value =
-            serde_json::from_str(&text).map_err(|e| Error::ForeignManifest {
+            serde_json::from_str(&text).map_err(|e| StoreError::ForeignManifest {
                 path: path.clone(),
                 reason: ManifestFault::NotJson(e),
             })?;
         if value.get("format").and_then(|f| f.as_str()) != Some(FORMAT) {
-            return Err(Error::ForeignManifest {
+            return Err(StoreError::ForeignManifest {
                 path,
                 reason: ManifestFault::NoFormat,
-            });
+            }
+            .into());
         }
-        let m: Manifest = serde_json::from_value(value).map_err(|e| Error::ForeignManifest {
-            path: path.clone(),
-            reason: ManifestFault::Fields(e),
-        })?;
-        m.validate().map_err(|reason| Error::ForeignManifest {
+        let m: Manifest =
+            serde_json::from_value(value).map_err(|e| StoreError::ForeignManifest {
+                path: path.clone(),
+                reason: ManifestFault::Fields(e),
+            })?;
+        m.validate().map_err(|reason| StoreError::ForeignManifest {
             path: path.clone(),
             reason,
         })?;
@@ -427,29 +431,32 @@ impl Manifest {
             PRESETS.map(|r| r.tag()).join(" or ")
         );
         if known.is_none() || m.version != VERSION || m.checksum != CHECKSUM {
-            return Err(Error::OtherRules {
+            return Err(StoreError::OtherRules {
                 path,
                 found,
                 expected,
-            });
+            }
+            .into());
         }
         if let (Some(r), Some(v)) = (known, &m.rules) {
             match Rules::from_json(v) {
                 Ok(f) if f == r => {}
                 Ok(f) => {
-                    return Err(Error::ForeignManifest {
+                    return Err(StoreError::ForeignManifest {
                         path,
                         reason: ManifestFault::RulesDisagree {
                             rule_set: r,
                             rules: f,
                         },
-                    })
+                    }
+                    .into())
                 }
                 Err(e) => {
-                    return Err(Error::ForeignManifest {
+                    return Err(StoreError::ForeignManifest {
                         path,
                         reason: ManifestFault::Rules(Box::new(e)),
-                    })
+                    }
+                    .into())
                 }
             }
         }
@@ -466,7 +473,7 @@ impl Manifest {
     /// missing folder or manifest is an error.
     pub fn load_ours(dir: &Path) -> Result<Manifest> {
         super::check_folder(dir)?;
-        Manifest::load(dir)?.ok_or_else(|| Error::NotOurs(dir.to_path_buf()))
+        Ok(Manifest::load(dir)?.ok_or_else(|| StoreError::NotOurs(dir.to_path_buf()))?)
     }
 
     /// Writes `dir/manifest.json` atomically.
@@ -604,7 +611,7 @@ fn check_name(name: &str) -> std::result::Result<(), ManifestFault> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rules::ABAPA;
+    use crate::rules::{RulesError, ABAPA};
 
     /// `m` written to a fresh folder and read back.
     fn reload(m: &Manifest) -> Result<Option<Manifest>> {
@@ -619,17 +626,18 @@ mod tests {
 
         let mut m = Manifest::new(&ABAPA);
         m.rules.as_mut().unwrap()["grand_slam"] = "illegal-unless-forced".into();
-        match reload(&m) {
-            Err(Error::ForeignManifest {
+        let err = reload(&m).unwrap_err();
+        match err.cause() {
+            Some(StoreError::ForeignManifest {
                 reason: ManifestFault::Rules(e),
                 ..
-            }) => match *e {
-                Error::RulesFieldDiffers { name, field, .. } => {
+            }) => match e.cause() {
+                Some(&RulesError::RulesFieldDiffers { name, field, .. }) => {
                     assert_eq!((name, field), ("abapa", "grand_slam"))
                 }
-                e => panic!("{e:?}"),
+                _ => panic!("{e:?}"),
             },
-            other => panic!("{other:?}"),
+            _ => panic!("{err:?}"),
         }
 
         let mut m = Manifest::new(&AWARI);
@@ -649,12 +657,12 @@ mod tests {
         assert!(e.to_string().ends_with(
             "not an awari-egdb manifest (it lists scores.3.zst for layer 3, which it does not list)"
         ));
-        match e {
-            Error::ForeignManifest {
+        match e.cause() {
+            Some(StoreError::ForeignManifest {
                 reason: ManifestFault::CopyOfNoLayer { file, layer },
                 ..
-            } => assert_eq!((file.as_str(), layer), ("scores.3.zst", 3)),
-            other => panic!("{other:?}"),
+            }) => assert_eq!((file.as_str(), *layer), ("scores.3.zst", 3)),
+            _ => panic!("{e:?}"),
         }
         assert!(matches!(
             check_name("../scores.3"),

@@ -9,14 +9,15 @@
 //! library maps a file only where the caller has promised that this cannot
 //! happen ([`Mapped::open`] is an `unsafe fn`), and reads with `pread`
 //! everywhere else: a [`FileTable`] whose file shrinks reports an
-//! [`Error::Size`] for the entries that are gone.
+//! [`StoreError::Size`] for the entries that are gone.
 //!
 //! Who maps: [`crate::probe::Database::open_mapped`] (the caller's promise,
 //! for probes at memory speed), and the builder and compressor, which map
 //! the tables of a folder whose lock they hold (every writer of a folder
 //! takes that lock; see [`super::FolderLock`]).
 
-use crate::error::{AtPath, Error, Result, SizeOf};
+use crate::error::{AtPath, Result, SizeOf};
+use crate::store::StoreError;
 use std::fs::File;
 use std::path::{Path, PathBuf};
 
@@ -25,12 +26,13 @@ fn open_sized(path: &Path, expected: u64, of: SizeOf) -> Result<File> {
     let f = File::open(path).at(path)?;
     let found = f.metadata().at(path)?.len();
     if found != expected {
-        return Err(Error::Size {
+        return Err(StoreError::Size {
             path: path.to_path_buf(),
             expected,
             found,
             of,
-        });
+        }
+        .into());
     }
     Ok(f)
 }
@@ -74,17 +76,18 @@ impl FileTable {
     }
 
     /// Reads `out.len()` bytes at `at`. A file that no longer holds them
-    /// (shortened since it was opened) is an [`Error::Size`].
+    /// (shortened since it was opened) is an [`StoreError::Size`].
     pub fn read_at(&self, at: u64, out: &mut [u8]) -> Result<()> {
         use std::os::unix::fs::FileExt;
         match self.file.read_exact_at(out, at) {
             Ok(()) => Ok(()),
-            Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => Err(Error::Size {
+            Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => Err(StoreError::Size {
                 path: self.path.clone(),
                 expected: self.len,
                 found: self.file.metadata().map_or(0, |m| m.len()),
                 of: self.of,
-            }),
+            }
+            .into()),
             Err(e) => Err(e).at(&self.path),
         }
     }

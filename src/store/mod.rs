@@ -40,6 +40,8 @@
 //!   in a folder without manifest), and [`check_layer`], which checks a
 //!   recorded layer's files against the manifest.
 
+mod error;
+pub use error::StoreError;
 mod folder;
 pub mod lock;
 pub mod manifest;
@@ -76,9 +78,9 @@ use std::path::{Path, PathBuf};
 pub fn check_folder(dir: &Path) -> Result<()> {
     match fs::metadata(dir) {
         Ok(m) if m.is_dir() => Ok(()),
-        Ok(_) => Err(Error::NotAFolder(dir.to_path_buf())),
+        Ok(_) => Err(StoreError::NotAFolder(dir.to_path_buf()).into()),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            Err(Error::NoSuchFolder(dir.to_path_buf()))
+            Err(StoreError::NoSuchFolder(dir.to_path_buf()).into())
         }
         Err(e) => Err(e).at(dir),
     }
@@ -100,7 +102,7 @@ pub enum Folder {
 /// Reads the folder `dir` (which must exist): ours (its manifest loaded
 /// and checked), a VU dataset folder, or empty. A folder with our
 /// envelope tables but no manifest is one of ours that lost it
-/// ([`Error::LostManifest`]).
+/// ([`StoreError::LostManifest`]).
 pub fn read_folder(dir: &Path) -> Result<Folder> {
     check_folder(dir)?;
     if let Some(m) = Manifest::load(dir)? {
@@ -115,10 +117,11 @@ pub fn read_folder(dir: &Path) -> Result<Folder> {
         })
         .find(|f| dir.join(f).exists() || dir.join(codec::file_name(f)).exists());
     if let Some(file) = ours {
-        return Err(Error::LostManifest {
+        return Err(StoreError::LostManifest {
             dir: dir.to_path_buf(),
             file,
-        });
+        }
+        .into());
     }
     // A VU dataset folder, or the scores-only form an engine ships
     // (`scores.n.zst` files and nothing else).
@@ -153,10 +156,11 @@ pub fn foreign_folder(dir: &Path) -> Error {
         .flat_map(|f| [codec::file_name(&f), f])
         .find(|f| dir.join(f).exists())
         .unwrap_or_default();
-    Error::ForeignFolder {
+    StoreError::ForeignFolder {
         dir: dir.to_path_buf(),
         file,
     }
+    .into()
 }
 
 /// Refuses to work on `dir`, whose tables follow `folder`, with `asked`
@@ -166,12 +170,13 @@ pub fn rules_agree(dir: &Path, folder: &Rules, asked: &Rules, hint: &'static str
     if folder.same_tables(asked) {
         return Ok(());
     }
-    Err(Error::RulesDiffer {
+    Err(StoreError::RulesDiffer {
         dir: dir.to_path_buf(),
         folder: folder.name,
         asked: asked.name,
         hint,
-    })
+    }
+    .into())
 }
 
 /// Where one table is kept.
@@ -211,7 +216,7 @@ impl Stored {
 /// manifest does not list (or, without manifest, no such file), or an
 /// envelope table of a layer built without the envelope. A table the
 /// manifest lists whose raw file is absent and which has no listed
-/// compressed copy is damage ([`Error::Missing`]).
+/// compressed copy is damage ([`StoreError::Missing`]).
 pub fn locate(dir: &Path, m: Option<&Manifest>, n: u32, kind: Kind) -> Result<Option<Stored>> {
     let name = kind.file_name(n);
     let raw = dir.join(&name);
@@ -236,7 +241,7 @@ pub fn locate(dir: &Path, m: Option<&Manifest>, n: u32, kind: Kind) -> Result<Op
             path: dir.join(&c.name),
             listed: Some((c.clone(), f.clone())),
         })),
-        None => Err(Error::Missing(raw)),
+        None => Err(StoreError::Missing(raw).into()),
     }
 }
 
@@ -264,7 +269,7 @@ fn open_compressed<B: Bytes>(
     kind: Kind,
     listed: Option<&(CompressedEntry, FileEntry)>,
 ) -> Result<CompressedTable<B>> {
-    let damaged = |source| Error::compressed(path, source);
+    let damaged = |source| StoreError::compressed(path, source);
     let mut t = CompressedTable::parse(bytes).map_err(damaged)?;
     let raw_xxh3 = match listed {
         Some((_, raw)) => raw.xxh3,
@@ -303,7 +308,7 @@ pub fn expected_size(stored: &Stored, n: u32) -> Result<(u64, SizeOf)> {
 /// sizes, then checksums (a table kept only compressed has its compressed
 /// file checked). `Ok(None)` when they all match; else the damage found
 /// (an [`ErrorKind::Damaged`](crate::error::ErrorKind::Damaged) error, or
-/// [`Error::NoEnvelope`] when `envelope` is asked for and the layer lacks
+/// [`StoreError::NoEnvelope`] when `envelope` is asked for and the layer lacks
 /// it). Reads every table the layer lists, whole.
 pub fn check_layer(
     dir: &Path,
@@ -312,10 +317,13 @@ pub fn check_layer(
     envelope: bool,
 ) -> Result<Option<Error>> {
     if envelope && (e.lower.is_none() || e.upper.is_none()) {
-        return Ok(Some(Error::NoEnvelope {
-            dir: dir.to_path_buf(),
-            layer: e.seeds,
-        }));
+        return Ok(Some(
+            StoreError::NoEnvelope {
+                dir: dir.to_path_buf(),
+                layer: e.seeds,
+            }
+            .into(),
+        ));
     }
     for (kind, f) in e.files() {
         let stored = match locate(dir, Some(m), e.seeds, kind) {
@@ -350,18 +358,24 @@ pub fn check_file(
     let (expected, of) = expected_size(stored, n)?;
     let found = fs::metadata(path).at(path)?.len();
     if found != expected {
-        return Ok(Some(Error::Size {
-            path: path.to_path_buf(),
-            expected,
-            found,
-            of,
-        }));
+        return Ok(Some(
+            StoreError::Size {
+                path: path.to_path_buf(),
+                expected,
+                found,
+                of,
+            }
+            .into(),
+        ));
     }
     let sum = checksum_file(path)?;
-    Ok((sum != want).then(|| Error::Checksum {
-        path: path.to_path_buf(),
-        what,
-        expected: want,
-        found: sum,
+    Ok((sum != want).then(|| {
+        StoreError::Checksum {
+            path: path.to_path_buf(),
+            what,
+            expected: want,
+            found: sum,
+        }
+        .into()
     }))
 }

@@ -9,9 +9,10 @@
 use super::map::{FileTable, Mapped};
 use super::{expected_size, locate, open_compressed, Manifest, Stored};
 use crate::codec::{CompressedTable, Header};
-use crate::error::{Error, Result, SizeOf};
+use crate::error::{Result, SizeOf};
 use crate::format::{Checksum, Kind};
 use crate::rules::Rules;
+use crate::store::StoreError;
 use std::path::{Path, PathBuf};
 
 /// How a [`StoredTable`] reads its file: with `pread` ([`Access::READ`],
@@ -195,7 +196,7 @@ impl StoredTable {
                 let t = match rules {
                     Some(r) => open_compressed(file, r, &path, n, kind, listed.as_ref())?,
                     None => {
-                        let damaged = |e| Error::compressed(&path, e);
+                        let damaged = |e| StoreError::compressed(&path, e);
                         let mut t = CompressedTable::parse(file).map_err(damaged)?;
                         if t.header().holds(kind) {
                             t.serve(kind).map_err(damaged)?;
@@ -216,9 +217,9 @@ impl StoredTable {
             Body::Raw(TableFile::Mapped(m)) => Ok(m[g as usize] as i8),
             Body::Raw(TableFile::Read(f)) => f.get(g),
             Body::Compressed(t) if t.header().is_dont_care() => {
-                Err(Error::DontCare(self.path.clone()))
+                Err(StoreError::DontCare(self.path.clone()).into())
             }
-            Body::Compressed(t) => t.get(g).map_err(|e| Error::compressed(&self.path, e)),
+            Body::Compressed(t) => t.get(g).map_err(|e| StoreError::compressed(&self.path, e)),
         }
     }
 
@@ -227,11 +228,11 @@ impl StoredTable {
     pub fn get_many(&self, gs: &[u64], out: &mut [i8]) -> Result<()> {
         match &self.body {
             Body::Compressed(t) if t.header().is_dont_care() => {
-                Err(Error::DontCare(self.path.clone()))
+                Err(StoreError::DontCare(self.path.clone()).into())
             }
             Body::Compressed(t) => t
                 .get_many(gs, out)
-                .map_err(|e| Error::compressed(&self.path, e)),
+                .map_err(|e| StoreError::compressed(&self.path, e)),
             _ => {
                 for (o, &g) in out.iter_mut().zip(gs) {
                     *o = self.get(g)?;
@@ -243,7 +244,7 @@ impl StoredTable {
 
     /// Whether the file leaves "don't care" entries
     /// ([`crate::codec::v4::dont_care`]): [`get`](Self::get) and the reads
-    /// of ranges refuse it ([`Error::DontCare`]); the probe reads its
+    /// of ranges refuse it ([`StoreError::DontCare`]); the probe reads its
     /// values with [`stored`](Self::stored) and resolves them.
     pub fn is_dont_care(&self) -> bool {
         self.header().is_some_and(|h| h.is_dont_care())
@@ -254,7 +255,7 @@ impl StoredTable {
     #[inline]
     pub fn stored(&self, g: u64) -> Result<i8> {
         match &self.body {
-            Body::Compressed(t) => t.get(g).map_err(|e| Error::compressed(&self.path, e)),
+            Body::Compressed(t) => t.get(g).map_err(|e| StoreError::compressed(&self.path, e)),
             _ => self.get(g),
         }
     }
@@ -265,7 +266,7 @@ impl StoredTable {
         match &self.body {
             Body::Compressed(t) => t
                 .decompress_all()
-                .map_err(|e| Error::compressed(&self.path, e)),
+                .map_err(|e| StoreError::compressed(&self.path, e)),
             Body::Raw(_) => self.read_all(),
         }
     }
@@ -282,20 +283,21 @@ impl StoredTable {
                         out.copy_from_slice(b);
                         Ok(())
                     }
-                    None => Err(Error::Size {
+                    None => Err(StoreError::Size {
                         path: self.path.clone(),
                         expected: start + out.len() as u64,
                         found: m.len() as u64,
                         of: SizeOf::Layer,
-                    }),
+                    }
+                    .into()),
                 }
             }
             Body::Compressed(t) if t.header().is_dont_care() => {
-                Err(Error::DontCare(self.path.clone()))
+                Err(StoreError::DontCare(self.path.clone()).into())
             }
             Body::Compressed(t) => t
                 .decompress_range(start, out)
-                .map_err(|e| Error::compressed(&self.path, e)),
+                .map_err(|e| StoreError::compressed(&self.path, e)),
         }
     }
 
@@ -322,11 +324,11 @@ impl StoredTable {
     pub fn read_all(&self) -> Result<Vec<u8>> {
         match &self.body {
             Body::Compressed(t) if t.header().is_dont_care() => {
-                Err(Error::DontCare(self.path.clone()))
+                Err(StoreError::DontCare(self.path.clone()).into())
             }
             Body::Compressed(t) => t
                 .decompress_all()
-                .map_err(|e| Error::compressed(&self.path, e)),
+                .map_err(|e| StoreError::compressed(&self.path, e)),
             Body::Raw(_) => {
                 let mut v = vec![0u8; self.len() as usize];
                 self.read_at(0, &mut v)?;

@@ -7,9 +7,10 @@
 
 use super::{rules_agree, unlisted_copies, Folder};
 use crate::codec::MAGIC;
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::format::Kind;
 use crate::rules::{Rules, AWARI, MAX_SEEDS};
+use crate::store::StoreError;
 use std::io::Read;
 use std::path::Path;
 
@@ -48,7 +49,7 @@ impl FolderRules {
     }
 
     /// These rules of the folder `dir`, the caller saying its tables follow
-    /// `asked`: refused ([`Error::RulesDiffer`], naming both) unless `asked`
+    /// `asked`: refused ([`StoreError::RulesDiffer`], naming both) unless `asked`
     /// gives the same tables where a manifest, the headers or the caller
     /// named the rule set; where it was only assumed, `asked` is taken.
     pub fn asked(self, dir: &Path, asked: &Rules) -> Result<FolderRules> {
@@ -95,7 +96,7 @@ fn named_by(path: &Path) -> Option<Rules> {
 /// The rule set the compressed copies of the scores in the folder `dir`
 /// name ([`unlisted_copies`] of every layer; the folder's manifest, if
 /// any, is not read): `None` when none names one;
-/// [`Error::RulesMixed`], naming each file and its rule set, when they
+/// [`StoreError::RulesMixed`], naming each file and its rule set, when they
 /// name different ones. Reads the first bytes of each file.
 pub fn headers_rules(dir: &Path) -> Result<Option<Rules>> {
     let mut named: Vec<(String, Rules)> = Vec::new();
@@ -114,10 +115,11 @@ pub fn headers_rules(dir: &Path) -> Result<Option<Rules>> {
     if named.iter().all(|(_, r)| r == first) {
         return Ok(Some(*first));
     }
-    Err(Error::RulesMixed {
+    Err(StoreError::RulesMixed {
         dir: dir.to_path_buf(),
         files: named.into_iter().map(|(f, r)| (f, r.name)).collect(),
-    })
+    }
+    .into())
 }
 
 /// The rule set of the folder `dir`, which [`read_folder`](super::read_folder)
@@ -126,7 +128,7 @@ pub fn headers_rules(dir: &Path) -> Result<Option<Rules>> {
 /// * one of ours: its manifest's ([`RulesFrom::Manifest`]);
 /// * a folder without manifest whose compressed files name a rule set:
 ///   that one ([`RulesFrom::Headers`]); files that name different ones
-///   are refused ([`Error::RulesMixed`]);
+///   are refused ([`StoreError::RulesMixed`]);
 /// * raw tables without manifest (a VU dataset folder): `asked`
 ///   ([`RulesFrom::Caller`]), else awari, the VU database's, assumed
 ///   ([`RulesFrom::Assumed`]).

@@ -7,8 +7,9 @@
 //! `before-rename` and `after-rename` ([`crate::fault`]).
 
 use crate::comm::{Comm, Part};
-use crate::error::{AtPath, Error, Result};
+use crate::error::{AtPath, Result};
 use crate::format::Checksum;
+use crate::store::StoreError;
 use std::fs::{self, File};
 use std::io::{BufWriter, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
@@ -51,7 +52,7 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
 /// buf)`, but `path` is replaced only when the bytes
 /// written have the checksum `expected` (as [`crate::format::Checksum`]
 /// writes it); otherwise the temporary file is removed, `path` is left as
-/// it was, and the error is an [`Error::Checksum`].
+/// it was, and the error is an [`StoreError::Checksum`].
 pub fn write_atomic_checked(
     path: &Path,
     len: u64,
@@ -87,12 +88,12 @@ fn write_atomic_inner(
         let sum = Checksum(h.digest());
         if let Some(expected) = expected {
             if sum != expected {
-                return Err(Error::Checksum {
+                return Err(StoreError::Checksum {
                     path: path.to_path_buf(),
                     what: "the bytes written, against the manifest's checksum; the file was not written",
                     expected,
                     found: sum,
-                });
+                }.into());
             }
         }
         f.sync_all().at(&tmp)?;

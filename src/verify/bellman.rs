@@ -65,7 +65,7 @@ pub fn bellman_check(db: &Database, n: u32, max_listed: usize) -> Result<Bellman
     let size = layer_size(n);
     let score = db
         .read_table(n, Kind::Score)?
-        .ok_or(crate::Error::NoSuchLayer(n))?;
+        .ok_or(crate::index::IndexError::NoSuchLayer(n))?;
     let envelope = db.has_envelope(n)?;
     let (lower, upper) = if envelope {
         (

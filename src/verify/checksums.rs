@@ -3,10 +3,11 @@
 //! table's bytes.
 
 use super::csv;
-use crate::error::{AtPath, Error, Result};
+use crate::error::{AtPath, Result};
 use crate::format::{Checksum, Kind};
 use crate::index::layer_size;
 use crate::rules::{Rules, MAX_SEEDS};
+use crate::store::StoreError;
 use crate::store::{self, Access, Manifest, StoredTable};
 use serde::Serialize;
 use std::ops::RangeInclusive;
@@ -308,14 +309,16 @@ fn checksum_of(dir: &Path, k: &KnownTable) -> Result<TableOutcome> {
     let damaged = |reason: String| Ok(TableOutcome::Damaged { reason });
     let table = match StoredTable::find(dir, None, k.layer, k.kind, None, Access::READ) {
         Ok(Some(t)) => t,
-        Ok(None) => return Err(Error::Missing(dir.join(k.kind.file_name(k.layer)))),
-        Err(Error::Size { found, .. }) => {
-            return Ok(TableOutcome::Differs {
-                found: format!("{found} bytes, expected {}", k.bytes),
-            })
-        }
-        Err(Error::Compressed { source, .. }) => return damaged(source.to_string()),
-        Err(e) => return Err(e),
+        Ok(None) => return Err(StoreError::Missing(dir.join(k.kind.file_name(k.layer))).into()),
+        Err(e) => match e.cause() {
+            Some(StoreError::Size { found, .. }) => {
+                return Ok(TableOutcome::Differs {
+                    found: format!("{found} bytes, expected {}", k.bytes),
+                })
+            }
+            Some(StoreError::Compressed { source, .. }) => return damaged(source.to_string()),
+            _ => return Err(e),
+        },
     };
     if let Some(h) = table.header() {
         if h.kind != k.kind || h.layer != k.layer {
@@ -334,8 +337,10 @@ fn checksum_of(dir: &Path, k: &KnownTable) -> Result<TableOutcome> {
     }
     let found = match table.checksum() {
         Ok(sum) => sum,
-        Err(Error::Compressed { source, .. }) => return damaged(source.to_string()),
-        Err(e) => return Err(e),
+        Err(e) => match e.cause() {
+            Some(StoreError::Compressed { source, .. }) => return damaged(source.to_string()),
+            _ => return Err(e),
+        },
     };
     Ok(if total != k.bytes {
         TableOutcome::Differs {

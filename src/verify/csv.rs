@@ -7,10 +7,13 @@ use std::path::Path;
 
 /// The error for a bad line (1-based) of the CSV file `path`.
 pub(super) fn error(path: &Path) -> impl Fn(usize, String) -> Error + '_ {
-    move |line, reason| Error::Csv {
-        path: path.to_path_buf(),
-        line,
-        reason,
+    move |line, reason| {
+        super::VerifyError::Csv {
+            path: path.to_path_buf(),
+            line,
+            reason,
+        }
+        .into()
     }
 }
 

@@ -2,10 +2,11 @@
 //! against a database.
 
 use super::csv;
-use crate::error::{AtPath, Error, Result};
+use crate::error::{AtPath, Result};
 use crate::index::rank;
 use crate::probe::Database;
 use crate::rules::Position;
+use crate::store::StoreError;
 use serde::Serialize;
 use std::path::Path;
 
@@ -128,8 +129,12 @@ pub fn check_fact(db: &Database, f: &Fact) -> Result<FactOutcome> {
     }
     let moves = match db.moves(&p) {
         Ok(m) => m,
-        Err(Error::MissingLayer { layer, .. }) => return Ok(FactOutcome::Skipped { layer }),
-        Err(e) => return Err(e),
+        Err(e) => match e.cause() {
+            Some(&StoreError::MissingLayer { layer, .. }) => {
+                return Ok(FactOutcome::Skipped { layer })
+            }
+            _ => return Err(e),
+        },
     };
     let best = moves.iter().filter_map(|m| m.score).max();
     let played = moves[f.mv as usize].score;

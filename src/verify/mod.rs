@@ -56,6 +56,8 @@
 //! fails with an [`Error`](crate::Error) when it cannot run at all; what it finds is
 //! in its report.
 
+mod error;
+pub use error::VerifyError;
 mod bellman;
 mod checksums;
 mod csv;
@@ -83,9 +85,10 @@ pub(crate) fn awari_only(
     if rules.same_tables(&crate::rules::AWARI) {
         return Ok(());
     }
-    Err(crate::Error::VuOnly {
+    Err(VerifyError::VuOnly {
         dir: dir.to_path_buf(),
         what,
         rules: rules.name,
-    })
+    }
+    .into())
 }

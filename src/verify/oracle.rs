@@ -3,10 +3,11 @@
 //! checksummed on the way.
 
 use super::STEP;
-use crate::error::{Error, Result, SizeOf};
+use crate::error::{Result, SizeOf};
 use crate::format::Kind;
 use crate::index::layer_size;
 use crate::rules::MAX_SEEDS;
+use crate::store::StoreError;
 use crate::store::{self, Access, FileEntry, FileTable, Manifest, StoredTable};
 use rayon::prelude::*;
 use serde::Serialize;
@@ -106,10 +107,11 @@ pub fn compare_with_oracle(
             continue;
         };
         let (Some(lo_e), Some(hi_e)) = (&entry.lower, &entry.upper) else {
-            return Err(Error::NoEnvelope {
+            return Err(StoreError::NoEnvelope {
                 dir: ours.to_path_buf(),
                 layer: n,
-            });
+            }
+            .into());
         };
         let theirs = oracle.join(Kind::Score.file_name(n));
         let their_len = match store::file_len(&theirs) {
@@ -150,12 +152,11 @@ pub fn compare_with_oracle(
 /// One of our tables, opened where [`crate::store::locate`] finds it.
 fn open_ours(dir: &Path, manifest: &Manifest, n: u32, kind: Kind) -> Result<StoredTable> {
     let rules = manifest.rules();
-    StoredTable::find(dir, Some(manifest), n, kind, Some(&rules), Access::READ)?.ok_or(
-        Error::NoEnvelope {
-            dir: dir.to_path_buf(),
-            layer: n,
-        },
-    )
+    let found = StoredTable::find(dir, Some(manifest), n, kind, Some(&rules), Access::READ)?;
+    Ok(found.ok_or(StoreError::NoEnvelope {
+        dir: dir.to_path_buf(),
+        layer: n,
+    })?)
 }
 
 fn compare_layer(

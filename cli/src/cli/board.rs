@@ -37,10 +37,10 @@ pub fn parse_board(words: &[String]) -> Result<Position, Failure> {
     let p = Position(parse_pits(words)?);
     let n = p.seeds();
     if n > MAX_SEEDS {
-        return Err(awari_egdb::Error::TooManySeeds(n).into());
+        return Err(awari_egdb::Error::from(awari_egdb::rules::RulesError::TooManySeeds(n)).into());
     }
     if n == 47 {
-        return Err(awari_egdb::Error::Layer47.into());
+        return Err(awari_egdb::Error::from(awari_egdb::index::IndexError::Layer47).into());
     }
     Ok(p)
 }
@@ -137,7 +137,7 @@ pub fn position(a: PositionArgs) -> Result<(), Failure> {
         ))
     })?;
     if n == 47 {
-        return Err(awari_egdb::Error::Layer47.into());
+        return Err(awari_egdb::Error::from(awari_egdb::index::IndexError::Layer47).into());
     }
     let p = index::unrank(n, g)?;
     print_board(&p, g, a.json);

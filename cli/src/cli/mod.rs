@@ -17,9 +17,15 @@ mod serve;
 mod stats;
 mod verify;
 
+use awari_egdb::build::BuildError;
+use awari_egdb::codec::CompressError;
 use awari_egdb::error::human;
+use awari_egdb::plan::PlanError;
 use awari_egdb::probe::Database;
+use awari_egdb::probe::ProbeError;
+use awari_egdb::recover::RecoverError;
 use awari_egdb::rules::Rules;
+use awari_egdb::store::StoreError;
 use awari_egdb::{Error, ErrorKind};
 use clap::{Parser, Subcommand};
 use std::path::Path;
@@ -129,60 +135,98 @@ pub fn exit_code(kind: ErrorKind) -> i32 {
     }
 }
 
-/// What the user can do about an error, in the binary's words.
+/// What the user can do about an error, in the binary's words: by the
+/// room's error, else for any damage.
 fn hint(e: &Error) -> Option<String> {
+    let words = if let Some(s) = e.cause::<StoreError>() {
+        store_hint(s)
+    } else if let Some(p) = e.cause::<PlanError>() {
+        Some(plan_hint(p))
+    } else if let Some(ProbeError::NoFolder) = e.cause() {
+        Some("pass --db DIR or set AWARI_PATH".into())
+    } else if let Some(RecoverError::ManifestFine(_)) = e.cause() {
+        Some("`awari build` and `awari verify` check the tables it lists".into())
+    } else if let Some(BuildError::RanksDisagree(_)) = e.cause() {
+        Some("start every rank with the same binary, arguments and folder".into())
+    } else {
+        None
+    };
+    if words.is_some() || !e.is_damage() {
+        return words;
+    }
+    // Not damage to repair: the message says how to convert the file.
+    if let Some(StoreError::Compressed {
+        source: CompressError::Retired { .. },
+        ..
+    }) = e.cause()
+    {
+        return None;
+    }
+    let dir = e
+        .path()
+        .and_then(|p| if p.is_dir() { Some(p) } else { p.parent() });
+    Some(match dir {
+        Some(d) if !d.join("manifest.json").exists() => {
+            "copy the table again from the VU dataset".into()
+        }
+        _ => "`awari build` on the folder rebuilds damaged tables".into(),
+    })
+}
+
+/// What the user can do about a folder that cannot be used as it is.
+fn store_hint(e: &StoreError) -> Option<String> {
     let parent = |p: &Path| p.parent().unwrap_or(Path::new(".")).display().to_string();
     Some(match e {
-        Error::MissingLayer {
+        StoreError::MissingLayer {
             layer, vu: true, ..
         } => format!(
             "the folder holds no scores.{layer}; add it from the VU dataset, or build our own \
              tables with `awari build --max-seeds {layer} --db NEW_DIR`"
         ),
-        Error::MissingLayer { layer, dir, .. } => format!(
+        StoreError::MissingLayer { layer, dir, .. } => format!(
             "build it with `awari build --max-seeds {layer} --db {}`",
             dir.display()
         ),
-        Error::NoFolder => "pass --db DIR or set AWARI_PATH".into(),
-        Error::LostManifest { dir, .. } => format!(
+        StoreError::LostManifest { dir, .. } => format!(
             "`awari recover --db {} --checksums known` rebuilds the manifest from the tables \
              (add --rules NAME for tables of another rule set than awari)",
             dir.display()
         ),
-        Error::ForeignManifest { path, .. } => format!(
+        StoreError::ForeignManifest { path, .. } => format!(
             "if it is a folder of ours whose manifest was damaged, `awari recover --db {} \
              --checksums known` rebuilds it from the tables",
             parent(path)
         ),
-        Error::ForeignFolder { .. } => "such a folder needs no manifest (query, check and \
+        StoreError::ForeignFolder { .. } => "such a folder needs no manifest (query, check and \
              verify read it as it is); to build or compress, choose another --db"
             .into(),
-        Error::ManifestFine(_) => {
-            "`awari build` and `awari verify` check the tables it lists".into()
-        }
-        Error::RulesMixed { .. } => {
+        StoreError::RulesMixed { .. } => {
             "move the files of each rule set into a folder of their own".into()
         }
-        Error::NoEnvelope { .. } => {
+        StoreError::NoEnvelope { .. } => {
             "rebuild the layer with the envelope (without --no-envelope)".into()
         }
-        Error::RanksDisagree(_) => {
-            "start every rank with the same binary, arguments and folder".into()
-        }
-        Error::Memory {
+        _ => return None,
+    })
+}
+
+/// What the user can do about memory or disk that does not suffice.
+fn plan_hint(e: &PlanError) -> String {
+    match e {
+        PlanError::Memory {
             what,
             layer,
             from_limit,
             needed,
             ..
-        } if awari_egdb::plan::is_reader(what) => match from_limit {
+        } if what.is_reader() => match from_limit {
             true => format!(
                 "raise --memory-limit to at least {}, or leave layer {layer} out (--layers)",
                 human(*needed)
             ),
             false => format!("free memory, or leave layer {layer} out (--layers)"),
         },
-        Error::Memory {
+        PlanError::Memory {
             layer,
             from_limit,
             needed,
@@ -204,25 +248,9 @@ fn hint(e: &Error) -> Option<String> {
                 ""
             }
         ),
-        Error::Disk { .. } => "free disk space, or build fewer layers with --max-seeds".into(),
-        // Not damage to repair: the message says how to convert the file.
-        Error::Compressed {
-            source: awari_egdb::codec::CompressError::Retired { .. },
-            ..
-        } => return None,
-        e if e.is_damage() => {
-            let dir = e
-                .path()
-                .and_then(|p| if p.is_dir() { Some(p) } else { p.parent() });
-            match dir {
-                Some(d) if !d.join("manifest.json").exists() => {
-                    "copy the table again from the VU dataset".into()
-                }
-                _ => "`awari build` on the folder rebuilds damaged tables".into(),
-            }
-        }
-        _ => return None,
-    })
+        PlanError::Disk { .. } => "free disk space, or build fewer layers with --max-seeds".into(),
+        _ => "free memory or disk".into(),
+    }
 }
 
 /// `--db DIR`, the folder of tables, and `--rules NAME`, its rule set, as

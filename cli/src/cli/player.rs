@@ -6,7 +6,7 @@ use awari_egdb::game::{Choice, Side};
 use awari_egdb::probe::Database;
 use awari_egdb::rules::Rules;
 use awari_egdb::search::{Outcome, TableReach, TimeControl, MAX_DEPTH};
-use awari_egdb::Error;
+use awari_egdb::store::StoreError;
 use std::time::Duration;
 
 /// A player's settings.
@@ -72,7 +72,12 @@ pub fn open_tables(db: &super::DbArg, rules: &Rules, note: &str) -> Result<Datab
             Some(r) => found.with_rules(&r)?,
             None => found,
         }),
-        Err(e @ (Error::NoSuchFolder(_) | Error::NoTables(_))) => {
+        Err(e)
+            if matches!(
+                e.cause(),
+                Some(StoreError::NoSuchFolder(_) | StoreError::NoTables(_))
+            ) =>
+        {
             eprintln!("awari: note: {e}; {note}");
             Ok(Database::from_tables_of::<Vec<u8>>(rules, Vec::new())?)
         }

@@ -5,6 +5,7 @@ use super::Failure;
 use awari_egdb::game::{Board, Side};
 use awari_egdb::probe::{Answer, Database, PvEnd};
 use awari_egdb::rules::Position;
+use awari_egdb::store::StoreError;
 use clap::Args;
 use std::io::BufRead;
 
@@ -179,8 +180,8 @@ pub fn run(a: QueryArgs) -> Result<(), Failure> {
 /// layer it needs and which the folder holds.
 pub fn not_built(db: &Database, p: &Position, e: awari_egdb::Error) -> Failure {
     let n = p.seeds();
-    match e {
-        awari_egdb::Error::MissingLayer { layer, dir, .. } if layer == n => {
+    match e.cause() {
+        Some(StoreError::MissingLayer { layer, dir, .. }) if *layer == n => {
             let held = db.layers();
             let holds = match held.last() {
                 Some(top) => format!(
@@ -197,7 +198,7 @@ pub fn not_built(db: &Database, p: &Position, e: awari_egdb::Error) -> Failure {
                 dir.display()
             ))
         }
-        e => e.into(),
+        _ => e.into(),
     }
 }
 

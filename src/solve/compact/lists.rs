@@ -5,6 +5,7 @@
 use super::{CHUNK, WINDOW};
 use crate::comm::Part;
 use crate::error::{Error, Result};
+use crate::solve::SolveError;
 use rayon::prelude::*;
 use std::fs::File;
 use std::os::unix::fs::FileExt;
@@ -42,10 +43,11 @@ impl Disk {
         &self.0.dir
     }
     pub(super) fn err(&self, source: std::io::Error) -> Error {
-        Error::Scratch {
+        SolveError::Scratch {
             dir: self.0.dir.clone(),
             source,
         }
+        .into()
     }
     pub(super) fn wrote(&self, k: u64) {
         self.0.written.fetch_add(k, Relaxed);

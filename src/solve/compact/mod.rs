@@ -94,6 +94,7 @@ use crate::format::Kind;
 use crate::index::layer_size;
 use crate::mem::Buffer;
 use crate::rules::Rules;
+use crate::store::StoreError;
 use exits::{exits, last_threshold, sort_exits, ExitLists, Facts};
 use lists::Disk;
 use std::path::{Path, PathBuf};
@@ -136,7 +137,7 @@ impl Lower for Slices<'_> {
         let b = self
             .0
             .get(layer as usize)
-            .ok_or_else(|| Error::MissingLayer {
+            .ok_or_else(|| StoreError::MissingLayer {
                 layer,
                 dir: memory(),
                 vu: false,
@@ -146,17 +147,19 @@ impl Lower for Slices<'_> {
             Kind::Lower => b.lower,
             Kind::Upper => b.upper,
         }
-        .ok_or_else(|| Error::NoEnvelope {
+        .ok_or_else(|| StoreError::NoEnvelope {
             dir: memory(),
             layer,
         })?;
         let s = start as usize;
-        let src = t.get(s..s + out.len()).ok_or_else(|| Error::TableSize {
-            layer,
-            table: kind.stem(),
-            expected: layer_size(layer),
-            found: t.len() as u64,
-        })?;
+        let src = t
+            .get(s..s + out.len())
+            .ok_or_else(|| StoreError::TableSize {
+                layer,
+                table: kind.stem(),
+                expected: layer_size(layer),
+                found: t.len() as u64,
+            })?;
         out.copy_from_slice(src);
         Ok(())
     }

@@ -11,6 +11,7 @@ use crate::index::{layer_size, rank};
 use crate::mem::prefetch;
 use crate::rules::{Position, Rules};
 use crate::solve::kernel::BATCH;
+use crate::solve::SolveError;
 use crate::solve::{dec, enc, Below, Observer, NO_EXIT};
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicU8, Ordering::Relaxed};
@@ -136,7 +137,7 @@ pub(super) struct Scratch {
 
 impl Scratch {
     pub(super) fn new(dir: &std::path::Path) -> Result<Self> {
-        let file = tempfile::tempfile_in(dir).map_err(|source| Error::Scratch {
+        let file = tempfile::tempfile_in(dir).map_err(|source| SolveError::Scratch {
             dir: dir.to_path_buf(),
             source,
         })?;
@@ -146,10 +147,11 @@ impl Scratch {
         })
     }
     fn err(&self, source: std::io::Error) -> Error {
-        Error::Scratch {
+        SolveError::Scratch {
             dir: self.dir.clone(),
             source,
         }
+        .into()
     }
     fn write(&self, at: u64, buf: &[u8]) -> Result<()> {
         use std::os::unix::fs::FileExt;

@@ -11,7 +11,7 @@ use super::State;
 use awari_egdb::game::{Board, Game, Side};
 use awari_egdb::index::{layer_size, unrank};
 use awari_egdb::probe::{Answer, Database, PvEnd};
-use awari_egdb::Error;
+use awari_egdb::store::StoreError;
 use axum::extract::{RawQuery, State as With};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
@@ -116,7 +116,7 @@ fn game_now(state: &State, query: &Option<String>) -> Reply {
         Ok(a) => {
             fill(&mut out, state, &b, &a)?;
         }
-        Err(Error::MissingLayer { .. }) => {
+        Err(e) if matches!(e.cause(), Some(StoreError::MissingLayer { .. })) => {
             out["unknown"] = unknown(db, b.seeds()).into();
             out["options"] = options(state, &b, None)?;
         }
@@ -214,7 +214,7 @@ fn options(state: &State, b: &Board, a: Option<&Answer>) -> Result<Value, ApiErr
 fn known<T>(r: awari_egdb::Result<T>, state: &State) -> Result<Option<T>, ApiError> {
     match r {
         Ok(v) => Ok(Some(v)),
-        Err(Error::MissingLayer { .. }) => Ok(None),
+        Err(e) if matches!(e.cause(), Some(StoreError::MissingLayer { .. })) => Ok(None),
         Err(e) => Err(ApiError::of(e, state)),
     }
 }

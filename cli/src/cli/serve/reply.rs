@@ -3,6 +3,7 @@
 //! the blocking pool.
 
 use super::State;
+use awari_egdb::store::StoreError;
 use awari_egdb::{Error, ErrorKind};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
@@ -37,8 +38,8 @@ impl ApiError {
 
     /// A library error, with the folder's path taken out of its message.
     pub(super) fn of(e: Error, state: &State) -> ApiError {
-        let (status, kind) = match (&e, e.kind()) {
-            (Error::MissingLayer { .. }, _) => (StatusCode::NOT_FOUND, "not_built"),
+        let (status, kind) = match (e.cause(), e.kind()) {
+            (Some(StoreError::MissingLayer { .. }), _) => (StatusCode::NOT_FOUND, "not_built"),
             (_, ErrorKind::Input) => (StatusCode::BAD_REQUEST, "bad_input"),
             (_, ErrorKind::Damaged) => (StatusCode::SERVICE_UNAVAILABLE, "damaged"),
             (_, ErrorKind::Io) => (StatusCode::INTERNAL_SERVER_ERROR, "io"),
@@ -54,11 +55,11 @@ impl ApiError {
             (Some(t), "damaged") | (Some(t), "io") => {
                 eprintln!("awari serve: {e}");
                 let layer = t.split('.').find_map(|w| w.parse::<u32>().ok());
-                let what = match e {
-                    Error::Compressed {
+                let what = match e.cause() {
+                    Some(StoreError::Compressed {
                         source: awari_egdb::codec::CompressError::Retired { .. },
                         ..
-                    } => "is compressed in a format this release no longer reads",
+                    }) => "is compressed in a format this release no longer reads",
                     _ => "is damaged",
                 };
                 match layer {
