@@ -14,48 +14,10 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use support::{db_dir, random_indexable, s, MAX};
 
-/// `libawari_egdb.a`. The cargo that builds this test compiles this crate
-/// in all its crate types, the static one too, into the folder of the test
-/// binary (`target/release/deps`), so that one is used: it is the library
-/// this test links, of the same sources. Wherever the archive is missing,
-/// a cargo of its own builds it in `target/capi` (its own lock; the first
-/// time about a minute, then nothing to do).
-fn static_lib() -> &'static Path {
-    static LIB: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
-    LIB.get_or_init(|| {
-        let beside = std::env::current_exe()
-            .ok()
-            .and_then(|exe| Some(exe.parent()?.join("libawari_egdb.a")));
-        match beside {
-            Some(lib) if lib.exists() => lib,
-            _ => build_static_lib(),
-        }
-    })
-}
-
-/// Builds `libawari_egdb.a` in `target/capi` and returns its path.
-fn build_static_lib() -> PathBuf {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let target = std::env::var_os("CARGO_TARGET_DIR")
-        .map_or(root.join("../target"), PathBuf::from)
-        .join("capi");
-    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let st = Command::new(cargo)
-        .args(["build", "--release", "--lib", "--quiet"])
-        .arg("--manifest-path")
-        .arg(root.join("Cargo.toml"))
-        .arg("--target-dir")
-        .arg(&target)
-        .status()
-        .expect("cargo runs");
-    assert!(st.success(), "cargo build of the static library failed");
-    target.join("release").join("libawari_egdb.a")
-}
-
 /// Compiles a C file against the static library, once per name.
 fn compile(source: &str, name: &str) -> PathBuf {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let lib = static_lib();
+    let lib = support::dl::built("libawari_egdb.a");
     assert!(lib.exists(), "{} was not built", lib.display());
     let out = support::scratch("awari-capi-").join(name);
     let st = Command::new("cc")
