@@ -4,7 +4,7 @@
 
 use super::Comm;
 use crate::comm::CommError;
-use crate::error::{Error, Result};
+use crate::error::Result;
 use mpi::collective::SystemOperation;
 use mpi::datatype::{Partition, PartitionMut};
 use mpi::topology::SimpleCommunicator;
