@@ -65,6 +65,51 @@ impl std::ops::Deref for Buffer {
     }
 }
 
+/// Zeroed 64-bit atomic words on huge pages (where the kernel gives
+/// them), only ever accessed atomically.
+pub(crate) struct Words(Buffer);
+
+impl Words {
+    /// `n` zero words.
+    pub(crate) fn zeroed(n: usize) -> crate::Result<Self> {
+        Ok(Words(Buffer::zeroed(n * 8)?))
+    }
+}
+
+impl std::ops::Deref for Words {
+    type Target = [AtomicU64];
+    fn deref(&self) -> &[AtomicU64] {
+        let s = self.0.as_slice();
+        // SAFETY: the mapping is page-aligned and its length a multiple of
+        // 8; the buffer is private to this type, which hands out only
+        // atomic access, so shared references may update it.
+        unsafe { std::slice::from_raw_parts(s.as_ptr() as *const AtomicU64, s.len() / 8) }
+    }
+}
+
+/// Zeroed 32-bit words on huge pages (where the kernel gives them).
+pub(crate) struct U32s(Buffer);
+
+impl U32s {
+    /// `n` zero words.
+    pub(crate) fn zeroed(n: usize) -> crate::Result<Self> {
+        Ok(U32s(Buffer::zeroed(n * 4)?))
+    }
+}
+
+impl std::ops::Deref for U32s {
+    type Target = [u32];
+    fn deref(&self) -> &[u32] {
+        bytemuck::cast_slice(self.0.as_slice())
+    }
+}
+
+impl std::ops::DerefMut for U32s {
+    fn deref_mut(&mut self) -> &mut [u32] {
+        bytemuck::cast_slice_mut(self.0.as_mut_slice())
+    }
+}
+
 /// Asks for the cache line holding `*p`; only a hint.
 #[inline(always)]
 pub(crate) fn prefetch(p: *const u8) {

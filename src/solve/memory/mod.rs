@@ -42,7 +42,10 @@
 //! threshold every settlement is propagated depth-first to the predecessors,
 //! claimed with a compare-and-swap; settlements are handled in batches whose
 //! predecessors' state bytes are prefetched before any is touched, so the
-//! cache misses overlap. While the sweeps run, every access to the state is
+//! cache misses overlap. In the large sweeps (a state of 1.5 GiB or
+//! more) propagation goes in waves instead (`waves`): the updates are
+//! bucketed by the region of the state they hit and applied a region at a
+//! time, each region by one thread. While the sweeps run, every access to the state is
 //! an atomic access to the 64-bit word that holds the byte (atomics of
 //! different sizes must not race), so a scan can read a group's words while
 //! other threads update bytes in them. The set of positions that settle at
@@ -75,11 +78,14 @@
 //! A settled flag and a 7-bit value fit in one byte (values lie within
 //! `-48..=48`), and a counter fits in 3 bits. The target is at most 3 bytes
 //! per position of the layer being solved, which this solver meets; the
-//! threshold masks and a fixed baseline come on top ([`cost`]).
+//! threshold masks, the waves' bitmap and buckets (at most 0.45 bytes a
+//! position, on the large layers) and a fixed baseline come on top
+//! ([`cost`]).
 //!
 
 mod exits;
 mod sweep;
+mod waves;
 
 use super::{check_below, Below, Cost, Observer, Silent, SolveStats, SolvedTables, BASELINE_BYTES};
 use crate::error::{Error, Result};
@@ -91,6 +97,7 @@ use exits::{init, Pass, Scratch};
 use rayon::prelude::*;
 use std::time::Instant;
 use sweep::{decode, Sweep, GROUP};
+use waves::Waves;
 
 /// A settled byte's flag (its low 7 bits are the value, `enc`).
 const SETTLED: u8 = 0x80;
@@ -243,10 +250,11 @@ impl SolvedTables for Solved {
 
 /// What the in-memory solver needs for layer `n`: two value bytes and a
 /// byte of counters per position with the envelope (one value byte and the
-/// counters without), beyond the mapped lower layers; and its estimate,
-/// which adds the threshold masks and the baseline.
+/// counters without), beyond the mapped lower layers, and on the layers
+/// that propagate in waves their bitmap and buckets (`waves::bytes`); and
+/// its estimate, which adds the threshold masks and the baseline.
 pub fn cost(n: u32, envelope: bool) -> Cost {
-    let working = layer_size(n) * if envelope { 3 } else { 2 };
+    let working = layer_size(n) * if envelope { 3 } else { 2 } + waves::bytes(n, envelope);
     let masks = layer_size(n).div_ceil(SUB) * 16;
     Cost {
         working,
@@ -300,6 +308,11 @@ pub fn solve_layer<E: From<Error>>(
         stats.init_seconds += t0.elapsed().as_secs_f64();
         obs.phase("envelope");
         let t0 = Instant::now();
+        let waves = if waves::on(n, 3) {
+            Some(Waves::new(size as u64)?)
+        } else {
+            None
+        };
         let sweep = Sweep {
             n,
             size: size as u64,
@@ -312,6 +325,7 @@ pub fn solve_layer<E: From<Error>>(
             masks,
             per_position: 2,
             rules: *rules,
+            waves: waves.as_ref(),
         };
         stats.envelope_settlements = sweep.run(obs);
         stats.envelope_seconds = t0.elapsed().as_secs_f64();
@@ -341,6 +355,11 @@ pub fn solve_layer<E: From<Error>>(
     stats.init_seconds += t0.elapsed().as_secs_f64();
     obs.phase("score");
     let t0 = Instant::now();
+    let waves = if waves::on(n, 2) {
+        Some(Waves::new(size as u64)?)
+    } else {
+        None
+    };
     let sweep = Sweep {
         n,
         size: size as u64,
@@ -353,6 +372,7 @@ pub fn solve_layer<E: From<Error>>(
         masks,
         per_position: 1,
         rules: *rules,
+        waves: waves.as_ref(),
     };
     stats.score_settlements = sweep.run(obs);
     stats.score_seconds = t0.elapsed().as_secs_f64();

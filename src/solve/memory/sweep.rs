@@ -2,6 +2,7 @@
 //! (8 positions compared at once, blocks skipped by their masks) and the
 //! propagation of what settles (through [`crate::solve::kernel`]).
 
+use super::waves::Waves;
 use super::{CHUNK, CNT, SETTLED, SUB};
 use crate::index::unrank_unchecked;
 use crate::mem::prefetch;
@@ -34,6 +35,8 @@ pub(super) struct Sweep<'a> {
     pub(super) per_position: u64,
     /// The rule set (for the predecessors).
     pub(super) rules: crate::rules::Rules,
+    /// Propagation in waves ([`super::waves`]) rather than depth-first.
+    pub(super) waves: Option<&'a Waves>,
 }
 
 /// Per `SUB` positions, the thresholds at which a scan of them can
@@ -57,7 +60,7 @@ impl Masks {
         self.0[chunk][1].store((bits >> 64) as u64, Relaxed);
     }
     #[inline]
-    fn has(&self, chunk: usize, t: i32) -> bool {
+    pub(super) fn has(&self, chunk: usize, t: i32) -> bool {
         let b = (t + 64) as usize;
         self.0[chunk][b / 64].load(Relaxed) >> (b % 64) & 1 != 0
     }
@@ -89,7 +92,7 @@ pub(super) const GROUP: u64 = 8;
 /// two sides are different lanes (the envelope), `want_win` and
 /// `other_win` look for both at once and the `lose` pair is not used.
 #[derive(Clone, Copy, Default)]
-struct Patterns {
+pub(super) struct Patterns {
     want_win: [u64; 3],
     want_lose: [u64; 3],
     other_win: [u64; 3],
@@ -104,11 +107,21 @@ impl Sweep<'_> {
     }
 
     /// Sets byte `i` from `old` to `new` unless it is no longer `old`
-    /// (another thread settled it first); whether it did.
+    /// (another thread settled it first); whether it did. `OWNED`: no other
+    /// thread touches the word now (a region being applied), so a plain
+    /// load and store do.
     #[inline(always)]
-    fn claim(&self, i: usize, old: u8, new: u8) -> bool {
+    fn claim<const OWNED: bool>(&self, i: usize, old: u8, new: u8) -> bool {
         let shift = i % 8 * 8;
         let word = &self.st[i / 8];
+        if OWNED {
+            let cur = word.load(Relaxed);
+            if (cur >> shift) as u8 != old {
+                return false;
+            }
+            word.store((cur & !(0xff << shift)) | (new as u64) << shift, Relaxed);
+            return true;
+        }
         let mut cur = word.load(Relaxed);
         loop {
             if (cur >> shift) as u8 != old {
@@ -124,15 +137,21 @@ impl Sweep<'_> {
 
     /// Subtracts one from the counter at `self.shift` in byte `i` (it is
     /// never 0 there, so nothing borrows from the neighbouring bits); the
-    /// byte before.
+    /// byte before. `OWNED` as for [`Sweep::claim`].
     #[inline(always)]
-    fn take_counter(&self, i: usize) -> u8 {
+    fn take_counter<const OWNED: bool>(&self, i: usize) -> u8 {
         let shift = i % 8 * 8;
+        if OWNED {
+            let w = &self.st[i / 8];
+            let cur = w.load(Relaxed);
+            w.store(cur - (1 << (shift as u32 + self.shift)), Relaxed);
+            return (cur >> shift) as u8;
+        }
         (self.st[i / 8].fetch_sub(1 << (shift as u32 + self.shift), Relaxed) >> shift) as u8
     }
 
     /// The words a scan at threshold `t` compares a group's words with.
-    fn patterns(&self, t: i32) -> Patterns {
+    pub(super) fn patterns(&self, t: i32) -> Patterns {
         let mut p = Patterns::default();
         for j in 0..GROUP as usize * self.stride {
             let (k, b) = (j / 8, j % 8 * 8);
@@ -163,6 +182,7 @@ impl Sweep<'_> {
         let chunks = size.div_ceil(CHUNK);
         let total = AtomicU64::new(0);
         let middle = (self.n as i32 + self.last) / 2;
+        let mut pools = self.waves.map(|w| w.buckets.lock().expect("not poisoned"));
         for t in (self.last..=self.n as i32).rev() {
             if t == middle {
                 let point = if self.last < 1 {
@@ -173,6 +193,11 @@ impl Sweep<'_> {
                 crate::fault::point(point, &self.n);
             }
             let patterns = self.patterns(t);
+            if let (Some(waves), Some(pools)) = (self.waves, pools.as_deref_mut()) {
+                let count = self.threshold_in_waves(waves, pools, t, &patterns, obs);
+                total.fetch_add(count, Relaxed);
+                continue;
+            }
             (0..chunks)
                 .into_par_iter()
                 .for_each_init(Work::default, |work, c| {
@@ -182,11 +207,7 @@ impl Sweep<'_> {
                     let subs = (first..end).step_by(SUB as usize);
                     for lo in subs.filter(|&lo| self.masks.has((lo / SUB) as usize, t)) {
                         let hi = (lo + SUB).min(end);
-                        count += if self.win != self.lose {
-                            self.scan::<true>(work, lo, hi, t, &patterns)
-                        } else {
-                            self.scan::<false>(work, lo, hi, t, &patterns)
-                        };
+                        count += self.scan_any::<false>(work, lo, hi, t, &patterns);
                     }
                     count += self.drain(work, t);
                     if count > 0 {
@@ -200,6 +221,23 @@ impl Sweep<'_> {
         // rule) complete the sweep's share of the work.
         obs.advance((size * self.per_position).saturating_sub(total));
         total
+    }
+
+    /// [`Sweep::scan`] for either kind of sweep.
+    #[inline]
+    pub(super) fn scan_any<const DEFER: bool>(
+        &self,
+        work: &mut Work,
+        lo: u64,
+        hi: u64,
+        t: i32,
+        patterns: &Patterns,
+    ) -> u64 {
+        if self.win != self.lose {
+            self.scan::<true, DEFER>(work, lo, hi, t, patterns)
+        } else {
+            self.scan::<false, DEFER>(work, lo, hi, t, patterns)
+        }
     }
 
     /// Settles the positions `lo..hi` that reach threshold `t` by their
@@ -216,8 +254,10 @@ impl Sweep<'_> {
     ///
     /// `APART`: the two sides are different lanes, so that one comparison
     /// per word finds both ([`Sweep::patterns`] folds them together).
+    /// `DEFER`: what settles is marked for the next wave
+    /// ([`Waves::mark`]) instead of propagated; returns the marks made.
     #[inline]
-    fn scan<const APART: bool>(
+    fn scan<const APART: bool, const DEFER: bool>(
         &self,
         work: &mut Work,
         lo: u64,
@@ -250,24 +290,32 @@ impl Sweep<'_> {
                 for g in g..end {
                     let i = g as usize * stride;
                     let w = self.byte(i + win);
-                    if w == enc(t) && self.claim(i + win, w, SETTLED | enc(t)) {
-                        work.stack.push(Item {
-                            pos: unrank_unchecked(self.n, g),
-                            lose: false,
-                        });
+                    if w == enc(t) && self.claim::<false>(i + win, w, SETTLED | enc(t)) {
+                        if DEFER {
+                            count += self.mark(g, false);
+                        } else {
+                            work.stack.push(Item {
+                                pos: unrank_unchecked(self.n, g),
+                                lose: false,
+                            });
+                        }
                     }
                     let l = self.byte(i + lose);
                     if l == enc(-t)
                         && (self.byte(i + CNT) >> shift) & 7 == 0
-                        && self.claim(i + lose, l, SETTLED | enc(-t))
+                        && self.claim::<false>(i + lose, l, SETTLED | enc(-t))
                     {
-                        work.stack.push(Item {
-                            pos: unrank_unchecked(self.n, g),
-                            lose: true,
-                        });
+                        if DEFER {
+                            count += self.mark(g, true);
+                        } else {
+                            work.stack.push(Item {
+                                pos: unrank_unchecked(self.n, g),
+                                lose: true,
+                            });
+                        }
                     }
                 }
-                if work.stack.len() >= BATCH {
+                if !DEFER && work.stack.len() >= BATCH {
                     count += self.drain(work, t);
                 }
             }
@@ -276,44 +324,65 @@ impl Sweep<'_> {
         count
     }
 
+    /// Marks position `g`'s settlement (on the `<= -t` side when `lose`)
+    /// for the next wave; 1.
+    #[inline(always)]
+    fn mark(&self, g: u64, lose: bool) -> u64 {
+        self.waves.expect("a sweep in waves").mark(g, lose);
+        1
+    }
+
     /// Propagates the settlements on the stack at threshold `t` to closure,
     /// a batch at a time.
-    fn drain(&self, work: &mut Work, t: i32) -> u64 {
+    pub(super) fn drain(&self, work: &mut Work, t: i32) -> u64 {
         let locate = |g: u64| {
             let i = g as usize * self.stride;
             prefetch(self.st[i / 8].as_ptr() as *const u8);
             i
         };
         drain(work, &self.rules, locate, |i, p, from_lose, stack| {
-            if from_lose {
-                // A child is at -t: the predecessor reaches t.
-                let w = self.byte(i + self.win);
-                if w < SETTLED && self.claim(i + self.win, w, SETTLED | enc(t)) {
-                    stack.push(Item {
-                        pos: p,
-                        lose: false,
-                    });
-                }
-                return;
-            }
-            // A child is >= t: one fewer keeps the predecessor above -t.
-            let old = self.take_counter(i + CNT);
-            if (old >> self.shift) & 7 != 1 {
-                return;
-            }
-            let l = self.byte(i + self.lose);
-            if l >= SETTLED {
-                return;
-            }
-            if dec(l) > -t {
-                // Waits for threshold -exit: wake its chunk then.
-                if -dec(l) >= self.last {
-                    self.masks.set(i / self.stride / SUB as usize, -dec(l));
-                }
-            } else if self.claim(i + self.lose, l, SETTLED | enc(-t)) {
-                stack.push(Item { pos: p, lose: true });
+            if let Some(lose) = self.visit::<false>(i, from_lose, t) {
+                stack.push(Item { pos: p, lose });
             }
         })
+    }
+
+    /// What a settlement at threshold `t` does to the predecessor whose
+    /// state starts at byte `i`, reached from a `<= -t` settlement when
+    /// `from_lose`: `Some(side)` when the predecessor settles (on the
+    /// `<= -t` side when `side`). `OWNED` as for [`Sweep::claim`].
+    #[inline(always)]
+    pub(super) fn visit<const OWNED: bool>(
+        &self,
+        i: usize,
+        from_lose: bool,
+        t: i32,
+    ) -> Option<bool> {
+        if from_lose {
+            // A child is at -t: the predecessor reaches t.
+            let w = self.byte(i + self.win);
+            let won = w < SETTLED && self.claim::<OWNED>(i + self.win, w, SETTLED | enc(t));
+            return won.then_some(false);
+        }
+        // A child is >= t: one fewer keeps the predecessor above -t.
+        let old = self.take_counter::<OWNED>(i + CNT);
+        if (old >> self.shift) & 7 != 1 {
+            return None;
+        }
+        let l = self.byte(i + self.lose);
+        if l >= SETTLED {
+            return None;
+        }
+        if dec(l) > -t {
+            // Waits for threshold -exit: wake its chunk then.
+            if -dec(l) >= self.last {
+                self.masks.set(i / self.stride / SUB as usize, -dec(l));
+            }
+            None
+        } else {
+            self.claim::<OWNED>(i + self.lose, l, SETTLED | enc(-t))
+                .then_some(true)
+        }
     }
 }
 
