@@ -280,12 +280,16 @@ impl Sweep<'_> {
         waves.pending.store(marked, Relaxed);
         let regions = waves.dirty.len();
         let mut total = 0;
+        // A wave that took nothing (no pool could hold a settlement's
+        // updates) hands the rest to depth-first propagation, which needs
+        // no pool: the threshold always ends.
+        let mut stalled = false;
         loop {
             let pending = waves.pending.load(Relaxed);
             if pending == 0 {
                 break;
             }
-            if pending < waves.small {
+            if pending < waves.small || stalled {
                 let count: u64 = (0..regions)
                     .into_par_iter()
                     .filter(|&r| waves.dirty[r].load(Relaxed))
@@ -312,6 +316,7 @@ impl Sweep<'_> {
                 .sum();
             buckets.par_iter_mut().for_each(Buckets::clear);
             waves.pending.store(pending - consumed + settled, Relaxed);
+            stalled = consumed == 0;
             obs.advance(consumed);
             total += consumed;
         }
