@@ -1,17 +1,17 @@
-//! Propagation in waves (`src/solve/memory/waves.rs`) gives the tables
+//! Propagation in waves (`src/solve/waves.rs`) gives the tables
 //! depth-first propagation gives: builds with every threshold in waves to
 //! the end (`AWARI_WAVES=all`, so that the small layers do not end their
-//! thresholds depth-first) on 1 and 2 threads, equal to the known-good
-//! lists of awari (0..=16) and abapa (0..=14).
+//! thresholds depth-first), by both solvers, on 1 and 2 threads, equal to
+//! the known-good lists of awari (0..=16) and abapa (0..=14).
 
 use std::path::Path;
 use std::process::Command;
 
 const ROOT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
 
-/// Builds `0..=max` of `rules` in waves on `threads` threads and checks
-/// the tables against `list`.
-fn waves_equal_the_list(rules: &str, max: u32, threads: usize, list: &str) {
+/// Builds `0..=max` of `rules` in waves by `solver` on `threads` threads
+/// and checks the tables against `list`.
+fn waves_equal_the_list(rules: &str, solver: &str, max: u32, threads: usize, list: &str) {
     let dir = tempfile::tempdir().expect("a folder");
     let d = dir.path().to_str().expect("UTF-8");
     let run = |args: &[&str]| {
@@ -38,6 +38,8 @@ fn waves_equal_the_list(rules: &str, max: u32, threads: usize, list: &str) {
         &max,
         "--threads",
         &threads,
+        "--solver",
+        solver,
         "-q",
     ]);
     let list = Path::new(ROOT).join("data").join(list);
@@ -54,11 +56,18 @@ fn waves_equal_the_list(rules: &str, max: u32, threads: usize, list: &str) {
 
 #[test]
 fn awari_in_waves_on_one_and_two_threads_equals_the_known_good_list() {
-    waves_equal_the_list("awari", 16, 1, "known-good.csv");
-    waves_equal_the_list("awari", 16, 2, "known-good.csv");
+    waves_equal_the_list("awari", "memory", 16, 1, "known-good.csv");
+    waves_equal_the_list("awari", "memory", 16, 2, "known-good.csv");
 }
 
 #[test]
 fn abapa_in_waves_equals_its_known_good_list() {
-    waves_equal_the_list("abapa", 14, 2, "known-good-abapa.csv");
+    waves_equal_the_list("abapa", "memory", 14, 2, "known-good-abapa.csv");
+}
+
+#[test]
+fn the_compact_solver_in_waves_equals_the_known_good_lists() {
+    waves_equal_the_list("awari", "compact", 16, 1, "known-good.csv");
+    waves_equal_the_list("awari", "compact", 16, 2, "known-good.csv");
+    waves_equal_the_list("abapa", "compact", 14, 2, "known-good-abapa.csv");
 }

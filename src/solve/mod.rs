@@ -123,6 +123,7 @@ pub use error::SolveError;
 pub mod compact;
 pub mod kernel;
 pub mod memory;
+mod waves;
 
 use crate::error::Result;
 use crate::format::Kind;

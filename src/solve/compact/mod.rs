@@ -87,6 +87,7 @@ mod sweep;
 
 pub use assemble::Assembled;
 
+use super::waves;
 use super::{Below, Cost, Observer, SolveStats, BASELINE_BYTES};
 use crate::comm::{Comm, Part};
 use crate::error::{Error, Result};
@@ -169,8 +170,9 @@ impl Lower for Slices<'_> {
 const BUFFER_BYTES: u64 = 12 << 20;
 
 /// What the compact solver needs for layer `n` on each of `ranks` ranks:
-/// one byte per position of the largest part and the buffers of a window
-/// of lists; its estimate adds the baseline and, with several ranks, the
+/// one byte per position of the largest part, the buffers of a window
+/// of lists and, where the sweeps go in waves, their bitmap and buckets
+/// ([`waves::bytes`]); its estimate adds the baseline and, with several ranks, the
 /// exits exchanged per round and the sweep's updates in flight.
 pub fn cost(n: u32, ranks: usize) -> Cost {
     let size = layer_size(n);
@@ -179,7 +181,11 @@ pub fn cost(n: u32, ranks: usize) -> Cost {
         .map(|r| Part::new(size, WINDOW, r, ranks).len())
         .max()
         .unwrap_or(0);
-    let working = most.next_multiple_of(8) + BUFFER_BYTES;
+    let waves = match with_waves(n, ranks) {
+        true => waves::bytes(size),
+        false => 0,
+    };
+    let working = most.next_multiple_of(8) + BUFFER_BYTES + waves;
     let exchange = if ranks > 1 {
         EXCHANGE_BYTES + SWEEP_EXCHANGE_BYTES + most / 32
     } else {
@@ -189,6 +195,13 @@ pub fn cost(n: u32, ranks: usize) -> Cost {
         working,
         estimate: working + exchange + BASELINE_BYTES,
     }
+}
+
+/// Whether the sweeps of layer `n` built by `ranks` ranks propagate in
+/// waves ([`waves::on`] for a state of one byte a position; one rank
+/// only: the updates for other ranks' positions go out as messages).
+fn with_waves(n: u32, ranks: usize) -> bool {
+    ranks == 1 && waves::on(layer_size(n))
 }
 
 /// The sweep's updates for other ranks in flight (sent, received and the
@@ -252,6 +265,7 @@ pub fn solve_layer<E: From<Error>>(
     let part = Part::new(layer_size(n), WINDOW, comm.rank(), comm.size());
     let ranks = Ranks { part, comm };
     let size = part.len();
+    let waves = with_waves(n, comm.size());
     let mut stats = SolveStats::default();
     let t0 = Instant::now();
     let facts = Facts::compute(&disk, n, rules, part)?;
@@ -296,6 +310,7 @@ pub fn solve_layer<E: From<Error>>(
                 last,
                 joint: false,
                 per_position: 2,
+                waves,
             },
             lists,
             obs,
@@ -335,6 +350,7 @@ pub fn solve_layer<E: From<Error>>(
             last: last_threshold(n, false),
             joint: true,
             per_position: 1,
+            waves,
         },
         lists,
         obs,

@@ -12,7 +12,8 @@ use crate::error::{Error, Result};
 use crate::index::unrank_unchecked;
 use crate::mem::{prefetch, Buffer};
 use crate::solve::kernel::{self, Item, Work};
-use crate::solve::Observer;
+use crate::solve::waves::{Target, Waves};
+use crate::solve::{Observer, Silent};
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicU8, Ordering::Relaxed};
 
@@ -36,6 +37,9 @@ pub(super) struct Sweep<'a> {
     pub(super) joint: bool,
     /// The rule set (for the predecessors).
     pub(super) rules: crate::rules::Rules,
+    /// Propagation in waves ([`crate::solve::waves`]; one rank only):
+    /// what the exit lists settle is marked, not propagated.
+    pub(super) waves: Option<&'a Waves>,
 }
 
 impl Sweep<'_> {
@@ -112,16 +116,34 @@ impl Sweep<'_> {
                 .iter()
                 .flat_map(|(w, buf, _)| segments(buf, part.lo + *w as u64 * WINDOW))
                 .collect();
+            let settle = |g: u64| {
+                let i = (g - part.lo) as usize;
+                if lose {
+                    let old = self.st[i].fetch_or(FLAG, Relaxed);
+                    old & CNT == 0 && self.lose_open(old) && self.settle_lose(i)
+                } else {
+                    self.settle_win(i)
+                }
+            };
+            if let Some(waves) = self.waves {
+                total += segs
+                    .par_iter()
+                    .map(|&(base, count, gaps)| {
+                        let mut marked = 0;
+                        for_each_index(base, count, gaps, |g| {
+                            if settle(g) {
+                                waves.mark(g - part.lo, lose);
+                                marked += 1;
+                            }
+                        });
+                        marked
+                    })
+                    .sum::<u64>();
+                continue;
+            }
             total += self.settle_each(&segs, outbox, |&(base, count, gaps), stack| {
                 for_each_index(base, count, gaps, |g| {
-                    let i = (g - part.lo) as usize;
-                    let settled = if lose {
-                        let old = self.st[i].fetch_or(FLAG, Relaxed);
-                        old & CNT == 0 && self.lose_open(old) && self.settle_lose(i)
-                    } else {
-                        self.settle_win(i)
-                    };
-                    if settled {
+                    if settle(g) {
                         stack.push(Item {
                             pos: unrank_unchecked(self.n, g),
                             lose,
@@ -210,6 +232,28 @@ impl Sweep<'_> {
         }))
     }
 
+    /// [`Sweep::visit`] by the one thread that applies `i`'s region: plain
+    /// loads and stores.
+    #[inline(always)]
+    fn visit_owned(&self, i: usize, from_lose: bool) -> Option<bool> {
+        let s = &self.st[i];
+        let b = s.load(Relaxed);
+        if from_lose {
+            if !self.win_open(b) {
+                return None;
+            }
+            s.store(b | WIN_NOW, Relaxed);
+            return Some(false);
+        }
+        let b = b.wrapping_sub(1);
+        if b & CNT == 0 && b & FLAG != 0 && self.lose_open(b) {
+            s.store(b | LOSE_NOW, Relaxed);
+            return Some(true);
+        }
+        s.store(b, Relaxed);
+        None
+    }
+
     /// Runs `seed` on every unit in parallel (it pushes the settlements it
     /// makes), propagates them to closure in this rank's part, and adds the
     /// updates for other ranks to `outbox`. Returns the settlements.
@@ -237,6 +281,33 @@ impl Sweep<'_> {
     }
 }
 
+impl Target for Sweep<'_> {
+    fn layer(&self) -> u32 {
+        self.n
+    }
+    fn first(&self) -> u64 {
+        self.part.lo
+    }
+    fn rules(&self) -> &crate::rules::Rules {
+        &self.rules
+    }
+    #[inline(always)]
+    fn prefetch(&self, i: u64) {
+        prefetch(self.st[i as usize].as_ptr());
+    }
+    #[inline(always)]
+    fn visit_owned(&self, i: u64, from_lose: bool) -> Option<bool> {
+        Sweep::visit_owned(self, i as usize, from_lose)
+    }
+    fn drain(&self, work: &mut Work) -> u64 {
+        // Waves run with one rank: every predecessor is this rank's.
+        let mut remote = Vec::new();
+        let count = Sweep::drain(self, work, &mut remote);
+        debug_assert!(remote.is_empty());
+        count
+    }
+}
+
 /// One sweep: layer `n`, thresholds `n` down to `last`, the score's
 /// single value (`joint`) or the envelope's two, and the settlements each
 /// position can make (its progress units).
@@ -246,6 +317,8 @@ pub(super) struct Game {
     pub(super) last: i32,
     pub(super) joint: bool,
     pub(super) per_position: u64,
+    /// Propagation in waves (with one rank).
+    pub(super) waves: bool,
 }
 
 /// Runs one sweep (thresholds `n` down to `last`) on a fresh state; returns
@@ -264,9 +337,17 @@ pub(super) fn sweep(
         last,
         joint,
         per_position,
+        waves,
     } = game;
     let part = ranks.part;
     let size = part.len();
+    let waves = match waves {
+        true => Some(Waves::new(size)?),
+        false => None,
+    };
+    let mut pools = waves
+        .as_ref()
+        .map(|w| w.buckets.lock().expect("not poisoned"));
     let mut state = Buffer::zeroed(size.next_multiple_of(8) as usize)?;
     state.as_mut_slice()[..size as usize]
         .par_chunks_mut(CHUNK as usize)
@@ -297,6 +378,7 @@ pub(super) fn sweep(
                 part,
                 joint,
                 rules: facts.rules,
+                waves: waves.as_ref(),
             };
             let mut outbox = Vec::new();
             // Every rank applies the same lists (a rank's part of a list
@@ -312,6 +394,10 @@ pub(super) fn sweep(
             }
             apply(lists.lose[ti].take(), true)?;
             apply(lists.win[ti].take(), false)?;
+            if let (Some(waves), Some(pools)) = (&waves, pools.as_deref_mut()) {
+                // What the lists marked, and what it sets off.
+                settled = waves.run(pools, &sw, settled, &Silent);
+            }
             settled += sw.settle_remote(disk, ranks, outbox)?;
         }
         if settled == 0 {

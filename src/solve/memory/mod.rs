@@ -43,7 +43,7 @@
 //! claimed with a compare-and-swap; settlements are handled in batches whose
 //! predecessors' state bytes are prefetched before any is touched, so the
 //! cache misses overlap. In the large sweeps (a state of 1.5 GiB or
-//! more) propagation goes in waves instead (`waves`): the updates are
+//! more) propagation goes in waves instead ([`super::waves`]): the updates are
 //! bucketed by the region of the state they hit and applied a region at a
 //! time, each region by one thread. While the sweeps run, every access to the state is
 //! an atomic access to the 64-bit word that holds the byte (atomics of
@@ -85,8 +85,8 @@
 
 mod exits;
 mod sweep;
-mod waves;
 
+use super::waves::{self, Waves};
 use super::{check_below, Below, Cost, Observer, Silent, SolveStats, SolvedTables, BASELINE_BYTES};
 use crate::error::{Error, Result};
 use crate::format::Kind;
@@ -97,7 +97,6 @@ use exits::{init, Pass, Scratch};
 use rayon::prelude::*;
 use std::time::Instant;
 use sweep::{decode, Sweep, GROUP};
-use waves::Waves;
 
 /// A settled byte's flag (its low 7 bits are the value, `enc`).
 const SETTLED: u8 = 0x80;
@@ -251,10 +250,19 @@ impl SolvedTables for Solved {
 /// What the in-memory solver needs for layer `n`: two value bytes and a
 /// byte of counters per position with the envelope (one value byte and the
 /// counters without), beyond the mapped lower layers, and on the layers
-/// that propagate in waves their bitmap and buckets (`waves::bytes`); and
-/// its estimate, which adds the threshold masks and the baseline.
+/// that propagate in waves their bitmap and buckets ([`waves::bytes`]);
+/// and its estimate, which adds the threshold masks and the baseline.
 pub fn cost(n: u32, envelope: bool) -> Cost {
-    let working = layer_size(n) * if envelope { 3 } else { 2 } + waves::bytes(n, envelope);
+    let size = layer_size(n);
+    let stride = if envelope { 3 } else { 2 };
+    // The envelope's sweep has the larger state: waves for the score
+    // alone come only with waves for the envelope.
+    let waves = if waves::on(size * stride) {
+        waves::bytes(size)
+    } else {
+        0
+    };
+    let working = size * stride + waves;
     let masks = layer_size(n).div_ceil(SUB) * 16;
     Cost {
         working,
@@ -308,7 +316,7 @@ pub fn solve_layer<E: From<Error>>(
         stats.init_seconds += t0.elapsed().as_secs_f64();
         obs.phase("envelope");
         let t0 = Instant::now();
-        let waves = if waves::on(n, 3) {
+        let waves = if waves::on(size as u64 * 3) {
             Some(Waves::new(size as u64)?)
         } else {
             None
@@ -355,7 +363,7 @@ pub fn solve_layer<E: From<Error>>(
     stats.init_seconds += t0.elapsed().as_secs_f64();
     obs.phase("score");
     let t0 = Instant::now();
-    let waves = if waves::on(n, 2) {
+    let waves = if waves::on(size as u64 * 2) {
         Some(Waves::new(size as u64)?)
     } else {
         None

@@ -2,11 +2,11 @@
 //! (8 positions compared at once, blocks skipped by their masks) and the
 //! propagation of what settles (through [`crate::solve::kernel`]).
 
-use super::waves::Waves;
 use super::{CHUNK, CNT, SETTLED, SUB};
 use crate::index::unrank_unchecked;
 use crate::mem::prefetch;
 use crate::solve::kernel::{drain, Item, Work, BATCH};
+use crate::solve::waves::{Target, Waves};
 use crate::solve::{dec, enc, Observer};
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
@@ -35,7 +35,8 @@ pub(super) struct Sweep<'a> {
     pub(super) per_position: u64,
     /// The rule set (for the predecessors).
     pub(super) rules: crate::rules::Rules,
-    /// Propagation in waves ([`super::waves`]) rather than depth-first.
+    /// Propagation in waves ([`crate::solve::waves`]) rather than
+    /// depth-first.
     pub(super) waves: Option<&'a Waves>,
 }
 
@@ -194,7 +195,8 @@ impl Sweep<'_> {
             }
             let patterns = self.patterns(t);
             if let (Some(waves), Some(pools)) = (self.waves, pools.as_deref_mut()) {
-                let count = self.threshold_in_waves(waves, pools, t, &patterns, obs);
+                let marked = self.scan_all::<true>(t, &patterns);
+                let count = waves.run(pools, &At { sweep: self, t }, marked, obs);
                 total.fetch_add(count, Relaxed);
                 continue;
             }
@@ -221,6 +223,27 @@ impl Sweep<'_> {
         // rule) complete the sweep's share of the work.
         obs.advance((size * self.per_position).saturating_sub(total));
         total
+    }
+
+    /// Scans every chunk whose mask has threshold `t` ([`Sweep::scan`],
+    /// `DEFER`: marks what settles); returns the settlements found.
+    fn scan_all<const DEFER: bool>(&self, t: i32, patterns: &Patterns) -> u64 {
+        let size = self.size;
+        (0..size.div_ceil(CHUNK))
+            .into_par_iter()
+            .map_init(Work::default, |work, c| {
+                let first = c * CHUNK;
+                let end = (first + CHUNK).min(size);
+                let mut count = 0;
+                for lo in (first..end).step_by(SUB as usize) {
+                    if self.masks.has((lo / SUB) as usize, t) {
+                        let hi = (lo + SUB).min(end);
+                        count += self.scan_any::<DEFER>(work, lo, hi, t, patterns);
+                    }
+                }
+                count
+            })
+            .sum()
     }
 
     /// [`Sweep::scan`] for either kind of sweep.
@@ -383,6 +406,37 @@ impl Sweep<'_> {
             self.claim::<OWNED>(i + self.lose, l, SETTLED | enc(-t))
                 .then_some(true)
         }
+    }
+}
+
+/// A sweep at threshold `t`, as propagation in waves updates it.
+struct At<'s, 'a> {
+    sweep: &'s Sweep<'a>,
+    t: i32,
+}
+
+impl Target for At<'_, '_> {
+    fn layer(&self) -> u32 {
+        self.sweep.n
+    }
+    fn first(&self) -> u64 {
+        0
+    }
+    fn rules(&self) -> &crate::rules::Rules {
+        &self.sweep.rules
+    }
+    #[inline(always)]
+    fn prefetch(&self, g: u64) {
+        let i = g as usize * self.sweep.stride;
+        prefetch(self.sweep.st[i / 8].as_ptr() as *const u8);
+    }
+    #[inline(always)]
+    fn visit_owned(&self, g: u64, from_lose: bool) -> Option<bool> {
+        self.sweep
+            .visit::<true>(g as usize * self.sweep.stride, from_lose, self.t)
+    }
+    fn drain(&self, work: &mut Work) -> u64 {
+        self.sweep.drain(work, self.t)
     }
 }
 

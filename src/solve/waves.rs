@@ -1,13 +1,13 @@
-//! Propagation in waves: the random updates of a threshold's propagation
-//! applied a region of the state at a time.
+//! Propagation in waves, for both solvers: the random updates of a
+//! threshold's propagation applied a region of the state at a time.
 //!
-//! Depth-first propagation ([`Sweep::drain`]) updates each predecessor
+//! Depth-first propagation ([`crate::solve::kernel::drain`]) updates each predecessor
 //! where it lies in the state, one random access each; above layer 24 the
 //! state is past the reach of the TLB and each of those accesses costs
-//! more the larger the layer. In waves, a threshold's scan marks what
-//! settles in a bitmap of pending settlements (two bits a position, one a
-//! side) instead of propagating it. Then, wave by
-//! wave:
+//! more the larger the layer. In waves, what a threshold settles by its
+//! exits (the in-memory solver's scan, the compact solver's exit lists) is
+//! marked in a bitmap of pending settlements (two bits a position, one a
+//! side) instead of propagated. Then, wave by wave ([`Waves::run`]):
 //!
 //! - **generate**: each thread takes pending settlements of its share of
 //!   the regions, clears their bits, and appends each predecessor update
@@ -29,23 +29,22 @@
 //! threads.
 //!
 //! Memory ([`bytes`]): the bitmap (0.25 bytes a position) and the
-//! pools (0.2 bytes a position in all), within the 3.5 bytes a position the
-//! solver may use. Waves are on for the sweeps whose state is at least
-//! 1.5 GiB ([`on`]: the envelope's from layer 25, the score's from 26);
-//! `AWARI_WAVES=1` or `=0` forces them on or off (for measurements,
-//! [docs/performance.md](../../../docs/performance.md)).
+//! pools (0.2 bytes a position in all), counted by each solver's cost.
+//! Waves are on for the sweeps whose state is at least 1.5 GiB ([`on`]:
+//! in memory the envelope's from layer 25, the score's from 26; compact,
+//! one byte a position, from 29); `AWARI_WAVES=1` or `=0` forces them on
+//! or off (for measurements, [docs/performance.md](../../docs/performance.md)).
 
-use super::sweep::{Patterns, Sweep};
-use super::CHUNK;
 use crate::error::Result;
-use crate::index::{layer_size, rank_packed, unrank_unchecked};
-use crate::mem::{prefetch, U32s, Words};
+use crate::index::{rank_packed, unrank_unchecked};
+use crate::mem::{U32s, Words};
+use crate::rules::Rules;
 use crate::solve::kernel::{Item, Work};
 use crate::solve::Observer;
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
 
-/// Positions a region covers (a power of two, a multiple of [`CHUNK`]).
+/// Positions a region covers (a power of two).
 const REGION: u64 = 1 << 17;
 /// Updates a bucket block holds.
 const BLOCK: usize = 128;
@@ -62,16 +61,15 @@ const FROM_STATE_BYTES: u64 = 3 << 29;
 /// No block.
 const NONE: u32 = u32::MAX;
 
-/// Whether a sweep of layer `n` whose state holds `stride` bytes a
-/// position (3 for the envelope, 2 for the score) propagates in waves: by
-/// the size of that state, unless `AWARI_WAVES` is `1` (on), `all` (on,
-/// and no threshold ends depth-first: for the tests on small layers) or
-/// `0` (off).
-pub fn on(n: u32, stride: u64) -> bool {
+/// Whether a sweep whose state takes `state` bytes propagates in waves:
+/// by that size, unless `AWARI_WAVES` is `1` (on), `all` (on, and no
+/// threshold ends depth-first: for the tests on small layers) or `0`
+/// (off).
+pub fn on(state: u64) -> bool {
     match std::env::var("AWARI_WAVES").as_deref() {
         Ok("1" | "all") => true,
         Ok("0") => false,
-        _ => layer_size(n) * stride >= FROM_STATE_BYTES,
+        _ => state >= FROM_STATE_BYTES,
     }
 }
 
@@ -83,17 +81,10 @@ fn small() -> u64 {
     }
 }
 
-/// Bytes the waves add to the solver of layer `n` (0 when no sweep of it
-/// propagates in waves):
-/// the pending bitmap (two bits a position, one a side: the score sweep
-/// settles on both sides too), the pools, and each thread's bucket heads.
-pub fn bytes(n: u32, envelope: bool) -> u64 {
-    // The envelope's sweep has the larger state: waves for the score
-    // alone come only with waves for the envelope.
-    if !on(n, if envelope { 3 } else { 2 }) {
-        return 0;
-    }
-    let size = layer_size(n);
+/// Bytes the waves of a sweep of `size` positions take: the pending
+/// bitmap (two bits a position, one a side: the score sweep settles on
+/// both sides too), the pools, and each thread's bucket heads.
+pub fn bytes(size: u64) -> u64 {
     let threads = rayon::current_num_threads() as u64;
     let regions = size.div_ceil(REGION);
     let blocks = pool_blocks(size, threads as usize) as u64;
@@ -124,7 +115,7 @@ pub(super) struct Waves {
 }
 
 impl Waves {
-    /// No settlement pending, for a layer of `size` positions.
+    /// No settlement pending, for a state of `size` positions.
     pub(super) fn new(size: u64) -> Result<Self> {
         let words = (size * 2).div_ceil(64) as usize;
         let regions = size.div_ceil(REGION) as usize;
@@ -142,8 +133,9 @@ impl Waves {
         })
     }
 
-    /// Marks `g`'s settlement on the `<= -t` side (when `lose`) pending
-    /// (not counted in `pending`: the callers add their marks).
+    /// Marks the settlement of the position at state index `g` on the
+    /// `<= -t` side (when `lose`) pending (not counted: [`Waves::run`] is
+    /// told how many were marked).
     #[inline(always)]
     pub(super) fn mark(&self, g: u64, lose: bool) {
         let b = g * 2 + lose as u64;
@@ -164,6 +156,25 @@ impl Waves {
         let per = (REGION * 2 / 64) as usize;
         r * per..((r + 1) * per).min(self.bits.len())
     }
+}
+
+/// What an update does to a solver's state.
+pub trait Target: Sync {
+    /// The layer.
+    fn layer(&self) -> u32;
+    /// The layer's index of state index 0 (a rank's part starts there).
+    fn first(&self) -> u64;
+    /// The rule set (for the predecessors).
+    fn rules(&self) -> &Rules;
+    /// Asks for the state of state index `i`.
+    fn prefetch(&self, i: u64);
+    /// An update of state index `i` from a settlement on the `<= -t` side
+    /// when `from_lose`, by the one thread that applies `i`'s region:
+    /// `Some(side)` when `i` settles (on the `<= -t` side when `side`).
+    fn visit_owned(&self, i: u64, from_lose: bool) -> Option<bool>;
+    /// Propagates the settlements on `work`'s stack depth-first to
+    /// closure; returns them.
+    fn drain(&self, work: &mut Work) -> u64;
 }
 
 /// A thread's updates waiting, by region: a chain of blocks each.
@@ -249,54 +260,38 @@ impl Buckets {
     }
 }
 
-impl Sweep<'_> {
-    /// Settles everything that settles at threshold `t`: the scan marks
-    /// what settles by exits and waits, then waves propagate it
-    /// ([module docs](self)); returns the settlements made.
-    pub(super) fn threshold_in_waves(
+impl Waves {
+    /// Settles, wave by wave, what the `marked` pending settlements set
+    /// off in `target`'s state ([module docs](self)), with one pool of
+    /// `buckets` a thread; returns the settlements propagated (the marked
+    /// ones and those they caused).
+    pub fn run(
         &self,
-        waves: &Waves,
         buckets: &mut [Buckets],
-        t: i32,
-        patterns: &Patterns,
+        target: &impl Target,
+        marked: u64,
         obs: &dyn Observer,
     ) -> u64 {
-        let size = self.size;
-        let marked: u64 = (0..size.div_ceil(CHUNK))
-            .into_par_iter()
-            .map_init(Work::default, |work, c| {
-                let first = c * CHUNK;
-                let end = (first + CHUNK).min(size);
-                let mut count = 0;
-                for lo in (first..end).step_by(super::SUB as usize) {
-                    if self.masks.has((lo / super::SUB) as usize, t) {
-                        let hi = (lo + super::SUB).min(end);
-                        count += self.scan_any::<true>(work, lo, hi, t, patterns);
-                    }
-                }
-                count
-            })
-            .sum();
-        waves.pending.store(marked, Relaxed);
-        let regions = waves.dirty.len();
+        self.pending.store(marked, Relaxed);
+        let regions = self.dirty.len();
         let mut total = 0;
         // A wave that took nothing (no pool could hold a settlement's
         // updates) hands the rest to depth-first propagation, which needs
         // no pool: the threshold always ends.
         let mut stalled = false;
         loop {
-            let pending = waves.pending.load(Relaxed);
+            let pending = self.pending.load(Relaxed);
             if pending == 0 {
                 break;
             }
-            if pending < waves.small || stalled {
+            if pending < self.small || stalled {
                 let count: u64 = (0..regions)
                     .into_par_iter()
-                    .filter(|&r| waves.dirty[r].load(Relaxed))
+                    .filter(|&r| self.dirty[r].load(Relaxed))
                     .map(|r| {
                         let mut work = Work::default();
-                        self.take(waves, r, &mut work.stack);
-                        self.drain(&mut work, t)
+                        self.take(target, r, &mut work.stack);
+                        target.drain(&mut work)
                     })
                     .sum();
                 obs.advance(count);
@@ -307,15 +302,15 @@ impl Sweep<'_> {
             let consumed: u64 = buckets
                 .par_iter_mut()
                 .enumerate()
-                .map(|(k, b)| self.generate(waves, b, k, threads))
+                .map(|(k, b)| self.generate(target, b, k, threads))
                 .sum();
             let full = &*buckets;
             let settled: u64 = (0..regions)
                 .into_par_iter()
-                .map(|r| self.apply(waves, full, r, t))
+                .map(|r| self.apply(target, full, r))
                 .sum();
             buckets.par_iter_mut().for_each(Buckets::clear);
-            waves.pending.store(pending - consumed + settled, Relaxed);
+            self.pending.store(pending - consumed + settled, Relaxed);
             stalled = consumed == 0;
             obs.advance(consumed);
             total += consumed;
@@ -324,43 +319,45 @@ impl Sweep<'_> {
     }
 
     /// Region `r`'s pending settlements onto `out`, their bits cleared.
-    fn take(&self, waves: &Waves, r: usize, out: &mut Vec<Item>) {
-        for wi in waves.words(r) {
-            let mut word = waves.bits[wi].swap(0, Relaxed);
+    fn take(&self, target: &impl Target, r: usize, out: &mut Vec<Item>) {
+        let (n, first) = (target.layer(), target.first());
+        for wi in self.words(r) {
+            let mut word = self.bits[wi].swap(0, Relaxed);
             while word != 0 {
                 let b = wi as u64 * 64 + word.trailing_zeros() as u64;
                 out.push(Item {
-                    pos: unrank_unchecked(self.n, b / 2),
+                    pos: unrank_unchecked(n, first + b / 2),
                     lose: b % 2 == 1,
                 });
                 word &= word - 1;
             }
         }
-        waves.dirty[r].store(false, Relaxed);
+        self.dirty[r].store(false, Relaxed);
     }
 
     /// The generating step of a wave for thread `k` of `threads`: the
     /// pending settlements of regions `k`, `k + threads`, ... until its
     /// pool is full, their updates appended to `b`; returns the
     /// settlements taken.
-    fn generate(&self, waves: &Waves, b: &mut Buckets, k: usize, threads: usize) -> u64 {
+    fn generate(&self, target: &impl Target, b: &mut Buckets, k: usize, threads: usize) -> u64 {
+        let (n, first, rules) = (target.layer(), target.first(), target.rules());
         let mut preds: Vec<u64> = Vec::with_capacity(64);
         let mut count = 0;
-        for r in (k..waves.dirty.len()).step_by(threads) {
-            if !waves.dirty[r].load(Relaxed) {
+        for r in (k..self.dirty.len()).step_by(threads) {
+            if !self.dirty[r].load(Relaxed) {
                 continue;
             }
-            for wi in waves.words(r) {
-                let mut word = waves.bits[wi].load(Relaxed);
+            for wi in self.words(r) {
+                let mut word = self.bits[wi].load(Relaxed);
                 while word != 0 {
                     let bit = wi as u64 * 64 + word.trailing_zeros() as u64;
                     let (g, lose) = (bit / 2, bit % 2 == 1);
                     preds.clear();
-                    unrank_unchecked(self.n, g)
-                        .for_each_predecessor_packed(&self.rules, |p| preds.push(rank_packed(p)));
+                    unrank_unchecked(n, first + g)
+                        .for_each_predecessor_packed(rules, |p| preds.push(rank_packed(p) - first));
                     if b.free() < preds.len() {
                         // The pool is full: the rest waits for a later wave.
-                        waves.bits[wi].store(word, Relaxed);
+                        self.bits[wi].store(word, Relaxed);
                         return count;
                     }
                     for &q in &preds {
@@ -370,35 +367,35 @@ impl Sweep<'_> {
                     word &= word - 1;
                     count += 1;
                 }
-                waves.bits[wi].store(0, Relaxed);
+                self.bits[wi].store(0, Relaxed);
             }
-            waves.dirty[r].store(false, Relaxed);
+            self.dirty[r].store(false, Relaxed);
         }
         count
     }
 
     /// The applying step of a wave for region `r` (by one thread alone):
     /// every thread's updates of the region; returns the settlements made.
-    fn apply(&self, waves: &Waves, buckets: &[Buckets], r: usize, t: i32) -> u64 {
+    fn apply(&self, target: &impl Target, buckets: &[Buckets], r: usize) -> u64 {
         const AHEAD: usize = 16;
         let base = r as u64 * REGION;
-        let at = |e: u32| (base + (e >> 1) as u64) as usize * self.stride;
+        let at = |e: u32| base + (e >> 1) as u64;
         let mut settled = 0;
         for b in buckets {
             for block in b.chain(r) {
                 for (k, &e) in block.iter().enumerate() {
                     if let Some(&a) = block.get(k + AHEAD) {
-                        prefetch(self.st[at(a) / 8].as_ptr() as *const u8);
+                        target.prefetch(at(a));
                     }
-                    if let Some(lose) = self.visit::<true>(at(e), e & 1 != 0, t) {
-                        waves.mark_owned(base + (e >> 1) as u64, lose);
+                    if let Some(lose) = target.visit_owned(at(e), e & 1 != 0) {
+                        self.mark_owned(at(e), lose);
                         settled += 1;
                     }
                 }
             }
         }
         if settled > 0 {
-            waves.dirty[r].store(true, Relaxed);
+            self.dirty[r].store(true, Relaxed);
         }
         settled
     }
