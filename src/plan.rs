@@ -112,6 +112,9 @@ impl Lower {
 pub struct Choice {
     /// The compact solver (else the in-memory one).
     pub compact: bool,
+    /// The compact solver's sweeps go in waves
+    /// ([`solve::compact::with_waves`], where they fit).
+    pub waves: bool,
     /// Bytes it needs (the guard's estimate).
     pub estimate: u64,
 }
@@ -185,11 +188,16 @@ pub fn choose(n: u32, opts: &Shape, ranks: usize, lower: &Lower, budget: Budget)
         }
         .into())
     };
-    let compact = solve::compact::cost(n, ranks).estimate + lower.largest_compressed;
+    // The compact solver's waves, where it would use them, if they fit.
+    let compact_cost =
+        |waves| solve::compact::cost(n, ranks, waves).estimate + lower.largest_compressed;
+    let waves = solve::compact::with_waves(n, ranks) && compact_cost(true) <= budget.bytes;
+    let compact = compact_cost(waves);
     if ranks > 1 {
         return if compact <= budget.bytes {
             Ok(Choice {
                 compact: true,
+                waves,
                 estimate: compact,
             })
         } else {
@@ -199,7 +207,13 @@ pub fn choose(n: u32, opts: &Shape, ranks: usize, lower: &Lower, budget: Budget)
     let state = solve::memory::cost(n, opts.envelope).estimate;
     let cached = state + lower.mapped;
     let memory = if budget.from_limit { cached } else { state };
-    let pick = |compact, estimate| Ok(Choice { compact, estimate });
+    let pick = |compact, estimate| {
+        Ok(Choice {
+            compact,
+            waves: compact && waves,
+            estimate,
+        })
+    };
     match opts.solver {
         Solver::Memory if memory <= budget.bytes => pick(false, memory),
         Solver::Memory => refuse(memory, Need::MemorySolver),
@@ -396,7 +410,7 @@ mod tests {
             c.estimate,
             solve::memory::cost(20, true).estimate + lower.mapped
         );
-        let compact = solve::compact::cost(20, 1).estimate;
+        let compact = solve::compact::cost(20, 1, false).estimate;
         let tight = Budget {
             bytes: compact,
             from_limit: true,
@@ -406,6 +420,7 @@ mod tests {
             c,
             Choice {
                 compact: true,
+                waves: false,
                 estimate: compact
             }
         );
@@ -421,6 +436,35 @@ mod tests {
         }
     }
 
+    /// The compact solver's waves (layer 30: a state of 2.7 GB) come when
+    /// they fit, and are dropped when only the solver without them does.
+    #[test]
+    fn the_compact_solver_drops_its_waves_when_only_it_fits_without() {
+        let o = opts(Solver::Compact);
+        let lower = Lower::raw(30, true);
+        let (with, without) = (
+            solve::compact::cost(30, 1, true).estimate,
+            solve::compact::cost(30, 1, false).estimate,
+        );
+        // The bitmap alone is a quarter of a byte a position.
+        assert!(with > without + layer_size(30) / 4);
+        for (bytes, waves, estimate) in [(with, true, with), (with - 1, false, without)] {
+            let budget = Budget {
+                bytes,
+                from_limit: true,
+            };
+            let c = choose(30, &o, 1, &lower, budget).unwrap();
+            assert_eq!((c.compact, c.waves, c.estimate), (true, waves, estimate));
+        }
+        // Several ranks send their updates as messages: no waves.
+        let big = Budget {
+            bytes: u64::MAX / 4,
+            from_limit: false,
+        };
+        let c = choose(30, &o, 2, &lower, big).unwrap();
+        assert!(!c.waves);
+    }
+
     #[test]
     fn ranks_and_compressed_lower_layers_use_the_compact_solver() {
         let o = opts(Solver::Auto);
@@ -430,14 +474,17 @@ mod tests {
         };
         let c = choose(22, &o, 3, &Lower::raw(22, true), big).unwrap();
         assert!(c.compact);
-        assert_eq!(c.estimate, solve::compact::cost(22, 3).estimate);
+        assert_eq!(c.estimate, solve::compact::cost(22, 3, false).estimate);
         let packed = Lower {
             all_raw: false,
             mapped: 0,
             largest_compressed: 1000,
         };
         let c = choose(22, &o, 1, &packed, big).unwrap();
-        assert_eq!(c.estimate, solve::compact::cost(22, 1).estimate + 1000);
+        assert_eq!(
+            c.estimate,
+            solve::compact::cost(22, 1, false).estimate + 1000
+        );
     }
 
     #[test]
@@ -471,7 +518,7 @@ mod tests {
         // A limit that layer 19 fits and layer 21 does not: refused at once,
         // naming layer 21, not after building 0..=20.
         let o = opts(Solver::Auto);
-        let limit = solve::compact::cost(20, 1).estimate;
+        let limit = solve::compact::cost(20, 1, false).estimate;
         let budget = Budget {
             bytes: limit,
             from_limit: true,

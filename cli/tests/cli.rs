@@ -301,7 +301,7 @@ fn layer_40_is_refused_by_the_memory_limit_on_any_machine() {
     };
     let files = names(&dir);
     // The least any solver needs: the compact solver's byte per position.
-    let needed = awari_egdb::solve::compact::cost(40, 1).estimate;
+    let needed = awari_egdb::solve::compact::cost(40, 1, false).estimate;
     // A limit of all the machine's memory (a larger one is refused as such).
     let mib = awari_egdb::mem::total_memory().expect("/proc/meminfo") >> 20;
     let limit: u64 = mib << 20;

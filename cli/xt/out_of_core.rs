@@ -178,7 +178,9 @@ fn a_limit_below_the_compact_solver_is_refused_with_its_needs() {
         other => panic!("{other:?}"),
     }
     assert!(!dir.exists(), "nothing written");
-    assert!(solve::compact::cost(20, 1).estimate < solve::memory::cost(20, true).estimate / 2);
+    assert!(
+        solve::compact::cost(20, 1, false).estimate < solve::memory::cost(20, true).estimate / 2
+    );
 }
 
 /// Builds layers 0..=20 into `dir` on 2 threads under `--memory-limit

@@ -218,7 +218,7 @@ pub(super) fn build_layer(
     // process); the estimate is the planner's.
     let (working, work) = if choice.compact {
         (
-            solve::compact::cost(n, comm.size()).working,
+            solve::compact::cost(n, comm.size(), choice.waves).working,
             solve::compact::work_units(n, opts.envelope) / positions * part.len(),
         )
     } else {
@@ -254,6 +254,7 @@ pub(super) fn build_layer(
             opts.envelope,
             scratch,
             comm,
+            choice.waves,
             obs,
             &mut |solved: &solve::compact::Assembled| {
                 write_tables(dir, n, comm, obs, solved, &mut w)

@@ -171,17 +171,17 @@ const BUFFER_BYTES: u64 = 12 << 20;
 
 /// What the compact solver needs for layer `n` on each of `ranks` ranks:
 /// one byte per position of the largest part, the buffers of a window
-/// of lists and, where the sweeps go in waves, their bitmap and buckets
-/// ([`waves::bytes`]); its estimate adds the baseline and, with several ranks, the
+/// of lists and, when its sweeps go in `waves` ([`with_waves`]), their
+/// bitmap and buckets; its estimate adds the baseline and, with several ranks, the
 /// exits exchanged per round and the sweep's updates in flight.
-pub fn cost(n: u32, ranks: usize) -> Cost {
+pub fn cost(n: u32, ranks: usize, waves: bool) -> Cost {
     let size = layer_size(n);
     let ranks = ranks.max(1);
     let most = (0..ranks)
         .map(|r| Part::new(size, WINDOW, r, ranks).len())
         .max()
         .unwrap_or(0);
-    let waves = match with_waves(n, ranks) {
+    let waves = match waves {
         true => waves::bytes(size),
         false => 0,
     };
@@ -197,10 +197,13 @@ pub fn cost(n: u32, ranks: usize) -> Cost {
     }
 }
 
-/// Whether the sweeps of layer `n` built by `ranks` ranks propagate in
-/// waves ([`waves::on`] for a state of one byte a position; one rank
-/// only: the updates for other ranks' positions go out as messages).
-fn with_waves(n: u32, ranks: usize) -> bool {
+/// Whether the sweeps of layer `n` built by `ranks` ranks go in waves
+/// where memory allows ([`crate::solve`]'s waves, for a state of one byte
+/// a position: from layer 29; one rank only, since the updates for other
+/// ranks' positions go out as messages). The waves take about 0.45 bytes
+/// a position more ([`cost`]); the planner drops them when only the
+/// solver without them fits.
+pub fn with_waves(n: u32, ranks: usize) -> bool {
     ranks == 1 && waves::on(layer_size(n))
 }
 
@@ -249,7 +252,8 @@ impl Ranks<'_> {
 /// With several ranks (`comm`), this rank solves its part of the layer
 /// ([`Part`]) together with the others; the tables (this rank's part of
 /// them) are handed to `ready` as in [`super::memory::solve_layer`]: the envelope
-/// (when built), then the score.
+/// (when built), then the score. With `waves` (and one rank) the sweeps
+/// propagate in waves ([`with_waves`]).
 #[allow(clippy::too_many_arguments)]
 pub fn solve_layer<E: From<Error>>(
     n: u32,
@@ -258,14 +262,15 @@ pub fn solve_layer<E: From<Error>>(
     envelope: bool,
     scratch: &Path,
     comm: &dyn Comm,
+    waves: bool,
     obs: &dyn Observer,
     ready: &mut dyn FnMut(&Assembled) -> Result<(), E>,
 ) -> Result<SolveStats, E> {
+    let waves = waves && comm.size() == 1;
     let disk = Disk::new(scratch);
     let part = Part::new(layer_size(n), WINDOW, comm.rank(), comm.size());
     let ranks = Ranks { part, comm };
     let size = part.len();
-    let waves = with_waves(n, comm.size());
     let mut stats = SolveStats::default();
     let t0 = Instant::now();
     let facts = Facts::compute(&disk, n, rules, part)?;
@@ -394,6 +399,7 @@ pub fn solve_all(
                                 envelope,
                                 scratch,
                                 comm,
+                                with_waves(n, ranks),
                                 &super::Silent,
                                 &mut |s: &Assembled| {
                                     for (k, kind) in [Kind::Score, Kind::Lower, Kind::Upper]
