@@ -456,7 +456,8 @@ mod tests {
             let c = choose(30, &o, 1, &lower, budget).unwrap();
             assert_eq!((c.compact, c.waves, c.estimate), (true, waves, estimate));
         }
-        // Several ranks send their updates as messages: no waves.
+        // Two ranks hold 1.37 G positions each: under the 1.5 GiB of
+        // state from which the sweeps go in waves.
         let big = Budget {
             bytes: u64::MAX / 4,
             from_limit: false,

@@ -108,6 +108,22 @@ fn one_to_four_ranks_build_the_known_good_tables() {
     }
 }
 
+/// Two ranks with every threshold in waves to its end (`AWARI_WAVES=all`,
+/// exported to both with `-x`: each wave's updates for the other rank
+/// exchanged by MPI) make the known-good tables.
+#[test]
+fn two_ranks_in_waves_build_the_known_good_tables() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("db");
+    let o = run(mpirun(2)
+        .env("AWARI_WAVES", "all")
+        .args(["-x", "AWARI_WAVES"])
+        .args(build_args(&dir, MAX))
+        .arg("-q"));
+    assert!(o.status.success(), "{}{}", text(&o.stdout), text(&o.stderr));
+    assert_known_good(&dir, 3 * (MAX as usize + 1));
+}
+
 /// A rank killed in the middle of a layer stops the job (no hang); the
 /// rerun names the layer that was cut short, resumes after the last
 /// finished layer and ends with the known-good tables.

@@ -23,18 +23,31 @@
 //!   a few huge pages. What settles there is marked pending.
 //!
 //! When fewer than 8,192 settlements are pending, the rest of the
-//! threshold goes depth-first. The set of positions that settle at each
-//! threshold does not depend on the order of the updates, so the tables
-//! are the same bytes as depth-first propagation gives, for any number of
-//! threads.
+//! threshold goes depth-first.
+//!
+//! With several ranks (the compact solver's partitioned build), each rank
+//! runs the waves on its part: a predecessor in another rank's part goes
+//! to that rank as a message (its index and side, 8 bytes), the messages
+//! of a wave are exchanged after it and bucketed and applied by their
+//! owner like its own updates, and the ranks go on wave by wave until
+//! none has a settlement pending (no depth-first end: every wave is a
+//! step of every rank together).
+//!
+//! The set of positions that settle at each threshold does not depend on
+//! the order of the updates, so the tables are the same bytes as
+//! depth-first propagation gives, for any number of threads and ranks.
 //!
 //! Memory ([`bytes`]): the bitmap (0.25 bytes a position) and the
-//! pools (0.2 bytes a position in all), counted by each solver's cost.
-//! Waves are on for the sweeps whose state is at least 1.5 GiB ([`on`]:
-//! in memory the envelope's from layer 25, the score's from 26; compact,
-//! one byte a position, from 29); `AWARI_WAVES=1` or `=0` forces them on
-//! or off (for measurements, [docs/performance.md](../../docs/performance.md)).
+//! pools (0.2 bytes a position in all), counted by each solver's cost;
+//! with several ranks, the messages of a wave too (a thread's at most a
+//! quarter of its pool's updates). Waves are on for the sweeps whose
+//! state is at least 1.5 GiB ([`on`]: in memory the envelope's from layer
+//! 25, the score's from 26; compact, one byte a position, from 29 in one
+//! process, where a rank's part is that large with several);
+//! `AWARI_WAVES=1` or `=0` forces them on or off (for measurements,
+//! [docs/performance.md](../../docs/performance.md)).
 
+use crate::comm::Part;
 use crate::error::Result;
 use crate::index::{rank_packed, unrank_unchecked};
 use crate::mem::{U32s, Words};
@@ -81,17 +94,29 @@ fn small() -> u64 {
     }
 }
 
-/// Bytes the waves of a sweep of `size` positions take: the pending
-/// bitmap (two bits a position, one a side: the score sweep settles on
-/// both sides too), the pools, and each thread's bucket heads.
-pub fn bytes(size: u64) -> u64 {
+/// Bytes the waves of a sweep of `size` positions take on one of `ranks`
+/// ranks: the pending bitmap (two bits a position, one a side: the score
+/// sweep settles on both sides too), the pools, and each thread's bucket
+/// heads; with several ranks, the updates for the other ranks of a wave
+/// and those received (each about half the pools' bytes, by
+/// [`REMOTE_SHARE`]).
+pub fn bytes(size: u64, ranks: usize) -> u64 {
     let threads = rayon::current_num_threads() as u64;
     let regions = size.div_ceil(REGION);
     let blocks = pool_blocks(size, threads as usize) as u64;
+    let pools = threads * blocks * BLOCK as u64 * 4;
+    let exchanged = if ranks > 1 { pools } else { 0 };
     (size * 2).div_ceil(64) * 8
         + regions
-        + threads * (blocks * (BLOCK as u64 * 4 + 4) + regions * 14)
+        + pools
+        + threads * (blocks * 4 + regions * 14)
+        + exchanged
 }
+
+/// With several ranks, a thread's updates for other ranks in a wave are
+/// at most this share of its pool's updates (at 8 bytes each, half its
+/// bytes).
+const REMOTE_SHARE: usize = 4;
 
 /// Blocks of each thread's pool.
 fn pool_blocks(size: u64, threads: usize) -> usize {
@@ -158,12 +183,14 @@ impl Waves {
     }
 }
 
-/// What an update does to a solver's state.
+/// What an update does to a solver's state, and (with several ranks)
+/// how updates reach the other ranks.
 pub trait Target: Sync {
     /// The layer.
     fn layer(&self) -> u32;
-    /// The layer's index of state index 0 (a rank's part starts there).
-    fn first(&self) -> u64;
+    /// The part of the layer the state holds: index `part.lo + i` at
+    /// state index `i`.
+    fn part(&self) -> Part;
     /// The rule set (for the predecessors).
     fn rules(&self) -> &Rules;
     /// Asks for the state of state index `i`.
@@ -173,8 +200,19 @@ pub trait Target: Sync {
     /// `Some(side)` when `i` settles (on the `<= -t` side when `side`).
     fn visit_owned(&self, i: u64, from_lose: bool) -> Option<bool>;
     /// Propagates the settlements on `work`'s stack depth-first to
-    /// closure; returns them.
+    /// closure; returns them (one rank only).
     fn drain(&self, work: &mut Work) -> u64;
+}
+
+/// How the ranks' waves reach each other ([`Waves::run_ranks`]; every
+/// rank calls these together, from one thread).
+pub trait Exchange {
+    /// Sends each update (`g << 1 | from_lose`, `g` an index of another
+    /// rank's part) to its owner; returns the updates the others sent
+    /// here.
+    fn exchange(&self, out: Vec<u64>) -> Result<Vec<u64>>;
+    /// The sum of `x` over the ranks.
+    fn sum(&self, x: u64) -> Result<u64>;
 }
 
 /// A thread's updates waiting, by region: a chain of blocks each.
@@ -192,6 +230,10 @@ pub(super) struct Buckets {
     fill: Vec<u16>,
     /// Regions whose chain is not empty.
     touched: Vec<u32>,
+    /// Updates for other ranks (`g << 1 | from_lose`), and how many a
+    /// wave may make.
+    remote: Vec<u64>,
+    remote_cap: usize,
 }
 
 impl Buckets {
@@ -204,7 +246,14 @@ impl Buckets {
             last: vec![NONE; regions],
             fill: vec![0; regions],
             touched: Vec::with_capacity(regions),
+            remote: Vec::new(),
+            remote_cap: blocks * BLOCK / REMOTE_SHARE,
         })
+    }
+
+    /// Whether an update of region `r` fits.
+    fn fits(&self, r: usize) -> bool {
+        self.free() > 0 || (self.first[r] != NONE && (self.fill[r] as usize) < BLOCK)
     }
 
     /// Blocks still free.
@@ -304,12 +353,7 @@ impl Waves {
                 .enumerate()
                 .map(|(k, b)| self.generate(target, b, k, threads))
                 .sum();
-            let full = &*buckets;
-            let settled: u64 = (0..regions)
-                .into_par_iter()
-                .map(|r| self.apply(target, full, r))
-                .sum();
-            buckets.par_iter_mut().for_each(Buckets::clear);
+            let settled = self.apply_all(target, buckets);
             self.pending.store(pending - consumed + settled, Relaxed);
             stalled = consumed == 0;
             obs.advance(consumed);
@@ -318,9 +362,82 @@ impl Waves {
         total
     }
 
+    /// [`Waves::run`] with several ranks: after each wave the updates for
+    /// other ranks are exchanged and applied (bucketed a pool's worth at a
+    /// time), until no rank has a settlement pending. Every wave is a step
+    /// of every rank together, so the threshold has no depth-first end.
+    pub fn run_ranks(
+        &self,
+        buckets: &mut [Buckets],
+        target: &impl Target,
+        ranks: &dyn Exchange,
+        marked: u64,
+    ) -> Result<u64> {
+        self.pending.store(marked, Relaxed);
+        let threads = buckets.len();
+        let lo = target.part().lo;
+        let mut total = 0;
+        loop {
+            let pending = self.pending.load(Relaxed);
+            let consumed: u64 = buckets
+                .par_iter_mut()
+                .enumerate()
+                .map(|(k, b)| self.generate(target, b, k, threads))
+                .sum();
+            let out: Vec<u64> = buckets
+                .iter_mut()
+                .flat_map(|b| b.remote.drain(..))
+                .collect();
+            let mut settled = self.apply_all(target, buckets);
+            let got = ranks.exchange(out)?;
+            // Each thread buckets its share of what came, as much as its
+            // pool holds, until all of it is applied.
+            let per = got.len().div_ceil(threads).max(1);
+            let mut shares: Vec<&[u64]> = got.chunks(per).collect();
+            shares.resize(threads, &[]);
+            while shares.iter().any(|s| !s.is_empty()) {
+                buckets
+                    .par_iter_mut()
+                    .zip(shares.par_iter_mut())
+                    .for_each(|(b, share)| {
+                        let mut k = 0;
+                        for &m in share.iter() {
+                            let i = (m >> 1) - lo;
+                            let r = (i / REGION) as usize;
+                            if !b.fits(r) {
+                                break;
+                            }
+                            b.push(r, ((i % REGION) as u32) << 1 | (m & 1) as u32);
+                            k += 1;
+                        }
+                        *share = &share[k..];
+                    });
+                settled += self.apply_all(target, buckets);
+            }
+            let left = pending - consumed + settled;
+            self.pending.store(left, Relaxed);
+            total += consumed;
+            if ranks.sum(left)? == 0 {
+                return Ok(total);
+            }
+        }
+    }
+
+    /// The applying step of a wave for every region; the pools emptied.
+    /// Returns the settlements made.
+    fn apply_all(&self, target: &impl Target, buckets: &mut [Buckets]) -> u64 {
+        let full = &*buckets;
+        let settled = (0..self.dirty.len())
+            .into_par_iter()
+            .map(|r| self.apply(target, full, r))
+            .sum();
+        buckets.par_iter_mut().for_each(Buckets::clear);
+        settled
+    }
+
     /// Region `r`'s pending settlements onto `out`, their bits cleared.
     fn take(&self, target: &impl Target, r: usize, out: &mut Vec<Item>) {
-        let (n, first) = (target.layer(), target.first());
+        let (n, first) = (target.layer(), target.part().lo);
         for wi in self.words(r) {
             let mut word = self.bits[wi].swap(0, Relaxed);
             while word != 0 {
@@ -340,7 +457,7 @@ impl Waves {
     /// pool is full, their updates appended to `b`; returns the
     /// settlements taken.
     fn generate(&self, target: &impl Target, b: &mut Buckets, k: usize, threads: usize) -> u64 {
-        let (n, first, rules) = (target.layer(), target.first(), target.rules());
+        let (n, part, rules) = (target.layer(), target.part(), target.rules());
         let mut preds: Vec<u64> = Vec::with_capacity(64);
         let mut count = 0;
         for r in (k..self.dirty.len()).step_by(threads) {
@@ -353,16 +470,23 @@ impl Waves {
                     let bit = wi as u64 * 64 + word.trailing_zeros() as u64;
                     let (g, lose) = (bit / 2, bit % 2 == 1);
                     preds.clear();
-                    unrank_unchecked(n, first + g)
-                        .for_each_predecessor_packed(rules, |p| preds.push(rank_packed(p) - first));
-                    if b.free() < preds.len() {
+                    unrank_unchecked(n, part.lo + g)
+                        .for_each_predecessor_packed(rules, |p| preds.push(rank_packed(p)));
+                    if b.free() < preds.len() || b.remote.len() + preds.len() > b.remote_cap {
                         // The pool is full: the rest waits for a later wave.
                         self.bits[wi].store(word, Relaxed);
                         return count;
                     }
                     for &q in &preds {
-                        let e = ((q % REGION) as u32) << 1 | lose as u32;
-                        b.push((q / REGION) as usize, e);
+                        if !part.has(q) {
+                            b.remote.push(q << 1 | lose as u64);
+                            continue;
+                        }
+                        let i = q - part.lo;
+                        b.push(
+                            (i / REGION) as usize,
+                            ((i % REGION) as u32) << 1 | lose as u32,
+                        );
                     }
                     word &= word - 1;
                     count += 1;

@@ -68,11 +68,13 @@
 //!
 //! One byte per position (the exits array, then the state, never both) plus
 //! the buffers of one window of lists, independent of the layer's size
-//! ([`cost`]). From layer 29 (a state of 1.5 GiB), with one rank, the
-//! sweeps propagate in waves (the parent module's `waves`: what the exit
-//! lists settle is marked in a bitmap, and the updates it sets off are
-//! bucketed by region and applied a region at a time), which takes about
-//! 0.45 bytes a position more; the planner drops them where only the
+//! ([`cost`]). Where a rank's state is 1.5 GiB or more (from layer 29 in
+//! one process), the sweeps propagate in waves (the parent module's
+//! `waves`: what the exit lists settle is marked in a bitmap, and the
+//! updates it sets off are bucketed by region and applied a region at a
+//! time; with several ranks, each wave's updates for the others are
+//! exchanged after it), which takes about 0.45 bytes a position more
+//! (0.65 with several ranks); the planner drops them where only the
 //! solver without them fits ([`with_waves`]).
 //!
 //! # Where the code is
@@ -187,7 +189,7 @@ pub fn cost(n: u32, ranks: usize, waves: bool) -> Cost {
         .max()
         .unwrap_or(0);
     let waves = match waves {
-        true => waves::bytes(size),
+        true => waves::bytes(most, ranks),
         false => 0,
     };
     let working = most.next_multiple_of(8) + BUFFER_BYTES + waves;
@@ -203,13 +205,19 @@ pub fn cost(n: u32, ranks: usize, waves: bool) -> Cost {
 }
 
 /// Whether the sweeps of layer `n` built by `ranks` ranks go in waves
-/// where memory allows ([`crate::solve`]'s waves, for a state of one byte
-/// a position: from layer 29; one rank only, since the updates for other
-/// ranks' positions go out as messages). The waves take about 0.45 bytes
-/// a position more ([`cost`]); the planner drops them when only the
-/// solver without them fits.
+/// where memory allows ([`crate::solve`]'s waves, for a rank's state of
+/// one byte a position: from layer 29 in one process; with several
+/// ranks the updates for the others are exchanged after each wave). The
+/// waves take about 0.45 bytes a position more, 0.65 with several ranks
+/// ([`cost`]); the planner drops them when only the solver without them
+/// fits.
 pub fn with_waves(n: u32, ranks: usize) -> bool {
-    ranks == 1 && waves::on(layer_size(n))
+    let ranks = ranks.max(1);
+    let most = (0..ranks)
+        .map(|r| Part::new(layer_size(n), WINDOW, r, ranks).len())
+        .max()
+        .unwrap_or(0);
+    waves::on(most)
 }
 
 /// The sweep's updates for other ranks in flight (sent, received and the
@@ -271,7 +279,10 @@ pub fn solve_layer<E: From<Error>>(
     obs: &dyn Observer,
     ready: &mut dyn FnMut(&Assembled) -> Result<(), E>,
 ) -> Result<SolveStats, E> {
-    let waves = waves && comm.size() == 1;
+    // Every rank goes in waves or none does (their memory may differ).
+    let mut agree = [waves as u64];
+    comm.sum(&mut agree)?;
+    let waves = agree[0] == comm.size() as u64;
     let disk = Disk::new(scratch);
     let part = Part::new(layer_size(n), WINDOW, comm.rank(), comm.size());
     let ranks = Ranks { part, comm };
@@ -384,6 +395,19 @@ pub fn solve_all(
     ranks: usize,
     threads: usize,
 ) -> Result<Vec<[Vec<u8>; 3]>> {
+    solve_all_as(max, rules, envelope, scratch, ranks, threads, with_waves)
+}
+
+/// [`solve_all`], the sweeps of layer `n` in waves when `waves(n, ranks)`.
+fn solve_all_as(
+    max: u32,
+    rules: &Rules,
+    envelope: bool,
+    scratch: &Path,
+    ranks: usize,
+    threads: usize,
+    waves: fn(u32, usize) -> bool,
+) -> Result<Vec<[Vec<u8>; 3]>> {
     super::solve_layers(max, envelope, |n, below| {
         let comms = crate::comm::Threads::ranks(ranks);
         let parts: Vec<Result<[Vec<u8>; 3]>> = std::thread::scope(|s| {
@@ -404,7 +428,7 @@ pub fn solve_all(
                                 envelope,
                                 scratch,
                                 comm,
-                                with_waves(n, ranks),
+                                waves(n, ranks),
                                 &super::Silent,
                                 &mut |s: &Assembled| {
                                     for (k, kind) in [Kind::Score, Kind::Lower, Kind::Upper]
@@ -453,6 +477,21 @@ mod tests {
             let got = solve_all(13, &AWARI, envelope, dir.path(), 1, 2).unwrap();
             for (n, (w, g)) in want.iter().zip(&got).enumerate() {
                 assert!(w == g, "layer {n} differs (envelope {envelope})");
+            }
+        }
+    }
+
+    /// In waves (forced on every layer: with several ranks every
+    /// threshold goes in waves to its end, exchanging after each wave),
+    /// 1, 2 and 3 ranks make the tables of depth-first propagation.
+    #[test]
+    fn ranks_in_waves_make_the_same_tables() {
+        let dir = tempfile::tempdir().unwrap();
+        let want = solve_all_as(14, &AWARI, true, dir.path(), 1, 2, |_, _| false).unwrap();
+        for ranks in [1, 2, 3] {
+            let got = solve_all_as(14, &AWARI, true, dir.path(), ranks, 2, |_, _| true).unwrap();
+            for (n, (w, g)) in want.iter().zip(&got).enumerate() {
+                assert!(w == g, "layer {n} differs in waves with {ranks} ranks");
             }
         }
     }

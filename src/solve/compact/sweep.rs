@@ -12,7 +12,7 @@ use crate::error::{Error, Result};
 use crate::index::unrank_unchecked;
 use crate::mem::{prefetch, Buffer};
 use crate::solve::kernel::{self, Item, Work};
-use crate::solve::waves::{Target, Waves};
+use crate::solve::waves::{Exchange, Target, Waves};
 use crate::solve::{Observer, Silent};
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicU8, Ordering::Relaxed};
@@ -37,8 +37,8 @@ pub(super) struct Sweep<'a> {
     pub(super) joint: bool,
     /// The rule set (for the predecessors).
     pub(super) rules: crate::rules::Rules,
-    /// Propagation in waves ([`crate::solve::waves`]; one rank only):
-    /// what the exit lists settle is marked, not propagated.
+    /// Propagation in waves ([`crate::solve::waves`]): what the exit
+    /// lists settle is marked, not propagated.
     pub(super) waves: Option<&'a Waves>,
 }
 
@@ -285,8 +285,8 @@ impl Target for Sweep<'_> {
     fn layer(&self) -> u32 {
         self.n
     }
-    fn first(&self) -> u64 {
-        self.part.lo
+    fn part(&self) -> Part {
+        self.part
     }
     fn rules(&self) -> &crate::rules::Rules {
         &self.rules
@@ -300,11 +300,28 @@ impl Target for Sweep<'_> {
         Sweep::visit_owned(self, i as usize, from_lose)
     }
     fn drain(&self, work: &mut Work) -> u64 {
-        // Waves run with one rank: every predecessor is this rank's.
+        // Only with one rank: every predecessor is this rank's.
         let mut remote = Vec::new();
         let count = Sweep::drain(self, work, &mut remote);
         debug_assert!(remote.is_empty());
         count
+    }
+}
+
+/// The ranks, as the waves exchange updates with them.
+struct Exchanger<'a> {
+    disk: &'a Disk,
+    ranks: Ranks<'a>,
+}
+
+impl Exchange for Exchanger<'_> {
+    fn exchange(&self, out: Vec<u64>) -> Result<Vec<u64>> {
+        self.ranks.exchange(self.disk, out, 1)
+    }
+    fn sum(&self, x: u64) -> Result<u64> {
+        let mut v = [x];
+        self.ranks.comm.sum(&mut v)?;
+        Ok(v[0])
     }
 }
 
@@ -317,7 +334,7 @@ pub(super) struct Game {
     pub(super) last: i32,
     pub(super) joint: bool,
     pub(super) per_position: u64,
-    /// Propagation in waves (with one rank).
+    /// Propagation in waves.
     pub(super) waves: bool,
 }
 
@@ -396,7 +413,11 @@ pub(super) fn sweep(
             apply(lists.win[ti].take(), false)?;
             if let (Some(waves), Some(pools)) = (&waves, pools.as_deref_mut()) {
                 // What the lists marked, and what it sets off.
-                settled = waves.run(pools, &sw, settled, &Silent);
+                settled = if ranks.comm.size() > 1 {
+                    waves.run_ranks(pools, &sw, &Exchanger { disk, ranks }, settled)?
+                } else {
+                    waves.run(pools, &sw, settled, &Silent)
+                };
             }
             settled += sw.settle_remote(disk, ranks, outbox)?;
         }

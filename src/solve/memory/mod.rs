@@ -258,7 +258,7 @@ pub fn cost(n: u32, envelope: bool) -> Cost {
     // The envelope's sweep has the larger state: waves for the score
     // alone come only with waves for the envelope.
     let waves = if waves::on(size * stride) {
-        waves::bytes(size)
+        waves::bytes(size, 1)
     } else {
         0
     };

@@ -419,8 +419,8 @@ impl Target for At<'_, '_> {
     fn layer(&self) -> u32 {
         self.sweep.n
     }
-    fn first(&self) -> u64 {
-        0
+    fn part(&self) -> crate::comm::Part {
+        crate::comm::Part::new(self.sweep.size, 1, 0, 1)
     }
     fn rules(&self) -> &crate::rules::Rules {
         &self.sweep.rules
