@@ -43,7 +43,7 @@
 //! claimed with a compare-and-swap; settlements are handled in batches whose
 //! predecessors' state bytes are prefetched before any is touched, so the
 //! cache misses overlap. In the large sweeps (a state of 1.5 GiB or
-//! more) propagation goes in waves instead ([`super::waves`]): the updates are
+//! more) propagation goes in waves instead (`src/solve/waves.rs`): the updates are
 //! bucketed by the region of the state they hit and applied a region at a
 //! time, each region by one thread. While the sweeps run, every access to the state is
 //! an atomic access to the 64-bit word that holds the byte (atomics of
@@ -250,7 +250,7 @@ impl SolvedTables for Solved {
 /// What the in-memory solver needs for layer `n`: two value bytes and a
 /// byte of counters per position with the envelope (one value byte and the
 /// counters without), beyond the mapped lower layers, and on the layers
-/// that propagate in waves their bitmap and buckets ([`waves::bytes`]);
+/// that propagate in waves their bitmap and buckets (`src/solve/waves.rs`);
 /// and its estimate, which adds the threshold masks and the baseline.
 pub fn cost(n: u32, envelope: bool) -> Cost {
     let size = layer_size(n);
