@@ -195,7 +195,7 @@ impl Sweep<'_> {
             }
             let patterns = self.patterns(t);
             if let (Some(waves), Some(pools)) = (self.waves, pools.as_deref_mut()) {
-                let marked = self.scan_all::<true>(t, &patterns);
+                let marked = self.mark_all(t, &patterns);
                 let count = waves.run(pools, &At { sweep: self, t }, marked, obs);
                 total.fetch_add(count, Relaxed);
                 continue;
@@ -225,9 +225,10 @@ impl Sweep<'_> {
         total
     }
 
-    /// Scans every chunk whose mask has threshold `t` ([`Sweep::scan`],
-    /// `DEFER`: marks what settles); returns the settlements found.
-    fn scan_all<const DEFER: bool>(&self, t: i32, patterns: &Patterns) -> u64 {
+    /// Scans every chunk whose mask has threshold `t` and marks what
+    /// settles for the waves ([`Sweep::scan`] with `DEFER`); returns the
+    /// settlements marked.
+    fn mark_all(&self, t: i32, patterns: &Patterns) -> u64 {
         let size = self.size;
         (0..size.div_ceil(CHUNK))
             .into_par_iter()
@@ -238,7 +239,7 @@ impl Sweep<'_> {
                 for lo in (first..end).step_by(SUB as usize) {
                     if self.masks.has((lo / SUB) as usize, t) {
                         let hi = (lo + SUB).min(end);
-                        count += self.scan_any::<DEFER>(work, lo, hi, t, patterns);
+                        count += self.scan_any::<true>(work, lo, hi, t, patterns);
                     }
                 }
                 count
