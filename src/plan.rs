@@ -178,6 +178,19 @@ impl std::fmt::Display for Need {
 /// lower pages at random. With a limit, the mapped lower tables count
 /// against it for `memory` too.
 pub fn choose(n: u32, opts: &Shape, ranks: usize, lower: &Lower, budget: Budget) -> Result<Choice> {
+    choose_as(n, opts, ranks, lower, budget, solve::compact::with_waves())
+}
+
+/// [`choose`], the compact solver's sweeps in waves where they fit when
+/// `waves`.
+fn choose_as(
+    n: u32,
+    opts: &Shape,
+    ranks: usize,
+    lower: &Lower,
+    budget: Budget,
+    waves: bool,
+) -> Result<Choice> {
     let refuse = |needed, what| {
         Err(PlanError::Memory {
             what,
@@ -191,7 +204,7 @@ pub fn choose(n: u32, opts: &Shape, ranks: usize, lower: &Lower, budget: Budget)
     // The compact solver's waves, where it would use them, if they fit.
     let compact_cost =
         |waves| solve::compact::cost(n, ranks, waves).estimate + lower.largest_compressed;
-    let waves = solve::compact::with_waves(n, ranks) && compact_cost(true) <= budget.bytes;
+    let waves = waves && compact_cost(true) <= budget.bytes;
     let compact = compact_cost(waves);
     if ranks > 1 {
         return if compact <= budget.bytes {
@@ -436,8 +449,9 @@ mod tests {
         }
     }
 
-    /// The compact solver's waves (layer 30: a state of 2.7 GB) come when
-    /// they fit, and are dropped when only the solver without them does.
+    /// The compact solver's waves, asked for, come when they fit, and are
+    /// dropped when only the solver without them does; not asked for
+    /// (the default), they never come.
     #[test]
     fn the_compact_solver_drops_its_waves_when_only_it_fits_without() {
         let o = opts(Solver::Compact);
@@ -453,17 +467,12 @@ mod tests {
                 bytes,
                 from_limit: true,
             };
-            let c = choose(30, &o, 1, &lower, budget).unwrap();
+            let c = choose_as(30, &o, 1, &lower, budget, true).unwrap();
             assert_eq!((c.compact, c.waves, c.estimate), (true, waves, estimate));
+            // Not asked for, no waves.
+            let c = choose_as(30, &o, 1, &lower, budget, false).unwrap();
+            assert_eq!((c.compact, c.waves, c.estimate), (true, false, without));
         }
-        // Two ranks hold 1.37 G positions each: under the 1.5 GiB of
-        // state from which the sweeps go in waves.
-        let big = Budget {
-            bytes: u64::MAX / 4,
-            from_limit: false,
-        };
-        let c = choose(30, &o, 2, &lower, big).unwrap();
-        assert!(!c.waves);
     }
 
     #[test]

@@ -103,9 +103,10 @@
 //!   compressed), and a layer split between ranks.
 //! * [`kernel`]: what both share: the batched, prefetching propagation of
 //!   settlements to predecessors ([`kernel::drain`]).
-//! * `waves`: what both use in their large sweeps (a state of 1.5 GiB or
-//!   more) instead of depth-first propagation: the updates bucketed by the
-//!   region of the state they hit and applied a region at a time
+//! * `waves`: what the in-memory solver uses in its large sweeps (a
+//!   state of 1.5 GiB or more), and the compact one when `AWARI_WAVES=1`
+//!   asks, instead of depth-first propagation: the updates bucketed by
+//!   the region of the state they hit and applied a region at a time
 //!   (`src/solve/waves.rs`, whose module docs give the design).
 //!
 //! Each solver states its cost in one function ([`memory::cost`],

@@ -40,11 +40,13 @@
 //! Memory ([`bytes`]): the bitmap (0.25 bytes a position) and the
 //! pools (0.2 bytes a position in all), counted by each solver's cost;
 //! with several ranks, the messages of a wave too (a thread's at most a
-//! quarter of its pool's updates). Waves are on for the sweeps whose
-//! state is at least 1.5 GiB ([`on`]: in memory the envelope's from layer
-//! 25, the score's from 26; compact, one byte a position, from 29 in one
-//! process, where a rank's part is that large with several);
-//! `AWARI_WAVES=1` or `=0` forces them on or off (for measurements,
+//! quarter of its pool's updates). Waves are on for the in-memory sweeps
+//! whose state is at least 1.5 GiB ([`on`]: the envelope's from layer 25,
+//! the score's from 27). The compact solver's sweeps (one byte a
+//! position) go in waves only when forced: they lost in every measurement
+//! (0.91x side by side at layer 27, forced; layer 30 in waves took 1.32x
+//! the depth-first time of an earlier build). `AWARI_WAVES=1` or `=0`
+//! forces them on or off, in both solvers ([`forced`]; for measurements,
 //! [docs/performance.md](../../docs/performance.md)).
 
 use crate::comm::Part;
@@ -74,15 +76,19 @@ const FROM_STATE_BYTES: u64 = 3 << 29;
 /// No block.
 const NONE: u32 = u32::MAX;
 
-/// Whether a sweep whose state takes `state` bytes propagates in waves:
-/// by that size, unless `AWARI_WAVES` is `1` (on), `all` (on, and no
-/// threshold ends depth-first: for the tests on small layers) or `0`
-/// (off).
+/// Whether an in-memory sweep whose state takes `state` bytes propagates
+/// in waves: by that size, unless [`forced`].
 pub fn on(state: u64) -> bool {
+    forced().unwrap_or(state >= FROM_STATE_BYTES)
+}
+
+/// What `AWARI_WAVES` says: `1` (on), `all` (on, and no threshold ends
+/// depth-first: for the tests on small layers), `0` (off), or nothing.
+pub fn forced() -> Option<bool> {
     match std::env::var("AWARI_WAVES").as_deref() {
-        Ok("1" | "all") => true,
-        Ok("0") => false,
-        _ => state >= FROM_STATE_BYTES,
+        Ok("1" | "all") => Some(true),
+        Ok("0") => Some(false),
+        _ => None,
     }
 }
 

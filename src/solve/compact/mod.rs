@@ -68,14 +68,14 @@
 //!
 //! One byte per position (the exits array, then the state, never both) plus
 //! the buffers of one window of lists, independent of the layer's size
-//! ([`cost`]). Where a rank's state is 1.5 GiB or more (from layer 29 in
-//! one process), the sweeps propagate in waves (the parent module's
-//! `waves`: what the exit lists settle is marked in a bitmap, and the
-//! updates it sets off are bucketed by region and applied a region at a
-//! time; with several ranks, each wave's updates for the others are
-//! exchanged after it), which takes about 0.45 bytes a position more
-//! (0.65 with several ranks); the planner drops them where only the
-//! solver without them fits ([`with_waves`]).
+//! ([`cost`]). Where `AWARI_WAVES` asks for them ([`with_waves`]: not
+//! by default, they were slower here), the sweeps propagate in waves
+//! (the parent module's `waves`: what the exit lists settle is marked
+//! in a bitmap, and the updates it sets off are bucketed by region and
+//! applied a region at a time; with several ranks, each wave's updates
+//! for the others are exchanged after it), which takes about 0.45 bytes
+//! a position more (0.65 with several ranks); the planner drops them
+//! where only the solver without them fits.
 //!
 //! # Where the code is
 //!
@@ -204,20 +204,15 @@ pub fn cost(n: u32, ranks: usize, waves: bool) -> Cost {
     }
 }
 
-/// Whether the sweeps of layer `n` built by `ranks` ranks go in waves
-/// where memory allows ([`crate::solve`]'s waves, for a rank's state of
-/// one byte a position: from layer 29 in one process; with several
-/// ranks the updates for the others are exchanged after each wave). The
-/// waves take about 0.45 bytes a position more, 0.65 with several ranks
-/// ([`cost`]); the planner drops them when only the solver without them
-/// fits.
-pub fn with_waves(n: u32, ranks: usize) -> bool {
-    let ranks = ranks.max(1);
-    let most = (0..ranks)
-        .map(|r| Part::new(layer_size(n), WINDOW, r, ranks).len())
-        .max()
-        .unwrap_or(0);
-    waves::on(most)
+/// Whether the sweeps go in waves where memory allows ([`crate::solve`]'s
+/// waves; with several ranks the updates for the others are exchanged
+/// after each wave): only when `AWARI_WAVES` forces them (`1` or `all`).
+/// On a state of one byte a position they were slower than depth-first
+/// in every measurement so far (docs/performance.md). They take about
+/// 0.45 bytes a position more, 0.65 with several ranks ([`cost`]); the
+/// planner drops them when only the solver without them fits.
+pub fn with_waves() -> bool {
+    waves::forced().unwrap_or(false)
 }
 
 /// The sweep's updates for other ranks in flight (sent, received and the
@@ -395,10 +390,10 @@ pub fn solve_all(
     ranks: usize,
     threads: usize,
 ) -> Result<Vec<[Vec<u8>; 3]>> {
-    solve_all_as(max, rules, envelope, scratch, ranks, threads, with_waves)
+    solve_all_as(max, rules, envelope, scratch, ranks, threads, with_waves())
 }
 
-/// [`solve_all`], the sweeps of layer `n` in waves when `waves(n, ranks)`.
+/// [`solve_all`], the sweeps in waves when `waves`.
 fn solve_all_as(
     max: u32,
     rules: &Rules,
@@ -406,7 +401,7 @@ fn solve_all_as(
     scratch: &Path,
     ranks: usize,
     threads: usize,
-    waves: fn(u32, usize) -> bool,
+    waves: bool,
 ) -> Result<Vec<[Vec<u8>; 3]>> {
     super::solve_layers(max, envelope, |n, below| {
         let comms = crate::comm::Threads::ranks(ranks);
@@ -428,7 +423,7 @@ fn solve_all_as(
                                 envelope,
                                 scratch,
                                 comm,
-                                waves(n, ranks),
+                                waves,
                                 &super::Silent,
                                 &mut |s: &Assembled| {
                                     for (k, kind) in [Kind::Score, Kind::Lower, Kind::Upper]
@@ -487,9 +482,9 @@ mod tests {
     #[test]
     fn ranks_in_waves_make_the_same_tables() {
         let dir = tempfile::tempdir().unwrap();
-        let want = solve_all_as(14, &AWARI, true, dir.path(), 1, 2, |_, _| false).unwrap();
+        let want = solve_all_as(14, &AWARI, true, dir.path(), 1, 2, false).unwrap();
         for ranks in [1, 2, 3] {
-            let got = solve_all_as(14, &AWARI, true, dir.path(), ranks, 2, |_, _| true).unwrap();
+            let got = solve_all_as(14, &AWARI, true, dir.path(), ranks, 2, true).unwrap();
             for (n, (w, g)) in want.iter().zip(&got).enumerate() {
                 assert!(w == g, "layer {n} differs in waves with {ranks} ranks");
             }
