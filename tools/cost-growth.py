@@ -95,9 +95,10 @@ def main():
     per_doubling = statistics.median(scal) / 2 if scal else 1.0
     eff = args.efficiency or per_doubling ** math.log2(args.cores / 2)
     print()
+    scaling = (f"2-thread scaling {statistics.median(scal):.2f}x (median), so efficiency "
+               f"{per_doubling:.3f} per doubling" if scal else "no 1-thread runs to scale by")
     print(f"fit over layers {fitted[0]}..={fitted[-1]} (2 threads): core-ns per position = "
-          f"{a:.1f} + {b:.2f} x log2(positions); 2-thread scaling {statistics.median(scal):.2f}x "
-          f"(median), so efficiency {per_doubling:.3f} per doubling, {eff:.2f} on {args.cores} cores")
+          f"{a:.1f} + {b:.2f} x log2(positions); {scaling}; efficiency {eff:.2f} on {args.cores} cores")
     print()
     print(f"| layer | positions | core-ns/position (fit) | 2 cores | {args.cores} cores |")
     print("|---:|---:|---:|---:|---:|")
