@@ -83,7 +83,7 @@ const LISTS: [(&str, &str); 4] = [
     ("awale", "known-good-awale.csv"),
 ];
 
-/// A long check (`AWARI_LONG=1`, about ten minutes on 2 cores): 0..=18
+/// A long check (`AWARI_LONG=1`, about a quarter of an hour on 2 cores): 0..=18
 /// of every rule set in waves, both solvers, 1 and 2 threads.
 #[test]
 fn every_rule_set_in_waves_to_layer_18_equals_its_list() {
