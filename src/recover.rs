@@ -41,7 +41,6 @@ use crate::rules::{Rules, MAX_SEEDS, PRESETS};
 use crate::store::StoreError;
 use crate::store::{
     self, Access, CompressedEntry, FileEntry, FolderLock, LayerEntry, Manifest, StoredTable,
-    MANIFEST,
 };
 use crate::verify::{bellman_check, KnownGood, KnownTable};
 use serde::Serialize;
@@ -206,7 +205,7 @@ pub fn recover(
     // A folder without a manifest and without our envelope tables is a
     // VU dataset or another tool's: refused before anything is written
     // there (not even the lock).
-    if !dir.join(MANIFEST).exists() {
+    if !store::has_manifest(dir) {
         match store::read_folder(dir) {
             Ok(store::Folder::Vu) => return Err(store::foreign_folder(dir)),
             Ok(_) => {}

@@ -346,10 +346,10 @@ pub fn build_ranks(
                     manifest.remove(n);
                     manifest.store(dir)?;
                     // The manifest no longer lists them: the compressed
-                    // copies of the old tables would only take disk space.
-                    for name in stale {
-                        let _ = store::remove_file(dir, &name);
-                    }
+                    // copies of the old tables would only take disk space
+                    // (what cannot be removed stays, unlisted, and is
+                    // refused by `check_unlisted` only if built over).
+                    let _ = store::remove_unlisted(dir, &manifest, &stale);
                 }
             }
         }

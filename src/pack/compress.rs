@@ -60,16 +60,10 @@ pub(crate) fn compress_layers(
         if opts.remove_raw {
             // (The scores-only form leaves the envelope's tables as they
             // are.)
-            for (_, f) in l
-                .files()
-                .filter(|(_, f)| manifest.compressed(&f.name).is_some())
-            {
-                if store::remove_file(dir, &f.name)? {
-                    obs.removed(&f.name);
-                    report.removed.push(f.name.clone());
-                }
+            for name in store::remove_raw_with_copies(dir, manifest, l.seeds)? {
+                obs.removed(&name);
+                report.removed.push(name);
             }
-            store::sync_dir(dir)?;
         }
     }
     Ok(report)

@@ -244,9 +244,7 @@ fn remove_unlisted(
     if manifest.compressed.iter().any(|c| c.name == old) {
         return Ok(());
     }
-    if store::remove_file(dir, &old)? {
-        store::sync_dir(dir)?;
-    }
+    store::remove_unlisted(dir, manifest, std::slice::from_ref(&old))?;
     obs.removed(&old);
     report.removed.push(old);
     Ok(())

@@ -123,12 +123,11 @@ pub(super) fn decompress_scores_only(
     // Every raw table is in place: the manifest, then the compressed files
     // it no longer lists.
     manifest.store(dir)?;
+    store::remove_unlisted(dir, &manifest, &remove)?;
     for name in remove {
-        store::remove_file(dir, &name)?;
         obs.removed(&name);
         report.removed.push(name);
     }
-    store::sync_dir(dir)?;
     Ok(report)
 }
 

@@ -1,6 +1,7 @@
 //! The folder's file operations other than opening and writing tables:
-//! creating the folder, the files of a layer, removing a file the
-//! manifest no longer lists, and setting files aside under a free name.
+//! creating the folder, the files of a layer, removing the files the
+//! manifest no longer lists (or the raw tables it lists a compressed copy
+//! of), and setting files aside under a free name.
 //! The builder, `pack` and `recover` ask for these; none of them touches
 //! a folder's files itself.
 
@@ -76,16 +77,62 @@ pub fn file_len(path: &Path) -> std::io::Result<u64> {
     fs::metadata(path).map(|m| m.len())
 }
 
-/// Removes the file `name` of `dir` if it is there; whether it was. The
-/// caller syncs the folder ([`super::sync_dir`]) once it has removed what
-/// it removes.
-pub fn remove_file(dir: &Path, name: &str) -> Result<bool> {
+/// Whether the manifest `m` names `name`: a table of a layer it lists or
+/// a compressed copy.
+fn lists(m: &Manifest, name: &str) -> bool {
+    m.compressed.iter().any(|c| c.name == name)
+        || m.layers
+            .iter()
+            .any(|l| l.files().any(|(_, f)| f.name == name))
+}
+
+/// Removes the file `name` of `dir` if it is there; whether it was.
+fn remove(dir: &Path, name: &str) -> Result<bool> {
     let p = dir.join(name);
     if !p.exists() {
         return Ok(false);
     }
     fs::remove_file(&p).at(&p)?;
     Ok(true)
+}
+
+/// Removes those of the files `names` of `dir` that its manifest `m`, as
+/// stored, no longer lists (the compressed copies of a layer that is
+/// rebuilt, or of a copy replaced), and syncs the folder; the names
+/// removed. A name `m` still lists stays.
+pub fn remove_unlisted(dir: &Path, m: &Manifest, names: &[String]) -> Result<Vec<String>> {
+    let mut removed = Vec::new();
+    for name in names.iter().filter(|name| !lists(m, name)) {
+        if remove(dir, name)? {
+            removed.push(name.clone());
+        }
+    }
+    if !removed.is_empty() {
+        super::sync_dir(dir)?;
+    }
+    Ok(removed)
+}
+
+/// Removes the raw tables of layer `n` of `dir` whose compressed copy its
+/// manifest `m`, as stored, lists (`awari pack --remove-raw`), and syncs
+/// the folder; the names removed. A table without a listed copy stays.
+pub fn remove_raw_with_copies(dir: &Path, m: &Manifest, n: u32) -> Result<Vec<String>> {
+    let mut removed = Vec::new();
+    let Some(l) = m.layer(n) else {
+        return Ok(removed);
+    };
+    for (_, f) in l.files().filter(|(_, f)| m.compressed(&f.name).is_some()) {
+        if remove(dir, &f.name)? {
+            removed.push(f.name.clone());
+        }
+    }
+    super::sync_dir(dir)?;
+    Ok(removed)
+}
+
+/// Whether `dir` holds a manifest (readable or not).
+pub fn has_manifest(dir: &Path) -> bool {
+    dir.join(MANIFEST).exists()
 }
 
 /// Moves a damaged `manifest.json` aside to `manifest.json.damaged` (or
@@ -106,4 +153,72 @@ pub fn set_aside_damaged_manifest(dir: &Path) -> Result<PathBuf> {
 /// still be read from a damaged one), if it can be read.
 pub fn damaged_manifest_text(dir: &Path) -> Option<String> {
     fs::read_to_string(dir.join(MANIFEST)).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::AWARI;
+    use crate::store::{CompressedEntry, FileEntry, LayerEntry};
+
+    /// A folder holding layer 3's scores and a copy of them, listed or not.
+    fn folder(copy_listed: bool) -> (tempfile::TempDir, Manifest) {
+        let dir = tempfile::tempdir().unwrap();
+        let mut m = Manifest::new(&AWARI);
+        let file = FileEntry {
+            name: "scores.3".into(),
+            bytes: 364,
+            xxh3: crate::format::Checksum(1),
+        };
+        m.put(LayerEntry::from_tables(3, file, "test"));
+        if copy_listed {
+            m.put_compressed(CompressedEntry {
+                seeds: 3,
+                raw: "scores.3".into(),
+                name: "scores.3.zst".into(),
+                bytes: 10,
+                xxh3: crate::format::Checksum(2),
+                block_size: 64,
+                level: 0,
+                dictionary: 0,
+                version: 4,
+                block_bytes: 0,
+            });
+        }
+        for name in ["scores.3", "scores.3.zst", "tables.5.zst"] {
+            fs::write(dir.path().join(name), b"x").unwrap();
+        }
+        (dir, m)
+    }
+
+    #[test]
+    fn only_what_the_manifest_does_not_list_is_removed() {
+        let (dir, m) = folder(true);
+        let names: Vec<String> = ["scores.3", "scores.3.zst", "tables.5.zst", "absent.zst"]
+            .map(String::from)
+            .into();
+        let removed = remove_unlisted(dir.path(), &m, &names).unwrap();
+        assert_eq!(removed, ["tables.5.zst"]);
+        assert!(dir.path().join("scores.3").exists());
+        assert!(dir.path().join("scores.3.zst").exists());
+        assert!(!dir.path().join("tables.5.zst").exists());
+    }
+
+    #[test]
+    fn a_raw_table_goes_only_when_its_copy_is_listed() {
+        let (dir, m) = folder(false);
+        assert!(remove_raw_with_copies(dir.path(), &m, 3)
+            .unwrap()
+            .is_empty());
+        assert!(dir.path().join("scores.3").exists());
+        let (dir, m) = folder(true);
+        assert_eq!(
+            remove_raw_with_copies(dir.path(), &m, 3).unwrap(),
+            ["scores.3"]
+        );
+        assert!(!dir.path().join("scores.3").exists());
+        assert!(remove_raw_with_copies(dir.path(), &m, 4)
+            .unwrap()
+            .is_empty());
+    }
 }
