@@ -172,7 +172,7 @@ pub fn unrank(n: u32, g: u64) -> Result<Position> {
 #[inline]
 pub fn unrank_unchecked(n: u32, g: u64) -> Position {
     let mut w = Walk {
-        b: [0; PITS],
+        b: 0,
         m: n as usize,
         u: layer_size(n) - g + BIAS,
     };
@@ -205,17 +205,20 @@ pub fn unrank_unchecked(n: u32, g: u64) -> Position {
     } else {
         pits_3_2_1(u)
     };
-    b[3] = (m - x3) as u8;
-    b[2] = (x3 - x2) as u8;
-    b[1] = (x2 - x1) as u8;
-    b[0] = x1 as u8;
-    Position(b)
+    b |= ((m - x3) as u128) << 24
+        | ((x3 - x2) as u128) << 16
+        | ((x2 - x1) as u128) << 8
+        | x1 as u128;
+    Position::from_packed(b)
 }
 
 /// State of [`unrank_unchecked`] between pits.
 struct Walk {
-    /// The pits placed so far.
-    b: [u8; PITS],
+    /// The pits placed so far, packed as [`Position::packed`] packs them:
+    /// built in a register, so that the position comes out in whole words
+    /// (a board written a byte at a time and read back a word at a time
+    /// stalls the reader until the bytes reach the cache).
+    b: u128,
     /// Seeds left for the pits below.
     m: usize,
     /// `t + BIAS`.
@@ -227,7 +230,7 @@ impl Walk {
     #[inline(always)]
     fn pit(&mut self, k: usize) {
         let (x, u) = search(k, self.u);
-        self.b[k] = (self.m - x) as u8;
+        self.b |= ((self.m - x) as u128) << (8 * k);
         self.m = x;
         self.u = u;
     }
@@ -246,7 +249,7 @@ impl Walk {
             return true;
         }
         let (x, u) = search(row, self.u);
-        self.b[k] = (self.m - x) as u8;
+        self.b |= ((self.m - x) as u128) << (8 * k);
         self.m = x;
         self.u = u;
         false

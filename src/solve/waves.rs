@@ -52,7 +52,7 @@
 use crate::comm::Part;
 use crate::error::Result;
 use crate::index::{rank_packed, unrank_unchecked};
-use crate::mem::{U32s, Words};
+use crate::mem::{prefetch, U32s, Words};
 use crate::rules::Rules;
 use crate::solve::kernel::{Item, Work};
 use crate::solve::Observer;
@@ -471,6 +471,10 @@ impl Waves {
                 continue;
             }
             for wi in self.words(r) {
+                if wi % 8 == 0 {
+                    // The bitmap is read in order: its line 8 ahead.
+                    prefetch(self.bits.as_ptr().wrapping_add(wi + 64) as *const u8);
+                }
                 let mut word = self.bits[wi].load(Relaxed);
                 while word != 0 {
                     let bit = wi as u64 * 64 + word.trailing_zeros() as u64;
@@ -515,7 +519,12 @@ impl Waves {
             for block in b.chain(r) {
                 for (k, &e) in block.iter().enumerate() {
                     if let Some(&a) = block.get(k + AHEAD) {
+                        // Its state, and its pending bit (marked if it
+                        // settles).
                         target.prefetch(at(a));
+                        prefetch(
+                            self.bits.as_ptr().wrapping_add((at(a) / 32) as usize) as *const u8
+                        );
                     }
                     if let Some(lose) = target.visit_owned(at(e), e & 1 != 0) {
                         self.mark_owned(at(e), lose);
