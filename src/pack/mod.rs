@@ -241,7 +241,7 @@ fn remove_unlisted(
     report: &mut PackReport,
 ) -> Result<()> {
     let Some(old) = old else { return Ok(()) };
-    if manifest.compressed.iter().any(|c| c.name == old) {
+    if manifest.lists(&old) {
         return Ok(());
     }
     store::remove_unlisted(dir, manifest, std::slice::from_ref(&old))?;

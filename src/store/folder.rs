@@ -77,15 +77,6 @@ pub fn file_len(path: &Path) -> std::io::Result<u64> {
     fs::metadata(path).map(|m| m.len())
 }
 
-/// Whether the manifest `m` names `name`: a table of a layer it lists or
-/// a compressed copy.
-fn lists(m: &Manifest, name: &str) -> bool {
-    m.compressed.iter().any(|c| c.name == name)
-        || m.layers
-            .iter()
-            .any(|l| l.files().any(|(_, f)| f.name == name))
-}
-
 /// Removes the file `name` of `dir` if it is there; whether it was.
 fn remove(dir: &Path, name: &str) -> Result<bool> {
     let p = dir.join(name);
@@ -102,7 +93,7 @@ fn remove(dir: &Path, name: &str) -> Result<bool> {
 /// removed. A name `m` still lists stays.
 pub fn remove_unlisted(dir: &Path, m: &Manifest, names: &[String]) -> Result<Vec<String>> {
     let mut removed = Vec::new();
-    for name in names.iter().filter(|name| !lists(m, name)) {
+    for name in names.iter().filter(|name| !m.lists(name)) {
         if remove(dir, name)? {
             removed.push(name.clone());
         }

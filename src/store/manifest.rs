@@ -581,6 +581,16 @@ impl Manifest {
         self.compressed.retain(|c| c.seeds != n);
     }
 
+    /// Whether the file `name` is a table of a layer listed here or a
+    /// compressed copy listed here.
+    pub fn lists(&self, name: &str) -> bool {
+        self.compressed.iter().any(|c| c.name == name)
+            || self
+                .layers
+                .iter()
+                .any(|l| l.files().any(|(_, f)| f.name == name))
+    }
+
     /// The compressed copy of the raw table named `raw`, if any.
     pub fn compressed(&self, raw: &str) -> Option<&CompressedEntry> {
         self.compressed.iter().find(|c| c.raw == raw)
