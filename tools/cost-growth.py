@@ -2,8 +2,14 @@
 """Table, plot and projection of how the solver's cost grows with the layer,
 from the CSV of tools/cost-growth.sh.
 
-    python3 tools/cost-growth.py cost-growth.csv [--plot cost-growth.png]
-        [--fit-from 20] [--cores 64] [--efficiency E]
+    python3 tools/cost-growth.py [cost-growth.csv] [--manifest DIR ...]
+        [--layers 20..=30] [--plot cost-growth.png] [--fit-from 20]
+        [--fit-to 48] [--cores 64] [--efficiency E]
+
+The runs come from the CSV, from the manifests of folders (`--manifest`,
+repeated: each layer entry is a run with the threads it records, e.g. a
+build from an empty folder), or from both; `--layers` keeps the manifests'
+layers in a range.
 
 Prints a markdown table (per layer: positions, ns per position on 1 and 2
 threads, the scaling, settlements per position, the share of each phase on
@@ -24,6 +30,7 @@ matplotlib).
 """
 import argparse
 import csv
+import json
 import math
 import os
 import statistics
@@ -44,6 +51,25 @@ def layer_size(n):
     return SIZES[n]
 
 
+def manifest_rows(d):
+    """The layer entries of folder d's manifest.json as rows of the CSV."""
+    with open(os.path.join(d, "manifest.json")) as f:
+        layers = json.load(f)["layers"]
+    for l in layers:
+        if not l.get("wall_seconds") or not l.get("threads"):
+            continue
+        ph = l.get("phase_seconds", {})
+        row = {
+            "layer": l["seeds"],
+            "threads": l["threads"],
+            "wall_seconds": l["wall_seconds"],
+            "ns_per_position": l["wall_seconds"] / l["positions"] * 1e9,
+            "settlements_per_position": l.get("settlements_per_position", 0.0),
+        }
+        row.update({k: ph.get(k, 0.0) for k in ("exits", "envelope", "score", "write")})
+        yield row
+
+
 def fit(xs, ys):
     """Least squares y = a + b x."""
     mx, my = statistics.fmean(xs), statistics.fmean(ys)
@@ -57,15 +83,24 @@ def hours(s):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("csv")
+    ap.add_argument("csv", nargs="?")
+    ap.add_argument("--manifest", action="append", default=[])
+    ap.add_argument("--layers", default="20..=48")
+    ap.add_argument("--fit-to", type=int, default=48)
     ap.add_argument("--plot")
     ap.add_argument("--fit-from", type=int, default=20)
     ap.add_argument("--cores", type=int, default=64)
     ap.add_argument("--efficiency", type=float)
     args = ap.parse_args()
     runs = defaultdict(list)  # (layer, threads) -> rows
-    for row in csv.DictReader(open(args.csv)):
-        runs[int(row["layer"]), int(row["threads"])].append(row)
+    if args.csv:
+        for row in csv.DictReader(open(args.csv)):
+            runs[int(row["layer"]), int(row["threads"])].append(row)
+    lo, hi = (int(x) for x in args.layers.split("..="))
+    for d in args.manifest:
+        for row in manifest_rows(d):
+            if lo <= row["layer"] <= hi:
+                runs[row["layer"], row["threads"]].append(row)
 
     def med(n, t, key):
         rows = runs.get((n, t))
@@ -87,7 +122,8 @@ def main():
         print(f"| {n} | {layer_size(n):,} | {one or float('nan'):.1f} | {two or float('nan'):.1f} | "
               f"{s or float('nan'):.2f}x | {sp:.3f} | {ph} |")
 
-    fitted = [n for n in layers if n >= args.fit_from and med(n, 2, "ns_per_position")]
+    fitted = [n for n in layers
+              if args.fit_from <= n <= args.fit_to and med(n, 2, "ns_per_position")]
     xs = [math.log2(layer_size(n)) for n in fitted]
     ys = [2 * med(n, 2, "ns_per_position") for n in fitted]
     a, b = fit(xs, ys)

@@ -29,7 +29,7 @@ impl Finished {
         // (see the mapping contract in `store::map`).
         let access = unsafe { store::Access::mapped() };
         let open = |k: Kind| -> Result<Mapped> {
-            let raw = store::Stored::Raw(dir.join(k.file_name(n)));
+            let raw = store::raw_file_required(dir, &k.file_name(n))?;
             let t = store::StoredTable::open(&raw, n, k, None, access)?;
             Ok(t.into_mapped().expect("a raw table, mapped"))
         };

@@ -142,7 +142,9 @@ fn compress_layer(
             false,
         )
         .is_ok_and(|(t, _)| t.header().is_dont_care() == s.dont_care);
-    let raw_present = files.iter().all(|(_, f)| dir.join(&f.name).exists());
+    let raw_present = files
+        .iter()
+        .all(|(_, f)| store::raw_file(dir, &f.name).is_some());
     if same {
         obs.start(&name, blocks * files.len() as u64);
         let checked = files.iter().zip(&listed).try_for_each(|((kind, f), c)| {
@@ -181,10 +183,12 @@ fn compress_layer(
     }
     let mut held = Vec::new();
     for ((kind, f), c) in files.iter().zip(&listed) {
-        let raw_path = dir.join(&f.name);
-        if raw_path.exists() {
-            held.push(Held::Mapped(open_raw(dir, l.seeds, *kind, f)?.0));
-        } else if let Some(c) = c {
+        // The raw table when it is there or no copy is listed (then it is
+        // missing, which `open_raw` says).
+        let copy = c
+            .as_ref()
+            .filter(|_| store::raw_file(dir, &f.name).is_none());
+        if let Some(c) = copy {
             let (old, path_old) = open_listed(dir, &rules, c, *kind, f, true)?;
             let bytes = if old.header().is_dont_care() {
                 super::dont_care::resolved_scores(dir, l.seeds)?
@@ -194,7 +198,7 @@ fn compress_layer(
             };
             held.push(Held::Bytes(bytes));
         } else {
-            return Err(StoreError::Missing(raw_path).into());
+            held.push(Held::Mapped(open_raw(dir, l.seeds, *kind, f)?.0));
         }
     }
     let table = |k: usize| -> &[u8] {

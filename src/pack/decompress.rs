@@ -7,7 +7,7 @@ use super::{
 };
 use crate::error::Result;
 use crate::store::StoreError;
-use crate::store::{self, Access, LayerEntry, Manifest, Stored, StoredTable};
+use crate::store::{self, Access, LayerEntry, Manifest, StoredTable};
 use std::path::Path;
 use std::time::Instant;
 
@@ -65,17 +65,20 @@ pub(crate) fn decompress_layer(
             continue;
         };
         let t0 = Instant::now();
-        let raw_path = dir.join(&f.name);
-        let raw_ok = raw_path.exists()
-            && match StoredTable::open(&Stored::Raw(raw_path.clone()), l.seeds, kind, None, READ) {
+        let raw = store::raw_file(dir, &f.name);
+        let raw_ok = match &raw {
+            None => false,
+            Some(raw) => match StoredTable::open(raw, l.seeds, kind, None, READ) {
                 Ok(t) => t.len() == f.bytes && t.checksum()? == f.xxh3,
                 Err(e) if matches!(e.cause(), Some(StoreError::Size { .. })) => false,
                 Err(e) => return Err(e),
-            };
+            },
+        };
+        let raw_path = dir.join(&f.name);
         let action = if raw_ok {
             Action::AlreadyRaw
         } else {
-            if raw_path.exists() {
+            if raw.is_some() {
                 obs.warning(&format!(
                     "{} does not match its checksum; writing it again from {}",
                     f.name, c.name

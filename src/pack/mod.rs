@@ -215,9 +215,12 @@ fn locked() -> Access {
 /// once the file made from it is written (the header carries the
 /// checksum the encoder computed), before the file is renamed into place.
 fn open_raw(dir: &Path, n: u32, kind: Kind, f: &FileEntry) -> Result<(Mapped, PathBuf)> {
-    let path = dir.join(&f.name);
-    let t = StoredTable::open(&Stored::Raw(path.clone()), n, kind, None, locked())?;
-    Ok((t.into_mapped().expect("a raw table, mapped"), path))
+    let raw = store::raw_file_required(dir, &f.name)?;
+    let t = StoredTable::open(&raw, n, kind, None, locked())?;
+    Ok((
+        t.into_mapped().expect("a raw table, mapped"),
+        raw.path().to_path_buf(),
+    ))
 }
 
 /// Opens the compressed file just written to `tmp` (this process's own),

@@ -12,7 +12,7 @@ use crate::index::layer_size;
 use crate::rules::MAX_SEEDS;
 use crate::store::StoreError;
 use crate::store::{
-    self, Access, CompressedEntry, FileEntry, FolderLock, LayerEntry, Manifest, Stored, StoredTable,
+    self, Access, CompressedEntry, FileEntry, FolderLock, LayerEntry, Manifest, StoredTable,
 };
 use std::path::Path;
 use std::time::Instant;
@@ -55,10 +55,9 @@ pub(super) fn decompress_scores_only(
     let mut remove = Vec::new();
     for n in 0..=MAX_SEEDS {
         let raw = Kind::Score.file_name(n);
-        let raw_path = dir.join(&raw);
         let Some(copy) = store::unlisted_copies(dir, n, Kind::Score).next() else {
-            if raw_path.exists() {
-                let t = StoredTable::open(&Stored::Raw(raw_path), n, Kind::Score, None, READ)?;
+            if let Some(stored) = store::raw_file(dir, &raw) {
+                let t = StoredTable::open(&stored, n, Kind::Score, None, READ)?;
                 let (xxh3, histogram) = summed(&t, n)?;
                 obs.warning(&format!(
                     "{raw} has no compressed copy to check it against: listed with the checksum \
@@ -87,7 +86,7 @@ pub(super) fn decompress_scores_only(
         let name = file_name(&zst);
         let t0 = Instant::now();
         let asked = opts.layers.contains(&n);
-        let (action, histogram) = write_back(&raw_path, n, &t, want, asked, obs)?;
+        let (action, histogram) = write_back(dir, &raw, n, &t, want, asked, obs)?;
         let file = FileEntry {
             name: raw.clone(),
             bytes: layer_size(n),
@@ -131,26 +130,26 @@ pub(super) fn decompress_scores_only(
     Ok(report)
 }
 
-/// The raw table `raw` of layer `n` against the compressed copy `t`,
+/// The raw table `name` of `dir` (layer `n`) against the compressed copy `t`,
 /// whose header says its checksum is `want`: left as it is when it
 /// matches; else, when `asked` (its layer is to be decompressed), written
 /// again from `t` (atomically, checked against `want`). What was done
 /// (`None`: not asked, nothing written) and the layer's score histogram
 /// (empty where the raw table was neither read nor written).
 fn write_back(
-    raw: &Path,
+    dir: &Path,
+    name: &str,
     n: u32,
     t: &StoredTable,
     want: Checksum,
     asked: bool,
     obs: &dyn PackObserver,
 ) -> Result<(Option<Action>, Vec<u64>)> {
-    let name = file_name(raw);
-    if raw.exists() {
+    if let Some(stored) = store::raw_file(dir, name) {
         // A raw table of the wrong size or with a value outside -n..=n
         // does not match.
-        let found = StoredTable::open(&Stored::Raw(raw.into()), n, Kind::Score, None, READ)
-            .and_then(|r| summed(&r, n));
+        let found =
+            StoredTable::open(&stored, n, Kind::Score, None, READ).and_then(|r| summed(&r, n));
         let found = match found {
             Ok(f) => Some(f),
             Err(e)
@@ -184,7 +183,8 @@ fn write_back(
     if !asked {
         return Ok((None, Vec::new()));
     }
-    obs.start(&name, t.compressed().map_or(0, |c| c.blocks()));
+    let raw = &dir.join(name);
+    obs.start(name, t.compressed().map_or(0, |c| c.blocks()));
     let mut histogram = vec![0u64; 2 * n as usize + 1];
     let mut failed = None;
     store::write_atomic_checked(raw, layer_size(n), want, |start, buf| {

@@ -1,11 +1,12 @@
 //! The folder's file operations other than opening and writing tables:
-//! creating the folder, the files of a layer, removing the files the
-//! manifest no longer lists (or the raw tables it lists a compressed copy
-//! of), and setting files aside under a free name.
+//! creating the folder, the files of a layer, whether a raw table is
+//! there, removing the files the manifest no longer lists (or the raw
+//! tables it lists a compressed copy of), and setting files aside under a
+//! free name.
 //! The builder, `pack` and `recover` ask for these; none of them touches
 //! a folder's files itself.
 
-use super::{lock, Manifest, MANIFEST};
+use super::{lock, Manifest, Stored, MANIFEST};
 use crate::codec;
 use crate::error::{AtPath, Result};
 use crate::format::Kind;
@@ -121,6 +122,19 @@ pub fn remove_raw_with_copies(dir: &Path, m: &Manifest, n: u32) -> Result<Vec<St
     Ok(removed)
 }
 
+/// The raw table `name` of `dir` (a table's file name, as
+/// [`Kind::file_name`] gives it), when a file of that name is there.
+pub fn raw_file(dir: &Path, name: &str) -> Option<Stored> {
+    let path = dir.join(name);
+    path.exists().then_some(Stored::Raw(path))
+}
+
+/// The raw table `name` of `dir`, which must be there
+/// ([`StoreError::Missing`] when it is not).
+pub fn raw_file_required(dir: &Path, name: &str) -> Result<Stored> {
+    raw_file(dir, name).ok_or_else(|| StoreError::Missing(dir.join(name)).into())
+}
+
 /// Whether `dir` holds a manifest (readable or not).
 pub fn has_manifest(dir: &Path) -> bool {
     dir.join(MANIFEST).exists()
@@ -211,5 +225,19 @@ mod tests {
         assert!(remove_raw_with_copies(dir.path(), &m, 4)
             .unwrap()
             .is_empty());
+    }
+
+    #[test]
+    fn a_raw_table_is_found_only_when_its_file_is_there() {
+        let (dir, _) = folder(false);
+        let found = raw_file(dir.path(), "scores.3").expect("there");
+        assert!(!found.is_compressed());
+        assert_eq!(found.path(), dir.path().join("scores.3"));
+        assert!(raw_file(dir.path(), "scores.4").is_none());
+        let e = raw_file_required(dir.path(), "scores.4").unwrap_err();
+        assert!(
+            matches!(e.cause(), Some(StoreError::Missing(p)) if p.ends_with("scores.4")),
+            "{e}"
+        );
     }
 }

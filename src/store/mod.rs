@@ -27,12 +27,14 @@
 //! * [`lock`]: `build.lock`, which every writer of a folder holds.
 //! * `folder`: the folder's other file operations: creating it, the
 //!   files of a layer ([`layer_files`]) and the refusal to build over
-//!   unlisted ones ([`check_unlisted`]), removing the files the manifest
+//!   unlisted ones ([`check_unlisted`]), whether a raw table is there
+//!   ([`raw_file`], [`raw_file_required`]), removing the files the manifest
 //!   no longer lists ([`remove_unlisted`]) and raw tables it lists a
 //!   compressed copy of ([`remove_raw_with_copies`]), and setting files
 //!   aside under a free name ([`set_aside`], [`set_aside_damaged_manifest`]).
-//!   No other room creates, renames or deletes a folder's files, nor
-//!   decides which may go: the store checks the manifest first.
+//!   No other room creates, renames or deletes a folder's files, asks
+//!   whether one is there, nor decides which may go: the store checks the
+//!   manifest first.
 //! * `rules_of`: the folder's rule set and where it was found
 //!   ([`rules_of()`]): its manifest's, else the one its compressed files'
 //!   headers name, else the caller's or, for raw tables that name none,
@@ -54,7 +56,8 @@ pub mod write;
 
 pub use folder::{
     check_unlisted, create_folder, damaged_manifest_text, file_len, has_manifest, layer_files,
-    remove_raw_with_copies, remove_unlisted, set_aside, set_aside_damaged_manifest,
+    raw_file, raw_file_required, remove_raw_with_copies, remove_unlisted, set_aside,
+    set_aside_damaged_manifest,
 };
 pub use lock::FolderLock;
 pub use manifest::{
