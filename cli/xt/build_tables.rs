@@ -28,7 +28,7 @@ const FACTS_MAX: u32 = 14;
 const MID_MAX: u32 = 12;
 
 /// 3 bytes a position (2 without the envelope), and on the layers that
-/// propagate in waves (a state of 1.5 GiB or more) their bitmap and
+/// propagate in waves (a state of 4.5 GiB or more) their bitmap and
 /// buckets: at most 0.5 bytes a position more.
 #[test]
 fn in_memory_cost_is_three_bytes_per_position_and_two_without_the_envelope() {
@@ -36,7 +36,7 @@ fn in_memory_cost_is_three_bytes_per_position_and_two_without_the_envelope() {
         for (envelope, bytes) in [(true, 3), (false, 2)] {
             let e = solve::memory::cost(n, envelope).estimate;
             let working = bytes * layer_size(n);
-            let waves = if working >= 3 << 29 {
+            let waves = if working >= 9 << 29 {
                 layer_size(n) / 2
             } else {
                 0

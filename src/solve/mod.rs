@@ -104,7 +104,7 @@
 //! * [`kernel`]: what both share: the batched, prefetching propagation of
 //!   settlements to predecessors ([`kernel::drain`]).
 //! * `waves`: what the in-memory solver uses in its large sweeps (a
-//!   state of 1.5 GiB or more), and the compact one when `AWARI_WAVES=1`
+//!   state of 4.5 GiB or more), and the compact one when `AWARI_WAVES=1`
 //!   asks, instead of depth-first propagation: the updates bucketed by
 //!   the region of the state they hit and applied a region at a time
 //!   (`src/solve/waves.rs`, whose module docs give the design).

@@ -41,8 +41,9 @@
 //! pools (0.2 bytes a position in all), counted by each solver's cost;
 //! with several ranks, the messages of a wave too (a thread's at most a
 //! quarter of its pool's updates). Waves are on for the in-memory sweeps
-//! whose state is at least 1.5 GiB ([`on`]: the envelope's from layer 25,
-//! the score's from 27). The compact solver's sweeps (one byte a
+//! whose state is at least 4.5 GiB ([`on`]: the envelope's from layer 29,
+//! the score's from 30); below, depth-first propagation is faster
+//! (1.19x to 1.22x the whole layer at 25..=28, side by side). The compact solver's sweeps (one byte a
 //! position) go in waves only when forced: they lost in every measurement
 //! (0.91x side by side at layer 27, forced; layer 30 in waves took 1.32x
 //! the depth-first time of an earlier build). `AWARI_WAVES=1` or `=0`
@@ -71,8 +72,11 @@ const POSITIONS_A_POOL_BYTE: u64 = 5;
 /// updates).
 const MIN_BLOCKS: usize = 256;
 /// Sweeps whose state (3 bytes a position for the envelope, 2 for the
-/// score) is at least this large propagate in waves.
-const FROM_STATE_BYTES: u64 = 3 << 29;
+/// score) is at least this large propagate in waves: 4.5 GiB, above
+/// layer 28's envelope (4.4 GB) and layer 29's score (4.1 GB);
+/// depth-first propagation was measured faster up to layer 28
+/// (docs/performance.md).
+const FROM_STATE_BYTES: u64 = 9 << 29;
 /// No block.
 const NONE: u32 = u32::MAX;
 

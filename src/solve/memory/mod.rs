@@ -42,7 +42,7 @@
 //! threshold every settlement is propagated depth-first to the predecessors,
 //! claimed with a compare-and-swap; settlements are handled in batches whose
 //! predecessors' state bytes are prefetched before any is touched, so the
-//! cache misses overlap. In the large sweeps (a state of 1.5 GiB or
+//! cache misses overlap. In the large sweeps (a state of 4.5 GiB or
 //! more) propagation goes in waves instead (`src/solve/waves.rs`): the updates are
 //! bucketed by the region of the state they hit and applied a region at a
 //! time, each region by one thread. While the sweeps run, every access to the state is
