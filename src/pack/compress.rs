@@ -142,9 +142,12 @@ fn compress_layer(
             false,
         )
         .is_ok_and(|(t, _)| t.header().is_dont_care() == s.dont_care);
-    let raw_present = files
+    // Which of the layer's raw tables are there, asked once.
+    let raw: Vec<bool> = files
         .iter()
-        .all(|(_, f)| store::raw_file(dir, &f.name).is_some());
+        .map(|(_, f)| store::raw_file(dir, &f.name).is_some())
+        .collect();
+    let raw_present = raw.iter().all(|&r| r);
     if same {
         obs.start(&name, blocks * files.len() as u64);
         let checked = files.iter().zip(&listed).try_for_each(|((kind, f), c)| {
@@ -182,12 +185,10 @@ fn compress_layer(
         Bytes(Vec<u8>),
     }
     let mut held = Vec::new();
-    for ((kind, f), c) in files.iter().zip(&listed) {
+    for (((kind, f), c), &raw) in files.iter().zip(&listed).zip(&raw) {
         // The raw table when it is there or no copy is listed (then it is
         // missing, which `open_raw` says).
-        let copy = c
-            .as_ref()
-            .filter(|_| store::raw_file(dir, &f.name).is_none());
+        let copy = c.as_ref().filter(|_| !raw);
         if let Some(c) = copy {
             let (old, path_old) = open_listed(dir, &rules, c, *kind, f, true)?;
             let bytes = if old.header().is_dont_care() {

@@ -223,13 +223,10 @@ impl Stored {
 /// manifest lists whose raw file is absent and which has no listed
 /// compressed copy is damage ([`StoreError::Missing`]).
 pub fn locate(dir: &Path, m: Option<&Manifest>, n: u32, kind: Kind) -> Result<Option<Stored>> {
-    let name = kind.file_name(n);
-    let raw = dir.join(&name);
     let Some(m) = m else {
-        if raw.exists() {
-            return Ok(Some(Stored::Raw(raw)));
-        }
-        return Ok(unlisted_copies(dir, n, kind).next());
+        return Ok(
+            raw_file(dir, &kind.file_name(n)).or_else(|| unlisted_copies(dir, n, kind).next())
+        );
     };
     let Some(f) = m
         .layer(n)
@@ -237,16 +234,15 @@ pub fn locate(dir: &Path, m: Option<&Manifest>, n: u32, kind: Kind) -> Result<Op
     else {
         return Ok(None);
     };
-    let raw = dir.join(&f.name);
-    if raw.exists() {
-        return Ok(Some(Stored::Raw(raw)));
+    if let Some(raw) = raw_file(dir, &f.name) {
+        return Ok(Some(raw));
     }
     match m.compressed(&f.name) {
         Some(c) => Ok(Some(Stored::Compressed {
             path: dir.join(&c.name),
             listed: Some((c.clone(), f.clone())),
         })),
-        None => Err(StoreError::Missing(raw).into()),
+        None => Err(StoreError::Missing(dir.join(&f.name)).into()),
     }
 }
 
