@@ -62,6 +62,7 @@ fn database() -> Database {
             max_seeds: LAYER,
             db: dir.clone(),
             envelope: true,
+            distance: true,
             memory_limit: None,
             reset_peak_rss: false,
             solver: Default::default(),

@@ -12,7 +12,7 @@ pub const RULE_SET: &str = "awari-vu2002";
 /// The checksum algorithm of manifests and compressed headers.
 pub const CHECKSUM: &str = "xxh3-64";
 
-/// The three tables of a layer.
+/// The tables of a layer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Kind {
     /// `scores.n`: the score defined in [`crate::rules`].
@@ -21,6 +21,9 @@ pub enum Kind {
     Lower,
     /// `upper.n`: the score if every endless play went to the mover.
     Upper,
+    /// `dist.n`: the distance to the next capture when both sides keep
+    /// the score ([`crate::solve::distance`]).
+    Distance,
 }
 
 impl Kind {
@@ -30,6 +33,7 @@ impl Kind {
             Kind::Score => "scores",
             Kind::Lower => "lower",
             Kind::Upper => "upper",
+            Kind::Distance => "dist",
         }
     }
     /// File name of this table for layer `n`.

@@ -31,7 +31,9 @@
 //!   same number of seeds).
 //! * [`solve`]: the retrograde solvers of one layer: the shared
 //!   propagation kernel, the in-memory solver (3 bytes per position) and
-//!   the compact one (1 byte per position, lists on disk, ranks).
+//!   the compact one (1 byte per position, lists on disk, ranks), and the
+//!   distance to the next capture ([`solve::distance`], `dist.n`: how
+//!   best play reaches its score).
 //! * [`comm`]: ranks of a build (one process, threads, or MPI) and how a
 //!   layer is split between them.
 //! * [`build`]: the builder: every layer in order, resumable, within a
@@ -51,9 +53,10 @@
 //!   refused by name) and its own error, [`codec::CompressError`];
 //!   [`pack`]: compressing and decompressing a folder.
 //! * [`probe`]: [`probe::Database`], exact scores, moves and best play
-//!   from a folder of ours (raw, compressed, or scores alone) or a VU
-//!   dataset folder; it resolves the "don't care" entries of format 4
-//!   engine files through their captures.
+//!   (best worth, then best [`probe::Distance`]) from a folder of ours
+//!   (raw, compressed, or scores alone) or a VU dataset folder; it
+//!   resolves the "don't care" entries of format 4 engine files through
+//!   their captures.
 //! * [`verify`]: the checks: against an oracle folder, move facts,
 //!   known-good checksums, and the Bellman consistency check (layer by
 //!   layer within a memory budget, the lower layers read in sorted batches,

@@ -36,6 +36,11 @@ impl Buffer {
     pub fn as_mut_slice(&mut self) -> &mut [u8] {
         &mut self.map[..self.len]
     }
+    /// Keeps the first `len` bytes (a buffer padded to whole words while
+    /// it was worked on).
+    pub(crate) fn truncate(&mut self, len: usize) {
+        self.len = self.len.min(len);
+    }
     pub(crate) fn atomic(&mut self) -> &[AtomicU8] {
         let s = self.as_mut_slice();
         // SAFETY: AtomicU8 has the size and alignment of u8, and the

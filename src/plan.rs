@@ -48,6 +48,9 @@ pub struct Shape {
     pub solver: Solver,
     /// Whether the envelope's tables are built too.
     pub envelope: bool,
+    /// Whether the distance table is built too (after the solver, which
+    /// has freed its state by then).
+    pub distance: bool,
     /// Whether each layer is compressed (and its raw tables removed) once
     /// recorded.
     pub compress_finished: bool,
@@ -131,6 +134,8 @@ pub enum Need {
     Check,
     /// A pass streaming a layer's tables.
     Stream,
+    /// The distance pass of a built layer.
+    Distance,
 }
 
 impl Need {
@@ -160,6 +165,10 @@ impl std::fmt::Display for Need {
             }
             Need::Stream => {
                 "a pass streaming the layer's tables: a window of each and a fixed baseline"
+            }
+            Need::Distance => {
+                "distance pass, after the solver: 2 bytes per position (the distance beside \
+                 the score), a mask per block and a fixed baseline"
             }
         })
     }
@@ -206,6 +215,11 @@ fn choose_as(
         |waves| solve::compact::cost(n, ranks, waves).estimate + lower.largest_compressed;
     let waves = waves && compact_cost(true) <= budget.bytes;
     let compact = compact_cost(waves);
+    // The distance pass comes after the solver, in memory it has freed.
+    let distance = solve::distance::cost(n).estimate + lower.largest_compressed;
+    if opts.distance && distance > budget.bytes {
+        return refuse(distance, Need::Distance);
+    }
     if ranks > 1 {
         return if compact <= budget.bytes {
             Ok(Choice {
@@ -247,7 +261,8 @@ pub const READER_BASELINE: u64 = 32 << 20;
 /// [`READER_BASELINE`]. The lower layers are read a run at a time, not
 /// held.
 pub fn check_need(n: u32, envelope: bool, threads: usize) -> u64 {
-    let tables = if envelope { 3 } else { 1 };
+    // The distance table, where the layer has one, comes on top.
+    let tables = if envelope { 3 } else { 1 } + 1;
     // Each row of 6 pits of at most n seeds: 6 bytes, and its place.
     let rows = (1..=6u64).fold(1, |c, i| c * (n as u64 + i) / i) * 14;
     layer_size(n) * tables
@@ -304,7 +319,7 @@ pub fn check_range(
     for &n in todo {
         choose(n, opts, ranks, &Lower::raw(n, opts.envelope), budget)?;
     }
-    let tables = if opts.envelope { 3 } else { 1 };
+    let tables = if opts.envelope { 3 } else { 1 } + u64::from(opts.distance);
     let raw = todo.iter().map(|&n| layer_size(n) * tables);
     let needed = if opts.compress_finished {
         raw.max().unwrap_or(0)
@@ -405,6 +420,7 @@ mod tests {
         Shape {
             solver,
             envelope: true,
+            distance: false,
             compress_finished: false,
         }
     }
@@ -521,6 +537,33 @@ mod tests {
             other => panic!("{other:?}"),
         }
         assert!(fit_stream(20, 1, 1 << 20, budget(1 << 20)).is_err());
+    }
+
+    /// The distance pass comes after the solver, in 2 bytes a position
+    /// and its masks: a budget that the compact solver fits but the pass
+    /// does not is refused, naming the pass.
+    #[test]
+    fn a_build_with_the_distance_needs_its_pass() {
+        let o = Shape {
+            distance: true,
+            ..opts(Solver::Auto)
+        };
+        let need = solve::distance::cost(20).estimate;
+        assert!(need > solve::compact::cost(20, 1, false).estimate);
+        let lower = Lower::raw(20, true);
+        let budget = |bytes| Budget {
+            bytes,
+            from_limit: true,
+        };
+        assert!(choose(20, &o, 1, &lower, budget(need)).unwrap().compact);
+        match choose(20, &o, 1, &lower, budget(need - 1))
+            .map_err(|e| e.cause::<PlanError>().cloned())
+        {
+            Err(Some(PlanError::Memory { what, needed, .. })) => {
+                assert_eq!((what, needed), (Need::Distance, need))
+            }
+            other => panic!("{other:?}"),
+        }
     }
 
     #[test]

@@ -169,7 +169,11 @@ fn find_layer(dir: &Path, n: u32) -> Result<Found> {
     } else {
         None
     };
-    Ok(Some(Ok(LayerTables { score, envelope })))
+    Ok(Some(Ok(LayerTables {
+        score,
+        envelope,
+        dist: None,
+    })))
 }
 
 /// Rebuilds the manifest of our folder `dir` from its tables (see the

@@ -19,7 +19,7 @@ json.dump(m, open(f"{d}/manifest.json", "w"), indent=1)
 PY
   # A build does not write over tables its manifest does not list: the
   # dropped layers' tables go first.
-  for k in $(seq "$layer" 48); do rm -f "$dir"/{scores,lower,upper}."$k"{,.zst}; done
+  for k in $(seq "$layer" 48); do rm -f "$dir"/{scores,lower,upper,dist}."$k"{,.zst}; done
   "$bin" build --max-seeds "$layer" --out "$dir" -q "$@"
   python3 - "$dir" "$layer" <<'PY'
 import json, sys

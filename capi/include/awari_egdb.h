@@ -56,8 +56,16 @@ const char *awari_rules(const awari_db *db);
 awari_status awari_score(const awari_db *db, const uint8_t *pits, int8_t *score);
 /* The six pits of pits[12] as moves, into moves[6]. */
 awari_status awari_moves(const awari_db *db, const uint8_t *pits, awari_move *moves);
-/* A best move of pits[12] (the lowest pit among equals), -1 when the game is over. */
+/* A best move of pits[12], -1 when the game is over: of best worth, then,
+ * where the folder has the distance, of best distance (so that play by it
+ * reaches the score, never repeating a position before the capture the
+ * score needs); the lowest pit among equals. */
 awari_status awari_best_move(const awari_db *db, const uint8_t *pits, int *pit);
+/* The distance of pits[12] to the next capture when both sides keep the
+ * score, into *plies: the plies (0: the game is over), -1 when only endless
+ * play keeps the score, -2 when the folder has no distance table for its
+ * layer (built without it, or a VU folder). */
+awari_status awari_distance(const awari_db *db, const uint8_t *pits, int *plies);
 /* The scores of count boards (pits[12 * count]) into scores[count]. A board
  * without a Goedel number (every opponent pit holding seeds) is answered from
  * its moves, as by awari_score. */

@@ -223,8 +223,10 @@ pub unsafe extern "C" fn awari_moves(
     })
 }
 
-/// A best move of the board `pits[12]` (the lowest pit among equals) into
-/// `*pit`, or -1 when the side to move has no move (the game is over).
+/// A best move of the board `pits[12]` into `*pit` (of best worth, then,
+/// where the folder has the distance, of best distance, so that play by
+/// it reaches the score; the lowest pit among equals), or -1 when the
+/// side to move has no move (the game is over).
 #[no_mangle]
 pub unsafe extern "C" fn awari_best_move(
     db: *const awari_db,
@@ -233,6 +235,27 @@ pub unsafe extern "C" fn awari_best_move(
 ) -> awari_status {
     one_board(db, pits, pit, |d, p, out| {
         *out = d.best_moves(p)?.first().map_or(-1, |&b| c_int::from(b));
+        Ok(())
+    })
+}
+
+/// The distance of the board `pits[12]` to the next capture when both
+/// sides keep the score, into `*plies`: the plies (0: the game is over),
+/// -1 when only endless play keeps the score, -2 when the folder has no
+/// distance table for its layer (built without it, or a VU folder).
+#[no_mangle]
+pub unsafe extern "C" fn awari_distance(
+    db: *const awari_db,
+    pits: *const u8,
+    plies: *mut c_int,
+) -> awari_status {
+    use egdb::probe::Distance;
+    one_board(db, pits, plies, |d, p, out| {
+        *out = match d.distance(p)? {
+            Some(Distance::Plies(k)) => c_int::from(k),
+            Some(Distance::Endless) => -1,
+            None => -2,
+        };
         Ok(())
     })
 }

@@ -6,7 +6,7 @@
 
 mod support;
 
-use egdb::probe::Database;
+use egdb::probe::{Database, Distance};
 use egdb::rules::Position;
 use rand::{rngs::StdRng, Rng, SeedableRng};
 use std::io::Write;
@@ -70,8 +70,13 @@ fn lines(ps: &[Position]) -> String {
 fn expected(db: &Database, p: &Position) -> String {
     let moves = db.moves(p).unwrap();
     let best = db.best_moves(p).unwrap();
+    let distance = match db.distance(p).unwrap() {
+        Some(Distance::Plies(k)) => k as i32,
+        Some(Distance::Endless) => -1,
+        None => -2,
+    };
     let mut s = format!(
-        "score {} best {} moves",
+        "score {} distance {distance} best {} moves",
         db.score(p).unwrap(),
         best.first().map_or(-1, |&b| b as i32)
     );

@@ -286,6 +286,7 @@ fn layer_40_is_refused_by_the_memory_limit_on_any_machine() {
             f.name = format!("{stem}.{n}");
             f.bytes = size;
         }
+        e.dist = None;
         m.put(e);
     }
     m.store(&dir).unwrap();
@@ -300,8 +301,11 @@ fn layer_40_is_refused_by_the_memory_limit_on_any_machine() {
         v
     };
     let files = names(&dir);
-    // The least any solver needs: the compact solver's byte per position.
-    let needed = awari_egdb::solve::compact::cost(40, 1, false).estimate;
+    // The least a build needs: the compact solver's byte per position,
+    // then the distance pass's two.
+    let needed = awari_egdb::solve::compact::cost(40, 1, false)
+        .estimate
+        .max(awari_egdb::solve::distance::cost(40).estimate);
     // A limit of all the machine's memory (a larger one is refused as such).
     let mib = awari_egdb::mem::total_memory().expect("/proc/meminfo") >> 20;
     let limit: u64 = mib << 20;
@@ -363,16 +367,20 @@ fn progress_units_add_up_to_the_layers_work_exactly() {
             let obs = Units::default();
             let mut opts = common::options(&tmp.path().join("db"), 11, envelope);
             opts.solver = solver;
+            opts.distance = true;
             awari_egdb::build::build(&opts, &obs).unwrap();
             let units = obs.0.into_inner().unwrap();
             assert_eq!(units.len(), 12);
             let compact = solver == Solver::Compact;
             for (n, work, done, was_compact) in units {
-                let want = if compact {
-                    awari_egdb::solve::compact::work_units(n, envelope)
-                } else {
-                    awari_egdb::solve::memory::work_units(n, envelope)
-                };
+                // The distance pass: one unit a position for its first
+                // pass, one for its breadth-first steps.
+                let want = 2 * awari_egdb::index::layer_size(n)
+                    + if compact {
+                        awari_egdb::solve::compact::work_units(n, envelope)
+                    } else {
+                        awari_egdb::solve::memory::work_units(n, envelope)
+                    };
                 assert_eq!(was_compact, compact);
                 assert_eq!(work, want, "layer {n}, envelope {envelope}, {solver:?}");
                 assert_eq!(done, want, "layer {n}, envelope {envelope}, {solver:?}");
@@ -419,6 +427,7 @@ fn build_without_a_terminal_prints_real_progress() {
             "write",
             "score exits",
             "score",
+            "distance",
             "write"
         ],
         "{stderr}"
@@ -427,9 +436,9 @@ fn build_without_a_terminal_prints_real_progress() {
         .lines()
         .find(|l| l.starts_with("layer 16: score ("))
         .unwrap_or_else(|| panic!("no score phase line: {stderr}"));
-    // Both exit passes and the envelope sweep (four fifths of the work)
-    // are done by then.
-    assert!(line.contains("80.0% of the layer's work done"), "{line}");
+    // Both exit passes and the envelope sweep (four of the seven units a
+    // position, the distance's two included) are done by then.
+    assert!(line.contains("57.1% of the layer's work done"), "{line}");
     assert!(!stderr.contains(" 0 settled"), "{stderr}");
 }
 

@@ -253,6 +253,7 @@ fn from_tables_on_buffers_gives_the_same_answers() {
             Some(LayerTables {
                 score: tables(Kind::Score)[n as usize].clone(),
                 envelope: None,
+                dist: None,
             })
         })
         .collect();
@@ -265,6 +266,7 @@ fn from_tables_on_buffers_gives_the_same_answers() {
                     tables(Kind::Lower)[n as usize].clone(),
                     tables(Kind::Upper)[n as usize].clone(),
                 )),
+                dist: None,
             })
         })
         .collect();
@@ -309,6 +311,7 @@ fn from_tables_on_buffers_gives_the_same_answers() {
     only5[5] = Some(LayerTables {
         score: five,
         envelope: None,
+        dist: None,
     });
     let m5 = Database::from_tables(only5).unwrap();
     assert_eq!(m5.layers(), vec![5]);

@@ -255,6 +255,7 @@ fn from_tables_with_a_short_buffer_is_an_error_not_a_panic() {
     l[5] = Some(LayerTables {
         score: vec![0u8; 10],
         envelope: None,
+        dist: None,
     });
     let p = index::unrank(5, 4000).unwrap();
     let r = std::panic::catch_unwind(|| {

@@ -22,7 +22,7 @@ const KEYS: [&str; 9] = [
 ];
 /// Keys the implementation prints on top of those (`rules_assumed` only
 /// where nothing named the rule set: raw tables without manifest).
-const EXTRA_KEYS: [&str; 4] = ["pits", "pv_end", "rules", "rules_assumed"];
+const EXTRA_KEYS: [&str; 5] = ["distance", "pits", "pv_end", "rules", "rules_assumed"];
 
 /// `awari query` with `args`, `AWARI_PATH` unset unless given, and `input`
 /// on standard input, run where no `./db` can be found by accident.

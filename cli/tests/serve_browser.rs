@@ -273,19 +273,48 @@ async fn check_page(c: &Client, db: &Database, b: &Board, what: &str) -> Res<()>
         summary.text().await?
     );
     let text = summary.text().await?;
+    // The result best play leads to, from the captured seeds and the score.
+    let side = b.to_move.name();
+    let mover = if b.to_move == awari_egdb::game::Side::South {
+        score as i64
+    } else {
+        -(score as i64)
+    };
+    let n = b.seeds() as i64;
+    let half = [
+        2 * b.captured[0] as i64 + n + mover,
+        2 * b.captured[1] as i64 + n - mover,
+    ];
+    let seeds = |h: i64| match h % 2 {
+        0 => (h / 2).to_string(),
+        _ => format!("{}.5", h / 2),
+    };
+    let result = match half[0].cmp(&half[1]) {
+        std::cmp::Ordering::Greater => format!("South wins {}-{}", seeds(half[0]), seeds(half[1])),
+        std::cmp::Ordering::Less => format!("North wins {}-{}", seeds(half[1]), seeds(half[0])),
+        std::cmp::Ordering::Equal => format!("a draw, {}-{}", seeds(half[0]), seeds(half[1])),
+    };
     assert!(
-        text.starts_with(&format!("{} to move: {}", b.to_move.name(), signed(score))),
+        text.starts_with(&format!(
+            "{side} to move: {result} with best play ({} for {side} from here on",
+            signed(score)
+        )),
         "{what}: the summary {text:?}"
     );
 
     let moves = db.moves(&p)?;
-    let best = moves.iter().filter_map(|m| m.score).max();
+    let best = db.best_moves(&p)?;
     let mut want = Vec::new();
     for m in &moves {
         if let (true, Some(s), Some(child)) = (m.legal, m.score, m.child) {
             let pinned =
                 child.mover_seeds() == 0 || db.envelope(&child)?.is_some_and(|e| e.pinned());
-            want.push((b.to_move.label(m.pit as usize), s, Some(s) == best, pinned));
+            want.push((
+                b.to_move.label(m.pit as usize),
+                s,
+                best.contains(&m.pit),
+                pinned,
+            ));
         }
     }
     // The table: one row with a worth per legal move.
@@ -347,18 +376,9 @@ async fn click(c: &Client, css: &str) -> Res<()> {
 /// The best move of `b` by the library, the lowest pit among equals (as
 /// the page's Play best).
 fn best_move(db: &Database, b: &Board) -> Res<(char, Board)> {
-    let moves = db.moves(&b.position())?;
-    let best = moves
-        .iter()
-        .filter_map(|m| m.score)
-        .max()
-        .ok_or("no move")?;
-    let m = moves
-        .iter()
-        .find(|m| m.score == Some(best))
-        .ok_or("no best")?;
-    let (next, _) = b.play(db.rules(), m.pit as usize);
-    Ok((b.to_move.label(m.pit as usize), next))
+    let pit = db.best_move(&b.position())?.ok_or("no move")?;
+    let (next, _) = b.play(db.rules(), pit as usize);
+    Ok((b.to_move.label(pit as usize), next))
 }
 
 /// The browser part: every check, against the server at `base`.
@@ -505,6 +525,23 @@ async fn drive(c: &Client, base: &str, db: &Database) -> Res<()> {
     );
     assert_eq!(c.find_all(Locator::Css(".pit.playable")).await?.len(), 0);
     screenshot(c, "ended").await?;
+    // The same game by "Play to the end", in one click.
+    open(c, &format!("{base}/?pos={}", from.notation())).await?;
+    c.find(Locator::Id("to-end")).await?.click().await?;
+    let t0 = std::time::Instant::now();
+    while text(c, "result").await?.is_empty() {
+        assert!(
+            t0.elapsed().as_secs() < 60,
+            "Play to the end did not end the game"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    wait_ready(c).await?;
+    assert_eq!(
+        text(c, "result").await?,
+        g.result().unwrap_or_default(),
+        "to the end"
+    );
 
     // 9. 380 pixels wide: nothing wider than the window, the board whole.
     c.set_window_size(380, 900).await?;

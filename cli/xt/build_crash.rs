@@ -46,7 +46,16 @@ fn killed_build_resumes_to_same_bytes() {
     let tmp = tempdir();
     let dir = tmp.path().join("db");
     let max = DB_MAX.to_string();
-    let args = ["build", "--max-seeds", &max, "--out", s(&dir), "--quiet"];
+    // Without the distance, as the shared folder it is compared with.
+    let args = [
+        "build",
+        "--max-seeds",
+        &max,
+        "--out",
+        s(&dir),
+        "--quiet",
+        "--no-distance",
+    ];
     let spawn = || {
         awari_command()
             .args(args)

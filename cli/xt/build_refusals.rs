@@ -117,7 +117,9 @@ fn memory_limit_refuses_layer_and_keeps_finished() {
     let t = table_files(dir);
     let m = manifest(dir);
 
+    // As the binary builds: with the distance.
     let mut o = opts(dir, 8, true);
+    o.distance = true;
     o.memory_limit = Some(1024);
     let needed = match build::build(&o, &Silent) {
         Err(e) if matches!(e.cause(), Some(PlanError::Memory { .. })) => {
@@ -260,6 +262,7 @@ fn missing_scratch_folder_is_an_error() {
         &awari_egdb::rules::AWARI,
         &below,
         true,
+        true,
         Some(&dir),
         &Silent,
         &mut |_: &Solved| {
@@ -281,6 +284,7 @@ fn missing_scratch_folder_is_an_error() {
         &awari_egdb::rules::AWARI,
         &below,
         false,
+        true,
         Some(&dir),
         &Silent,
         &mut |_: &Solved| Ok::<(), Error>(()),

@@ -85,7 +85,7 @@ pub(crate) fn is_table(name: &str) -> bool {
     let Some((stem, n)) = name.split_once('.') else {
         return false;
     };
-    ["scores", "lower", "upper"].contains(&stem) && n.parse::<u32>().is_ok()
+    ["scores", "lower", "upper", "dist"].contains(&stem) && n.parse::<u32>().is_ok()
 }
 
 /// The names a complete build of `0..=max` has.

@@ -25,11 +25,13 @@ class Move(TypedDict):
     legal: bool
     captures: int
     worth: Optional[int]
+    distance: Optional[Union[int, Literal["endless"]]]
     child: Optional[list[int]]
 
 class PvStep(TypedDict):
     pits: list[int]
     score: int
+    distance: Optional[Union[int, Literal["endless"]]]
     pit: int
     captures: int
 
@@ -94,10 +96,15 @@ class Database:
         with missing=V, boards of layers not built get V instead of failing the batch."""
     def envelope(self, pits: Board) -> Optional[tuple[int, int]]:
         """(lower, upper) of the cycle envelope, or None when not built."""
+    def distance(self, pits: Board) -> Optional[Union[int, Literal["endless"]]]:
+        """Plies to the next capture when both sides keep the score (0: the
+        game is over), "endless" when only endless play keeps it, None
+        without a distance table."""
     def moves(self, pits: Board) -> list[Move]:
         """The six pits of the mover as moves."""
     def best(self, pits: Board) -> list[int]:
-        """The best pits (0..5); empty when the game is over."""
+        """The best pits (0..5): best worth, then best distance; empty when
+        the game is over."""
     def pv(self, pits: Board, n: int = 100) -> Pv:
         """The line of best play of at most n moves."""
     def answer(self, pits: Board, pv: Optional[int] = None) -> dict[str, object]:

@@ -145,7 +145,9 @@ def returns(db, state) -> List[float]:
 
 def best_actions(db, state) -> List[int]:
     """OpenSpiel's actions (houses 0..5 of the mover) that keep the value of
-    `state`; empty for a finished game."""
+    `state` and, where the folder has the distance, make progress towards
+    the capture it needs (the best distance among them), so that play by
+    them reaches the value; empty for a finished game."""
     if state.is_terminal():
         return []
     return list(_answer(db, board(state).pits)["best"])

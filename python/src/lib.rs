@@ -10,7 +10,7 @@
 use ::awari_egdb::error::IoError;
 use ::awari_egdb::game::{Board, Side};
 use ::awari_egdb::index::{self, IndexError};
-use ::awari_egdb::probe::{Database as Db, PvEnd};
+use ::awari_egdb::probe::{Database as Db, Distance, PvEnd};
 use ::awari_egdb::rules::Position;
 use ::awari_egdb::store::StoreError;
 use ::awari_egdb::{Error, ErrorKind};
@@ -132,6 +132,14 @@ fn count<T: TryFrom<i64>>(what: &str, v: i64) -> PyResult<T> {
 /// Bytes as a list of ints (a `Vec<u8>` would become `bytes`).
 fn ints(b: &[u8]) -> Vec<u32> {
     b.iter().map(|&x| x as u32).collect()
+}
+
+/// A distance as Python sees it: the plies, or "endless".
+fn distance_obj(py: Python<'_>, d: Distance) -> PyResult<Bound<'_, PyAny>> {
+    Ok(match d {
+        Distance::Plies(k) => k.into_pyobject(py)?.into_any(),
+        Distance::Endless => "endless".into_pyobject(py)?.into_any(),
+    })
 }
 
 fn end_name(end: PvEnd) -> &'static str {
@@ -396,11 +404,30 @@ impl Database {
         Ok(env.map(|e| (e.lower, e.upper)))
     }
 
+    /// The distance of a board to the next capture when both sides keep
+    /// the score: the plies (0: the game is over), "endless" when only
+    /// endless play keeps the score, None when the folder has no distance
+    /// table for its layer (built without it, or a VU folder: best play by
+    /// `best` may then repeat a position before the capture the score
+    /// needs).
+    fn distance<'py>(
+        &self,
+        py: Python<'py>,
+        pits: &Bound<'py, PyAny>,
+    ) -> PyResult<Option<Bound<'py, PyAny>>> {
+        let p = board_of(py, pits)?;
+        let d = self.with(|db| db.distance(&p).map_err(|e| to_py(py, e)))?;
+        d.map(|d| distance_obj(py, d)).transpose()
+    }
+
     /// The six pits of the mover as moves: a list of 6 dicts with `pit`
     /// (0..5), `label` ("A".."F"), `legal`, `captures` (seeds the move
     /// captures), `worth` (the move's score for the mover, None for an
-    /// empty pit or an illegal move) and `child` (the board after a legal
-    /// move, from the opponent's side, else None).
+    /// empty pit or an illegal move), `distance` (how far the next capture
+    /// is after the move, this move counted, as `distance` gives it; None
+    /// for an empty pit or an illegal move, or without a distance table)
+    /// and `child` (the board after a legal move, from the opponent's
+    /// side, else None).
     fn moves<'py>(
         &self,
         py: Python<'py>,
@@ -417,14 +444,20 @@ impl Database {
                 d.set_item("legal", m.legal)?;
                 d.set_item("captures", m.captures)?;
                 d.set_item("worth", m.score)?;
+                d.set_item(
+                    "distance",
+                    m.distance.map(|x| distance_obj(py, x)).transpose()?,
+                )?;
                 d.set_item("child", m.child.filter(|_| m.legal).map(|c| ints(&c.0)))?;
                 Ok(d)
             })
             .collect()
     }
 
-    /// The best pits (0..5): every legal move of the best worth; empty when
-    /// the game is over.
+    /// The best pits (0..5): the legal moves of the best worth and, where
+    /// the folder has the distance, of the best distance among them (the
+    /// least when the score is 0 or more, the greatest below), so that
+    /// play by them reaches the score; empty when the game is over.
     fn best(&self, py: Python<'_>, pits: &Bound<'_, PyAny>) -> PyResult<Vec<u32>> {
         let p = board_of(py, pits)?;
         let best = self.with(|db| db.best_moves(&p).map_err(|e| to_py(py, e)))?;
@@ -433,9 +466,11 @@ impl Database {
 
     /// The line of best play (the lowest best pit at each step) of at most
     /// `n` moves: a dict with `steps` (a list of dicts: `pits`, the board
-    /// before the move; `score`, its score; `pit`, the pit played;
-    /// `captures`), `last` (the board reached) and `end`, why the line
-    /// stops: "game_over", "repetition" or "limit".
+    /// before the move; `score`, its score; `distance`, its distance as
+    /// `distance` gives it; `pit`, the pit played; `captures`), `last` (the
+    /// board reached) and `end`, why the line stops: "game_over",
+    /// "repetition" (with the distance, only where the score is endless
+    /// play's) or "limit".
     #[pyo3(signature = (pits, n = 100))]
     fn pv<'py>(
         &self,
@@ -451,6 +486,10 @@ impl Database {
             let d = PyDict::new(py);
             d.set_item("pits", ints(&s.position.0))?;
             d.set_item("score", s.score)?;
+            d.set_item(
+                "distance",
+                s.distance.map(|x| distance_obj(py, x)).transpose()?,
+            )?;
             d.set_item("pit", s.pit)?;
             d.set_item("captures", s.captures)?;
             steps.append(d)?;

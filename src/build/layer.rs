@@ -110,6 +110,7 @@ struct Written {
     scores: Option<FileEntry>,
     lower: Option<FileEntry>,
     upper: Option<FileEntry>,
+    dist: Option<FileEntry>,
     pinned: Option<u64>,
     histogram: Vec<u64>,
     seconds: f64,
@@ -146,6 +147,7 @@ fn build_in_memory(
         &opts.rules,
         &below,
         opts.envelope,
+        opts.distance,
         Some(opts.scratch.as_deref().unwrap_or(dir)),
         obs,
         &mut |solved: &solve::memory::Solved| write_tables(dir, n, &Single, obs, solved, w),
@@ -195,6 +197,9 @@ fn write_tables(
     }
     if solved.has(Kind::Score) {
         w.scores = Some(write(Kind::Score)?);
+        if solved.has(Kind::Distance) {
+            w.dist = Some(write(Kind::Distance)?);
+        }
         w.histogram = solved.histogram();
         comm.sum(&mut w.histogram)?;
     }
@@ -228,6 +233,13 @@ pub(super) fn build_layer(
         )
     };
     let estimate = choice.estimate;
+    // The distance pass follows on rank 0 ([`super::distance`]).
+    let work = work
+        + if opts.distance && comm.rank() == 0 {
+            2 * positions
+        } else {
+            0
+        };
     obs.start(n, positions, work, choice.compact);
     if opts.reset_peak_rss {
         reset_peak_rss();
@@ -267,6 +279,7 @@ pub(super) fn build_layer(
         scores,
         lower,
         upper,
+        dist,
         pinned,
         histogram,
         seconds: write_seconds,
@@ -303,6 +316,7 @@ pub(super) fn build_layer(
         scores,
         lower,
         upper,
+        dist,
         wall_seconds: wall,
         positions_per_second: positions as f64 / wall.max(1e-9),
         phase_seconds: PhaseSeconds {
@@ -310,6 +324,7 @@ pub(super) fn build_layer(
             envelope: s.envelope_seconds,
             score: s.score_seconds,
             write: write_seconds,
+            distance: s.distance_seconds,
         },
         peak_rss_bytes,
         working_bytes: working,

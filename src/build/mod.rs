@@ -14,6 +14,10 @@
 //!
 //! * this module: the driver ([`build`], [`build_ranks`]) and its options.
 //! * `layer`: one layer: solve, write, figures.
+//! * `distance`: a recorded layer's distance table
+//!   ([`crate::solve::distance`]), computed from its scores once they are
+//!   written; a layer recorded without it gets it on the next build that
+//!   asks for it.
 //! * `ranks`: what the ranks of a build must agree on.
 //!
 //! # Example
@@ -36,6 +40,7 @@
 //! solver while it holds the folder's lock (see the mapping contract in
 //! [`crate::store::map`]).
 
+mod distance;
 mod error;
 pub use error::BuildError;
 mod layer;
@@ -67,6 +72,11 @@ pub struct BuildOptions {
     pub db: PathBuf,
     /// Build `lower.n` and `upper.n` too.
     pub envelope: bool,
+    /// Build `dist.n` too, the distance to the next capture
+    /// ([`crate::solve::distance`]); without it a folder holds what the VU
+    /// database holds, best play by it may repeat a position before the
+    /// capture its score needs.
+    pub distance: bool,
     /// Refuse a layer whose working memory exceeds this many bytes; `None`:
     /// what the machine has available before each layer.
     pub memory_limit: Option<u64>,
@@ -94,11 +104,12 @@ impl BuildOptions {
         Shape {
             solver: self.solver,
             envelope: self.envelope,
+            distance: self.distance,
             compress_finished: self.compress_finished.is_some(),
         }
     }
 
-    /// Awari layers 0..=20 with the envelope into `db`, with the memory the
+    /// Awari layers 0..=20 with the envelope and the distance into `db`, with the memory the
     /// machine has, the solver chosen per layer, nothing compressed.
     pub fn new(db: impl Into<PathBuf>) -> BuildOptions {
         BuildOptions {
@@ -106,6 +117,7 @@ impl BuildOptions {
             max_seeds: 20,
             db: db.into(),
             envelope: true,
+            distance: true,
             memory_limit: None,
             reset_peak_rss: false,
             solver: Solver::Auto,
@@ -318,6 +330,21 @@ pub fn build_ranks(
                     if ranks > 1 {
                         comm.broadcast(&mut [1])?;
                     }
+                    if opts.distance && e.dist.is_none() {
+                        // Recorded without the distance: it is added.
+                        let mut e = e.clone();
+                        if let Some(l) = &lock {
+                            l.record(&format!("adding the distance to layer {n}"))?;
+                        }
+                        obs.start(n, e.positions, 2 * e.positions, false);
+                        let (f, secs) =
+                            distance::write_distance(dir, &manifest, n, &opts.rules, obs)?;
+                        e.dist = Some(f);
+                        e.phase_seconds.distance = secs;
+                        manifest.put(e.clone());
+                        manifest.store(dir)?;
+                        obs.done(&e);
+                    }
                     let compressed = compressed_only(dir, &manifest, n)?;
                     if compressed.is_empty() {
                         finished.push(Some(Finished::map(dir, n, opts.envelope)?));
@@ -395,7 +422,18 @@ pub fn build_ranks(
             )?;
             finished[k as usize] = Some(Finished::map(dir, k, opts.envelope)?);
         }
-        let entry = layer::build_layer(n, opts, &manifest, &finished, choice, comm, obs)?;
+        let mut entry = layer::build_layer(n, opts, &manifest, &finished, choice, comm, obs)?;
+        if opts.distance && entry.dist.is_none() {
+            // The compact solver leaves it: computed from the folder, the
+            // layer's scores listed as written.
+            let mut listed = manifest.clone();
+            listed.put(entry.clone());
+            let (f, secs) = distance::write_distance(dir, &listed, n, &opts.rules, obs)?;
+            entry.dist = Some(f);
+            entry.phase_seconds.distance = secs;
+            entry.wall_seconds += secs;
+            entry.positions_per_second = entry.positions as f64 / entry.wall_seconds.max(1e-9);
+        }
         crate::fault::point("before-manifest", &n);
         manifest.put(entry.clone());
         manifest.store(dir)?;

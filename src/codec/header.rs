@@ -125,7 +125,7 @@ impl Header {
 
     /// Whether the file holds table `kind`.
     pub fn holds(&self, kind: Kind) -> bool {
-        self.tables & (1 << kind_code(kind)) != 0
+        kind != Kind::Distance && self.tables & (1 << kind_code(kind)) != 0
     }
 
     /// The checksum of raw table `kind` as the manifest writes it, if the
@@ -185,6 +185,8 @@ pub(super) fn kind_code(kind: Kind) -> u8 {
         Kind::Score => 0,
         Kind::Lower => 1,
         Kind::Upper => 2,
+        // No compressed file holds a distance table: never in `tables`.
+        Kind::Distance => 3,
     }
 }
 

@@ -5,7 +5,7 @@
 
 use super::{Game, Side};
 use crate::error::Result;
-use crate::probe::Database;
+use crate::probe::{Database, Distance};
 use crate::search::{Budget, Clock, Engine, Limits, Outcome, TimeControl};
 use crate::store::StoreError;
 use std::path::Path;
@@ -22,6 +22,9 @@ pub struct MoveWorth {
     /// from here on, this move's included, minus the opponent's), when the
     /// database holds the layer the move leads to.
     pub worth: Option<i8>,
+    /// How far the next capture is after it, this move counted, where the
+    /// tables have the distance ([`crate::probe::Distance`]).
+    pub distance: Option<Distance>,
     /// The layer the move leads to, when the database lacks it.
     pub missing_layer: Option<u32>,
 }
@@ -38,13 +41,24 @@ pub fn move_worths(db: &Database, game: &Game) -> Result<Vec<MoveWorth>> {
     let mut out = Vec::new();
     for m in p.moves(game.rules()).legal() {
         let left = n - m.captured as u32;
-        let (worth, missing_layer) = if m.child.mover_seeds() == 0 {
-            (Some((m.captured as u32 + left) as i8), None)
+        let (worth, distance, missing_layer) = if m.child.mover_seeds() == 0 {
+            (
+                Some((m.captured as u32 + left) as i8),
+                Some(Distance::Plies(1)),
+                None,
+            )
         } else {
             match db.score(&m.child) {
-                Ok(s) => (Some((m.captured as i32 - s as i32) as i8), None),
+                Ok(s) => {
+                    let d = if m.captured > 0 {
+                        Some(Distance::Plies(1))
+                    } else {
+                        db.distance(&m.child)?.map(Distance::after_move)
+                    };
+                    (Some((m.captured as i32 - s as i32) as i8), d, None)
+                }
                 Err(e) => match e.cause() {
-                    Some(&StoreError::MissingLayer { layer, .. }) => (None, Some(layer)),
+                    Some(&StoreError::MissingLayer { layer, .. }) => (None, None, Some(layer)),
                     _ => return Err(e),
                 },
             }
@@ -53,25 +67,24 @@ pub fn move_worths(db: &Database, game: &Game) -> Result<Vec<MoveWorth>> {
             label: board.to_move.label(m.pit as usize),
             captures: m.captured,
             worth,
+            distance,
             missing_layer,
         });
     }
     Ok(out)
 }
 
-/// The labels of the best moves, when every move's worth is known.
+/// The labels of the best moves, when every move's worth is known: of
+/// best worth, then of best distance where the tables have it
+/// ([`crate::probe::best_pits`]), in label order.
 pub fn best_labels(worths: &[MoveWorth]) -> Option<Vec<char>> {
-    if worths.iter().any(|w| w.worth.is_none()) {
-        return None;
-    }
-    let best = worths.iter().filter_map(|w| w.worth).max()?;
-    Some(
-        worths
-            .iter()
-            .filter(|w| w.worth == Some(best))
-            .map(|w| w.label)
-            .collect(),
-    )
+    let moves: Option<Vec<(u8, i32, Option<Distance>)>> = worths
+        .iter()
+        .enumerate()
+        .map(|(i, w)| w.worth.map(|v| (i as u8, v as i32, w.distance)))
+        .collect();
+    let best = crate::probe::best_pits(&moves?);
+    (!best.is_empty()).then(|| best.iter().map(|&i| worths[i as usize].label).collect())
 }
 
 /// The computer's move and the search behind it.

@@ -89,7 +89,7 @@ fn compress_layer(
     let full = !s.scores_only && l.lower.is_some() && l.upper.is_some();
     let files: Vec<(Kind, FileEntry)> = l
         .files()
-        .filter(|(k, _)| full || *k == Kind::Score)
+        .filter(|(k, _)| *k != Kind::Distance && (full || *k == Kind::Score))
         .map(|(k, f)| (k, f.clone()))
         .collect();
     // A table whose checksum is not the manifest's is damaged, named so.

@@ -1,7 +1,7 @@
 //! One position's full answer, the object `awari query --json` prints and
 //! `awari serve` returns ([`Answer`]): one shape for every door.
 
-use super::{Database, MoveInfo, PvEnd};
+use super::{Database, Distance, MoveInfo, PvEnd};
 use crate::error::Result;
 use crate::index;
 use crate::rules::Position;
@@ -21,6 +21,10 @@ pub struct AnswerMove {
     /// Its exact worth for the mover; `None` for an empty pit or an
     /// illegal move.
     pub score: Option<i8>,
+    /// How far the next capture is after it, this move counted
+    /// ([`super::Distance`]); in JSON only where the tables have it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub distance: Option<Distance>,
     /// The board after the move, from the opponent's side (its pits
     /// first); `None` for an empty pit or an illegal move.
     pub child: Option<[u8; 12]>,
@@ -33,6 +37,10 @@ pub struct AnswerStep {
     pub pits: [u8; 12],
     /// Its score, for that position's mover.
     pub score: i8,
+    /// Its distance to the next capture; in JSON only where the tables
+    /// have it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub distance: Option<Distance>,
     /// The pit played.
     pub pit: u8,
     /// Seeds the move captures.
@@ -65,6 +73,10 @@ pub struct Answer {
     pub upper: Option<i8>,
     /// Whether the score is independent of the cycle rule.
     pub pinned: Option<bool>,
+    /// The distance to the next capture when both sides keep the score
+    /// ([`super::Distance`]); in JSON only where the tables have it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub distance: Option<Distance>,
     /// The six pits as moves.
     pub moves: Vec<AnswerMove>,
     /// The best pits (every one of equal worth), empty when the game is over.
@@ -85,6 +97,7 @@ fn answer_moves(moves: &[MoveInfo; 6]) -> Vec<AnswerMove> {
             legal: m.legal,
             captures: m.captures,
             score: m.score,
+            distance: m.distance,
             child: m.child.filter(|_| m.legal).map(|c| c.0),
         })
         .collect()
@@ -106,14 +119,15 @@ impl Database {
         let score = self.score(p)?;
         let env = self.envelope(p)?;
         let moves = self.moves(p)?;
-        let best = super::query::best_of(&moves);
+        let best = super::distance::best_of(&moves);
         let line = match pv {
             Some(limit) => Some(self.line(p, limit)?),
             None => None,
         };
         let env = env.map(|e| (e.lower, e.upper));
         let index = Some(index::rank(p));
-        Ok(self.assemble(p, index, score, env, &moves, best, line))
+        let distance = self.distance(p)?;
+        Ok(self.assemble(p, index, (score, distance), env, &moves, best, line))
     }
 
     /// The answer of `p` from its parts: what [`answer`](Self::answer)
@@ -123,7 +137,7 @@ impl Database {
         &self,
         p: &Position,
         index: Option<u64>,
-        score: i8,
+        (score, distance): (i8, Option<Distance>),
         env: Option<(i8, i8)>,
         moves: &[MoveInfo; 6],
         best: Vec<u8>,
@@ -140,6 +154,7 @@ impl Database {
             lower: env.map(|e| e.0),
             upper: env.map(|e| e.1),
             pinned: env.map(|e| e.0 == e.1),
+            distance,
             moves: answer_moves(moves),
             best,
             pv,
@@ -156,6 +171,7 @@ impl Database {
             .map(|s| AnswerStep {
                 pits: s.position.0,
                 score: s.score,
+                distance: s.distance,
                 pit: s.pit,
                 captures: s.captures,
             })
@@ -167,7 +183,7 @@ impl Database {
     fn answer_from_moves(&self, p: &Position, pv: Option<usize>) -> Result<Answer> {
         Self::seeds_of(p)?; // at most 48 seeds, not 47
         let moves = self.moves_of(p)?;
-        let best = super::query::best_of(&moves);
+        let best = super::distance::best_of(&moves);
         let score = self.score_from_moves(p, &moves)?;
         // Each move's envelope: its captures less the child's, ends swapped.
         let mut env = Some((i8::MIN, i8::MIN));
@@ -205,6 +221,7 @@ impl Database {
                 let mut steps = vec![AnswerStep {
                     pits: p.0,
                     score,
+                    distance: super::distance::best_distance(&moves, score),
                     pit: m.pit,
                     captures: m.captures,
                 }];
@@ -215,6 +232,7 @@ impl Database {
                 Some((steps, end))
             }
         };
-        Ok(self.assemble(p, None, score, env, &moves, best, line))
+        let distance = super::distance::best_distance(&moves, score);
+        Ok(self.assemble(p, None, (score, distance), env, &moves, best, line))
     }
 }

@@ -77,7 +77,16 @@ impl Database {
             (Some(lo), Some(hi)) => Some((lo, hi)),
             _ => None,
         };
-        Ok(Layer { score, envelope })
+        // A folder without manifest is read for its scores alone.
+        let dist = match manifest {
+            Some(_) => open(Kind::Distance)?,
+            None => None,
+        };
+        Ok(Layer {
+            score,
+            envelope,
+            dist,
+        })
     }
 }
 

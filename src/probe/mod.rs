@@ -79,6 +79,9 @@
 //! * `load.rs`: mapping a layer's tables from a folder (the raw table,
 //!   else its compressed copy) and checking their checksums.
 //! * `query.rs`: probing positions: scores, [`Envelope`], [`MoveInfo`].
+//! * `distance.rs`: the distance to the next capture ([`Distance`],
+//!   `dist.n`, where the folder has it) and best play by it
+//!   ([`best_pits`]): best worth first, then best distance.
 //! * `resolve.rs`: the scores of a table that leaves "don't care" entries
 //!   ([`crate::codec::v4::dont_care`]): `resolve`, the stored value
 //!   against the position's best exit, children searched with a bound.
@@ -90,6 +93,7 @@
 mod error;
 pub use error::ProbeError;
 mod answer;
+mod distance;
 mod load;
 mod pv;
 mod query;
@@ -97,6 +101,7 @@ mod resolve;
 mod tables;
 
 pub use answer::{Answer, AnswerMove, AnswerStep};
+pub use distance::{best_pits, Distance};
 pub use pv::{Pv, PvEnd, PvStep};
 pub use query::{Envelope, MoveInfo};
 #[doc(hidden)]
@@ -248,7 +253,12 @@ impl Database {
     ) -> Result<Database> {
         let slots: Vec<OnceLock<Layer>> = (0..=MAX_SEEDS).map(|_| OnceLock::new()).collect();
         for (n, l) in layers.into_iter().enumerate() {
-            let Some(LayerTables { score, envelope }) = l else {
+            let Some(LayerTables {
+                score,
+                envelope,
+                dist,
+            }) = l
+            else {
                 continue;
             };
             let n = n as u32;
@@ -274,6 +284,9 @@ impl Database {
                 check(lo, "lower")?;
                 check(hi, "upper")?;
             }
+            if let Some(d) = &dist {
+                check(d, "dist")?;
+            }
             let _ = slots[n as usize].set(Layer {
                 score: ProbeTable::Raw(Box::new(score)),
                 envelope: envelope.map(|(lo, hi)| {
@@ -282,6 +295,7 @@ impl Database {
                         ProbeTable::Raw(Box::new(hi) as Bytes),
                     )
                 }),
+                dist: dist.map(|d| ProbeTable::Raw(Box::new(d) as Bytes)),
             });
         }
         Ok(Self::of_slots(rules, slots))
@@ -301,7 +315,12 @@ impl Database {
             whole: OnceLock::new(),
         };
         for (n, l) in layers.into_iter().enumerate() {
-            let Some(LayerTables { score, envelope }) = l else {
+            let Some(LayerTables {
+                score,
+                envelope,
+                dist,
+            }) = l
+            else {
                 continue;
             };
             if n as u32 > MAX_SEEDS {
@@ -310,6 +329,7 @@ impl Database {
             let _ = slots[n].set(Layer {
                 score: stored(score),
                 envelope: envelope.map(|(lo, hi)| (stored(lo), stored(hi))),
+                dist: dist.map(stored),
             });
         }
         Ok(Self::of_slots(rules, slots))
@@ -463,6 +483,7 @@ impl Database {
             Kind::Score => Some(&l.score),
             Kind::Lower => l.envelope.as_ref().map(|e| &e.0),
             Kind::Upper => l.envelope.as_ref().map(|e| &e.1),
+            Kind::Distance => l.dist.as_ref(),
         })
     }
 

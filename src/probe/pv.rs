@@ -1,7 +1,8 @@
 //! The principal variation: the line of best play from a position
 //! ([`Pv`], [`PvStep`], [`PvEnd`]).
 
-use super::Database;
+use super::distance::best_of;
+use super::{Database, Distance};
 use crate::error::Result;
 use crate::rules::Position;
 use std::collections::HashSet;
@@ -14,7 +15,8 @@ pub enum PvEnd {
     /// olympiad none that feeds the opponent; under awale only grand
     /// slams): the game is over.
     GameOver,
-    /// A position repeated: play goes on forever from here.
+    /// A position repeated: play goes on forever from here (with the
+    /// distance, only where the score is endless play's).
     Repetition,
     /// The step limit was reached.
     Limit,
@@ -27,6 +29,8 @@ pub struct PvStep {
     pub position: Position,
     /// Its score.
     pub score: i8,
+    /// Its distance to the next capture, where the tables have it.
+    pub distance: Option<Distance>,
     /// The pit played (a best move, the lowest pit among equals).
     pub pit: u8,
     /// Seeds captured by it.
@@ -45,8 +49,11 @@ pub struct Pv {
 }
 
 impl Database {
-    /// The line of best moves (lowest pit among equals) from `p` until the
-    /// game ends, a position repeats, or `limit` moves were made.
+    /// The line of best moves ([`best_moves`](Self::best_moves), the
+    /// lowest pit among equals) from `p` until the game ends, a position
+    /// repeats, or `limit` moves were made. With the distance, the line
+    /// makes progress: it repeats a position only where the score is
+    /// endless play's.
     pub fn principal_variation(&self, p: &Position, limit: usize) -> Result<Pv> {
         Self::locate(p)?;
         let mut pos = *p;
@@ -75,11 +82,7 @@ impl Database {
                 });
             }
             let moves = self.moves(&pos)?;
-            let Some(best) = moves
-                .iter()
-                .filter(|m| m.score.is_some())
-                .max_by_key(|m| (m.score, std::cmp::Reverse(m.pit)))
-            else {
+            let Some(best) = best_of(&moves).first().map(|&pit| moves[pit as usize]) else {
                 // (Checked above: a position with a legal move has one.)
                 return Ok(Pv {
                     steps,
@@ -90,6 +93,7 @@ impl Database {
             steps.push(PvStep {
                 position: pos,
                 score: self.score(&pos)?,
+                distance: self.distance(&pos)?,
                 pit: best.pit,
                 captures: best.captures,
             });

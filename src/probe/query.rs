@@ -2,6 +2,7 @@
 //! [`Envelope`], and the six moves with their worth ([`MoveInfo`]).
 
 use super::Database;
+use super::Distance;
 use crate::error::{Error, Result};
 use crate::format::Kind;
 use crate::index::IndexError;
@@ -49,6 +50,10 @@ pub struct MoveInfo {
     /// `captures + seeds left` when the opponent is left without seeds);
     /// `None` for an empty pit or an illegal move.
     pub score: Option<i8>,
+    /// How far the next capture is after it, this move counted (1 for a
+    /// capture or a move that ends the game); `None` for an empty pit or
+    /// an illegal move, or where the tables have no distance.
+    pub distance: Option<Distance>,
     /// The position after the move, from the opponent's side.
     #[serde(skip)]
     pub child: Option<Position>,
@@ -358,8 +363,15 @@ impl Database {
             legal: false,
             captures: 0,
             score: None,
+            distance: None,
             child: None,
         }; 6];
+        // A layer not built has no distance; the moves' children may
+        // still be in built layers (a capture from just above them).
+        let with_distance = match self.has_distance(n) {
+            Err(e) if matches!(e.cause(), Some(StoreError::MissingLayer { .. })) => false,
+            other => other?,
+        };
         for (pit, m) in out.iter_mut().enumerate() {
             m.pit = pit as u8;
         }
@@ -378,23 +390,29 @@ impl Database {
                     self.score_entry(left, rank(&mv.child), &mv.child)? as i32
                 };
                 m.score = Some((mv.captured as i32 - child_score) as i8);
+                if with_distance {
+                    m.distance = Some(if mv.captured > 0 || mv.child.mover_seeds() == 0 {
+                        Distance::Plies(1)
+                    } else {
+                        match self.distance_at(n, rank(&mv.child))? {
+                            Some(d) => d.after_move(),
+                            None => Distance::Endless,
+                        }
+                    });
+                }
             }
         }
         Ok(out)
     }
 
-    /// The legal moves of best worth (empty when the mover has no seeds).
+    /// The best moves: of best worth and, where the tables have the
+    /// distance, of the best distance among those (the least when the
+    /// score is 0 or more, the greatest when it is below: see
+    /// [`crate::solve::distance`]), so that play by them reaches the
+    /// score; every one of them, in pit order; empty when the game is
+    /// over. Without the distance, every move of best worth: best play by
+    /// them may repeat a position before the capture the score needs.
     pub fn best_moves(&self, p: &Position) -> Result<Vec<u8>> {
-        Ok(best_of(&self.moves(p)?))
+        Ok(super::distance::best_of(&self.moves(p)?))
     }
-}
-
-/// The pits of `moves` of best worth (every one of them).
-pub(super) fn best_of(moves: &[MoveInfo; 6]) -> Vec<u8> {
-    let best = moves.iter().filter_map(|m| m.score).max();
-    moves
-        .iter()
-        .filter(|m| m.score.is_some() && m.score == best)
-        .map(|m| m.pit)
-        .collect()
 }

@@ -17,6 +17,8 @@ pub struct LayerTables<T> {
     pub score: T,
     /// `lower.n` and `upper.n`, if any.
     pub envelope: Option<(T, T)>,
+    /// `dist.n`, if any.
+    pub dist: Option<T>,
 }
 
 /// A table's bytes, from a mapping or a buffer.
@@ -164,6 +166,7 @@ pub(super) fn copy_range(bytes: &[u8], start: u64, out: &mut [u8]) -> Result<()>
 pub(super) struct Layer {
     pub(super) score: ProbeTable,
     pub(super) envelope: Option<(ProbeTable, ProbeTable)>,
+    pub(super) dist: Option<ProbeTable>,
 }
 
 /// The value at Goedel index `g` of a table in the file format.

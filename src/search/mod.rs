@@ -4,15 +4,13 @@
 //! # Values
 //!
 //! A value is what the side to move will still capture minus what the
-//! opponent will, in seeds: the tables' score. A position whose seed count
-//! is a built layer (of the layers the player may use) takes its value from
-//! the table, a position without a legal move its rule-set end
-//! ([`Position::final_score`]); both are exact, so the tables cut every
-//! line that reaches them. The seeds captured on the way are added up move
-//! by move. A position at the search's horizon is worth 0 (only the
-//! captures made within the search count), and a position that repeats one
-//! on the path (same board, same side to move, no capture since) is worth
-//! 0, the seeds left split evenly as at the end of an endless game.
+//! opponent will: the tables' score. A position of a built layer (of those
+//! the player may use) takes its value from the table, one without a legal
+//! move its rule-set end ([`Position::final_score`]): both exact, so the
+//! tables cut every line that reaches them. Captures on the way add up
+//! move by move. A position at the horizon is worth 0, and so is one that
+//! repeats one on the path (no capture since): the seeds left split evenly
+//! as at the end of an endless game.
 //!
 //! # The search
 //!
@@ -20,25 +18,23 @@
 //! (alpha-beta that searches the first move with the full window and the
 //! others with a null window, again with the full one if they beat it) with
 //! a transposition table (one slot per key hash, shared by the threads
-//! without locks), and moves ordered
-//! by the table's best move, then captures (largest first), then two killer
-//! moves per ply, then the history of cutoffs. Each iteration reports its
-//! depth, value, nodes, time and principal variation.
+//! without locks), and moves ordered by the table's best move, then
+//! captures (largest first), then two killer moves per ply, then the
+//! history of cutoffs. Each iteration reports its depth, value, nodes,
+//! time and principal variation.
 //!
 //! A value is **proven** when no position of the tree it rests on was
 //! scored by the horizon or by a repetition: it then rests on table values
 //! and rule ends alone and is the exact value, so deeper iterations would
 //! not change it; the search stops there. Proven entries of the
 //! transposition table serve at any depth. In a position whose every move
-//! leads into a built layer (or ends the game) the first iteration is
-//! proven: the player plays a best move of the tables at once.
+//! leads into a built layer (or ends the game) the player plays a best
+//! move of the tables at once, by the distance where they have it.
 //!
 //! # Compressed tables
 //!
-//! A score read from a compressed table is kept in a cache of table
-//! scores (`cache`, keyed by the position itself), so a leaf the
-//! iterations reach again is not decoded again. Values, nodes and lines
-//! are those of the same search on raw tables.
+//! A score read from a compressed table is cached (`cache`), so a leaf
+//! reached again is not decoded again.
 //!
 //! # Time
 //!
@@ -50,11 +46,10 @@
 //! # Threads
 //!
 //! With more than one thread, helpers search the same position at the same
-//! and the next depth with their own move ordering state (a "lazy SMP"
-//! search): they share only the transposition table, which their results
-//! fill for the main thread. The main thread's result is played; with
-//! threads the result may vary from run to run, with one thread a
-//! fixed-depth search is reproducible.
+//! and the next depth with their own move ordering ("lazy SMP"), sharing
+//! only the transposition table. The main thread's result is played; with
+//! threads it may vary from run to run, with one a fixed-depth search is
+//! reproducible.
 
 mod error;
 pub use error::SearchError;
@@ -65,7 +60,7 @@ mod tt;
 pub use clock::{Budget, Clock, TimeControl};
 
 use crate::error::{Error, Result};
-use crate::probe::Database;
+use crate::probe::{Database, Distance};
 use crate::rules::{Position, Rules, MAX_SEEDS};
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
@@ -95,9 +90,8 @@ pub struct Settings {
     pub tables: TableReach,
     /// Search threads (1 or more).
     pub threads: usize,
-    /// Bytes of the transposition table. When a layer the search reads is
-    /// compressed, a cache of its table scores of a quarter of this comes
-    /// on top.
+    /// Bytes of the transposition table (a cache of compressed table
+    /// scores of a quarter of this on top).
     pub hash_bytes: usize,
 }
 
@@ -236,15 +230,14 @@ impl<'d> Engine<'d> {
         &self.rules
     }
 
-    /// Empties the transposition table and the cache of table scores (a
-    /// new game).
+    /// Empties the transposition table and the score cache (a new game).
     pub fn clear(&self) {
         self.tt.clear();
         self.cache.clear();
     }
 
-    /// The table score of `p` (in a layer the search reads): from the
-    /// cache when its layer is compressed and `p` was read before.
+    /// The table score of `p` (in a layer the search reads), cached when
+    /// its layer is compressed.
     #[inline]
     fn table_score(&self, p: &Position) -> Result<i8> {
         if !self.compressed[p.seeds() as usize] {
@@ -266,9 +259,8 @@ impl<'d> Engine<'d> {
     }
 
     /// Searches `root` (which must have a legal move) within `limits`;
-    /// `history` holds the positions of the game before it, oldest first,
-    /// each seen from its own mover (for repetitions). `report` is called
-    /// after every completed iteration.
+    /// `history`: the game's positions before it, oldest first, each from
+    /// its own mover. `report` sees every completed iteration.
     pub fn search(
         &self,
         root: &Position,
@@ -362,25 +354,33 @@ impl<'d> Engine<'d> {
     }
 
     /// When every legal move of `root` ends the game or leads into a
-    /// layer the search reads: a best move by the tables (the lowest pit
-    /// among equals) and its value.
+    /// layer the search reads: a best move by the tables (best worth, then
+    /// best distance: [`crate::probe::best_pits`]) and its value.
     pub fn table_move(&self, root: &Position) -> Result<Option<(u8, i32)>> {
-        let mut best: Option<(u8, i32)> = None;
+        let mut moves = Vec::with_capacity(6);
         for m in root.moves(&self.rules).legal() {
             let c = &m.child;
-            let v = if c.moves(&self.rules).legal().next().is_none() {
-                c.final_score(&self.rules)
+            let (v, d) = if c.moves(&self.rules).legal().next().is_none() {
+                (c.final_score(&self.rules), Some(Distance::Plies(0)))
             } else if self.in_tables(c) {
-                self.db.score(c)? as i32
+                (self.db.score(c)? as i32, self.db.distance(c)?)
             } else {
                 return Ok(None);
             };
-            let v = m.captured as i32 - v;
-            if best.map_or(true, |(_, b)| v > b) {
-                best = Some((m.pit, v));
-            }
+            let d = d.map(|d| {
+                if m.captured > 0 {
+                    Distance::Plies(0)
+                } else {
+                    d
+                }
+            });
+            moves.push((m.pit, m.captured as i32 - v, d.map(Distance::after_move)));
         }
-        Ok(best)
+        let best = crate::probe::best_pits(&moves);
+        Ok(best
+            .first()
+            .and_then(|&p| moves.iter().find(|m| m.0 == p))
+            .map(|m| (m.0, m.1)))
     }
 
     /// The principal variation from `root`: the search's `line`, then the

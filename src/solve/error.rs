@@ -4,7 +4,8 @@ use crate::error::{Cause, ErrorKind};
 use std::io;
 use std::path::{Path, PathBuf};
 
-/// A solver's scratch file that could not be used.
+/// A solver's scratch file that could not be used, or a layer whose
+/// distances do not fit their table.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum SolveError {
@@ -18,16 +19,28 @@ pub enum SolveError {
         #[source]
         source: io::Error,
     },
+    /// A distance to the next capture longer than a distance table holds.
+    #[error("layer {layer}: a distance to the next capture over {max} plies, more than a distance table holds")]
+    DistanceOverflow {
+        /// The layer.
+        layer: u32,
+        /// The largest distance a table holds.
+        max: u8,
+    },
 }
 
 impl Cause for SolveError {
     fn kind(&self) -> ErrorKind {
-        ErrorKind::Io
+        match self {
+            SolveError::Scratch { .. } => ErrorKind::Io,
+            SolveError::DistanceOverflow { .. } => ErrorKind::Input,
+        }
     }
 
     fn path(&self) -> Option<&Path> {
         match self {
             SolveError::Scratch { dir, .. } => Some(dir),
+            SolveError::DistanceOverflow { .. } => None,
         }
     }
 }

@@ -103,6 +103,9 @@
 //!   compressed), and a layer split between ranks.
 //! * [`kernel`]: what both share: the batched, prefetching propagation of
 //!   settlements to predecessors ([`kernel::drain`]).
+//! * [`distance`]: the distance to the next capture, from the finished
+//!   scores: by the in-memory solver in its own state after the score
+//!   sweep, else by the builder after the solver.
 //! * `waves`: what the in-memory solver uses in its large sweeps (a
 //!   state of 4.5 GiB or more), and the compact one when `AWARI_WAVES=1`
 //!   asks, instead of depth-first propagation: the updates bucketed by
@@ -126,6 +129,7 @@
 mod error;
 pub use error::SolveError;
 pub mod compact;
+pub mod distance;
 pub mod kernel;
 pub mod memory;
 mod waves;
@@ -232,6 +236,8 @@ pub struct SolveStats {
     pub envelope_seconds: f64,
     /// Seconds in the score sweep.
     pub score_seconds: f64,
+    /// Seconds in the distance pass, when the solver ran it.
+    pub distance_seconds: f64,
     /// Disk traffic (the compact solver only).
     pub io: Option<crate::store::IoFigures>,
 }

@@ -23,7 +23,7 @@ pub fn create_folder(dir: &Path) -> Result<()> {
 /// their compressed copies, by name.
 pub fn layer_files(dir: &Path, n: u32) -> Vec<String> {
     let mut names: Vec<String> = Vec::new();
-    for kind in [Kind::Score, Kind::Lower, Kind::Upper] {
+    for kind in [Kind::Score, Kind::Lower, Kind::Upper, Kind::Distance] {
         let [copy, shared] = codec::copy_names(kind, n);
         for name in [kind.file_name(n), copy, shared] {
             if !names.contains(&name) && dir.join(&name).exists() {

@@ -208,6 +208,9 @@ pub struct PhaseSeconds {
     pub score: f64,
     /// Writing and checksumming the files.
     pub write: f64,
+    /// Computing the distance table (written with the others).
+    #[serde(default)]
+    pub distance: f64,
 }
 
 /// One layer in the manifest.
@@ -225,6 +228,10 @@ pub struct LayerEntry {
     /// `upper.n`, with the envelope.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub upper: Option<FileEntry>,
+    /// `dist.n`, the distance to the next capture, unless the layer was
+    /// built without it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dist: Option<FileEntry>,
     /// Wall time of the build of this layer.
     pub wall_seconds: f64,
     /// Positions per second over the wall time.
@@ -310,6 +317,7 @@ impl LayerEntry {
             scores,
             lower: None,
             upper: None,
+            dist: None,
             wall_seconds: 0.0,
             positions_per_second: 0.0,
             phase_seconds: PhaseSeconds::default(),
@@ -335,6 +343,7 @@ impl LayerEntry {
             (Kind::Score, Some(&self.scores)),
             (Kind::Lower, self.lower.as_ref()),
             (Kind::Upper, self.upper.as_ref()),
+            (Kind::Distance, self.dist.as_ref()),
         ]
         .into_iter()
         .filter_map(|(k, f)| f.map(|f| (k, f)))

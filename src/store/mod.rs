@@ -4,8 +4,10 @@
 //!
 //! A database folder holds, per layer `n`, `scores.n` (the VU format: one
 //! signed byte per Goedel index, no header) and, with the envelope,
-//! `lower.n` and `upper.n` in the same format; any of them may be kept as
-//! a compressed copy `NAME.zst` instead ([`crate::codec`]). One
+//! `lower.n` and `upper.n` in the same format, and unless built without it
+//! `dist.n` (one unsigned byte per Goedel index, [`crate::solve::distance`]);
+//! any of the first three may be kept as a compressed copy `NAME.zst`
+//! instead ([`crate::codec`]); `dist.n` is kept raw. One
 //! `manifest.json` ([`Manifest`]) lists the finished layers and the
 //! compressed copies, with their checksums. A VU dataset folder holds
 //! `scores.n` files and nothing else.
@@ -248,10 +250,12 @@ pub fn locate(dir: &Path, m: Option<&Manifest>, n: u32, kind: Kind) -> Result<Op
 
 /// The compressed copies of table `kind` of layer `n` in `dir` that no
 /// manifest lists, in the order [`locate`] searches a folder without
-/// manifest ([`codec::copy_names`]): those whose file exists.
+/// manifest ([`codec::copy_names`]): those whose file exists. A distance
+/// table has none (it is kept raw).
 pub fn unlisted_copies(dir: &Path, n: u32, kind: Kind) -> impl Iterator<Item = Stored> + '_ {
     codec::copy_names(kind, n)
         .into_iter()
+        .filter(move |_| kind != Kind::Distance)
         .map(|c| dir.join(c))
         .filter(|p| p.exists())
         .map(|path| Stored::Compressed { path, listed: None })

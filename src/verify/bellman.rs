@@ -1,11 +1,15 @@
 //! The forward Bellman check: every stored score and envelope bound of a
-//! layer recomputed from its children and compared.
+//! layer recomputed from its children and compared, and the distance to
+//! the next capture checked against its recurrence
+//! ([`crate::solve::distance`], whose solution is unique: a table that
+//! obeys it everywhere is the table).
 
 use crate::error::Result;
 use crate::format::Kind;
 use crate::index::{layer_size, rank};
 use crate::probe::Database;
 use crate::rules::Position;
+use crate::solve::distance::{MAX, NONE};
 use rayon::prelude::*;
 use serde::Serialize;
 use std::sync::Mutex;
@@ -19,12 +23,12 @@ pub struct BellmanMismatch {
     pub index: u64,
     /// The board.
     pub pits: [u8; 12],
-    /// `scores`, `lower` or `upper`.
+    /// `scores`, `lower`, `upper` or `dist`.
     pub table: &'static str,
-    /// What is stored.
-    pub stored: i8,
+    /// What is stored (a distance as its byte: 255 for none).
+    pub stored: i16,
     /// What the children give.
-    pub recomputed: i8,
+    pub recomputed: i16,
 }
 
 /// The Bellman check of one layer.
@@ -36,6 +40,9 @@ pub struct BellmanVerdict {
     pub positions: u64,
     /// Whether the envelope was checked too.
     pub envelope: bool,
+    /// Whether the distance was checked too.
+    #[serde(default)]
+    pub distance: bool,
     /// Mismatching values.
     pub mismatches: u64,
     /// The first of them.
@@ -46,7 +53,9 @@ pub struct BellmanVerdict {
 /// from its children and compares: `score(P) = max over legal moves of
 /// (captures - score(child))` (`-n` without a move; a child whose mover has
 /// no seeds scores minus its seeds), and likewise `lower` from the
-/// children's `upper` and `upper` from their `lower`.
+/// children's `upper` and `upper` from their `lower`; where the layer
+/// has a distance table, each distance from the stored score and the
+/// children's scores and distances ([`crate::solve::distance::expected`]).
 ///
 /// Memory: layer `n`'s own tables, read whole (a move without capture
 /// stays in the layer, anywhere in it), and buffers per thread
@@ -80,6 +89,11 @@ pub fn bellman_check(db: &Database, n: u32, max_listed: usize) -> Result<Bellman
         lower.as_deref().unwrap_or(&score),
         upper.as_deref().unwrap_or(&score),
     ];
+    let dist = if db.has_distance(n)? {
+        db.read_table(n, Kind::Distance)?
+    } else {
+        None
+    };
     let rows = Rows::new(n);
     let batches = rows.batches(BATCH);
     let listed = Mutex::new(Listed::new(max_listed));
@@ -88,6 +102,7 @@ pub fn bellman_check(db: &Database, n: u32, max_listed: usize) -> Result<Bellman
         n,
         envelope,
         own,
+        dist: dist.as_deref(),
         rows: &rows,
         listed: &listed,
     };
@@ -99,6 +114,7 @@ pub fn bellman_check(db: &Database, n: u32, max_listed: usize) -> Result<Bellman
         seeds: n,
         positions: size,
         envelope,
+        distance: dist.is_some(),
         mismatches,
         first_mismatches: listed.into_inner().expect("list lock").0,
     })
@@ -189,8 +205,9 @@ impl Rows {
 /// A thread's buffers, kept from batch to batch.
 #[derive(Default)]
 struct Scratch {
-    /// Per position: its index and the values recomputed so far.
-    parents: Vec<(u64, [i8; 3])>,
+    /// Per position: its index, the values recomputed so far and its
+    /// distance so far ([`Reach`]).
+    parents: Vec<(u64, [i8; 3], Reach)>,
     /// Per capture child: `layer << 40 | index`, the position's slot and
     /// the seeds captured.
     wants: Vec<(u64, u32, u8)>,
@@ -227,6 +244,8 @@ struct Ctx<'a> {
     /// The layer's own tables (score, lower, upper; the score thrice
     /// without the envelope).
     own: [&'a [u8]; 3],
+    /// The layer's distance table, if it has one.
+    dist: Option<&'a [u8]>,
     rows: &'a Rows,
     listed: &'a Mutex<Listed>,
 }
@@ -252,16 +271,22 @@ impl Ctx<'_> {
                 pits[6..].copy_from_slice(opp);
                 let p = Position(pits);
                 let slot = s.parents.len() as u32;
+                let g = rank(&p);
                 let mut best = [i32::MIN; 3];
+                let mut reach = Reach::new(self.own[0][g as usize] as i8);
                 let mut any = false;
                 for m in p.moves(rules).legal() {
                     any = true;
                     let c = m.captured as i32;
                     let left = n - m.captured as u32;
                     let child = if m.child.mover_seeds() == 0 {
+                        reach.exit(c + left as i32);
                         [-(left as i32); 3]
                     } else if m.captured == 0 {
                         let g = rank(&m.child) as usize;
+                        if let Some(d) = self.dist {
+                            reach.internal(-(self.own[0][g] as i8 as i32), d[g]);
+                        }
                         self.own.map(|t| t[g] as i8 as i32)
                     } else {
                         let key = (left as u64) << 40 | rank(&m.child);
@@ -273,26 +298,36 @@ impl Ctx<'_> {
                 let best = if any {
                     best.map(|b| b.max(-128) as i8)
                 } else {
+                    reach.over();
                     [p.final_score(rules) as i8; 3]
                 };
-                s.parents.push((rank(&p), best));
+                s.parents.push((g, best, reach));
             }
         }
         self.capture_children(s)?;
         let mut bad = 0;
-        for &(g, want) in &s.parents {
+        for &(g, want, reach) in &s.parents {
+            let mut differ = |table, stored: i16, recomputed: i16| {
+                bad += 1;
+                self.listed.lock().expect("list lock").add(BellmanMismatch {
+                    seeds: n,
+                    index: g,
+                    pits: crate::index::unrank_unchecked(n, g).0,
+                    table,
+                    stored,
+                    recomputed,
+                });
+            };
             for t in 0..if self.envelope { 3 } else { 1 } {
                 let stored = self.own[t][g as usize] as i8;
                 if stored != want[t] {
-                    bad += 1;
-                    self.listed.lock().expect("list lock").add(BellmanMismatch {
-                        seeds: n,
-                        index: g,
-                        pits: crate::index::unrank_unchecked(n, g).0,
-                        table: NAMES[t],
-                        stored,
-                        recomputed: want[t],
-                    });
+                    differ(NAMES[t], stored.into(), want[t].into());
+                }
+            }
+            if let Some(d) = self.dist {
+                let (stored, want) = (d[g as usize], reach.byte());
+                if stored != want {
+                    differ("dist", stored.into(), want.into());
                 }
             }
         }
@@ -337,10 +372,71 @@ impl Ctx<'_> {
                 let mut best = p.1.map(|b| b as i32);
                 take(&mut best, c as i32, child);
                 p.1 = best.map(|b| b as i8);
+                p.2.exit(c as i32 - v);
             }
             i = j;
         }
         Ok(())
+    }
+}
+
+/// A position's distance as its kept moves give it
+/// ([`crate::solve::distance`]): the least (score `>= 0`) or greatest
+/// (below) of 1 for a kept exit and one more than the child's distance
+/// for a kept internal move, 0 without a legal move.
+#[derive(Clone, Copy)]
+struct Reach {
+    score: i32,
+    /// The distance so far; [`Reach::ENDLESS`] for an endless child,
+    /// [`Reach::UNSET`] before the first kept move.
+    best: u32,
+    over: bool,
+}
+
+impl Reach {
+    const ENDLESS: u32 = 1 << 20;
+    const UNSET: u32 = u32::MAX;
+
+    fn new(score: i8) -> Reach {
+        Reach {
+            score: score as i32,
+            best: Self::UNSET,
+            over: false,
+        }
+    }
+    fn take(&mut self, d: u32) {
+        self.best = match self.best {
+            Self::UNSET => d,
+            b if self.score < 0 => b.max(d),
+            b => b.min(d),
+        };
+    }
+    /// An exit worth `worth`.
+    fn exit(&mut self, worth: i32) {
+        if worth == self.score {
+            self.take(1);
+        }
+    }
+    /// A move into the layer worth `worth`, to a child of distance byte `d`.
+    fn internal(&mut self, worth: i32, d: u8) {
+        if worth == self.score {
+            self.take(if d == NONE {
+                Self::ENDLESS
+            } else {
+                1 + d as u32
+            });
+        }
+    }
+    fn over(&mut self) {
+        self.over = true;
+    }
+    /// The byte the table must hold.
+    fn byte(self) -> u8 {
+        match self.best {
+            _ if self.over => 0,
+            d if d <= MAX as u32 => d as u8,
+            _ => NONE,
+        }
     }
 }
 

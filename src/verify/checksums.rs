@@ -109,10 +109,11 @@ pub fn parse_known_good(text: &str, path: &Path) -> Result<KnownGood> {
             "scores" => Kind::Score,
             "lower" => Kind::Lower,
             "upper" => Kind::Upper,
+            "dist" => Kind::Distance,
             t => {
                 return Err(bad(
                     lineno,
-                    format!("'{t}' is not a table (scores, lower, upper)"),
+                    format!("'{t}' is not a table (scores, lower, upper, dist)"),
                 ))
             }
         };
@@ -259,7 +260,7 @@ pub fn compare_checksums(
             .is_some_and(|l| l.files().any(|(k, _)| k == kind))
     };
     let held = |n: u32| {
-        [Kind::Score, Kind::Lower, Kind::Upper]
+        [Kind::Score, Kind::Lower, Kind::Upper, Kind::Distance]
             .iter()
             .any(|&k| table_file(dir, k, n).is_some())
             || manifest.as_ref().is_some_and(|m| m.layer(n).is_some())

@@ -6,7 +6,9 @@
  *   ./probe DB 1 1 1 1 1 2 4 2 3 0 0 0
  *
  * With only DB, it reads one board per line (12 numbers) from standard
- * input and prints "score best" per line, then the batch scores. Every
+ * input and prints "score distance best moves" per line (the distance
+ * to the next capture: -1 for endless play, -2 without a distance table),
+ * then the batch scores. Every
  * count is checked (a whole number of seeds, 0..48): a bad one is an
  * error naming the pit and the line, exit 2. */
 #include <errno.h>
@@ -62,14 +64,15 @@ static int parse_line(const char *line, size_t lineno, uint8_t pits[12]) {
 static int show(const awari_db *db, const uint8_t pits[12]) {
     int8_t score;
     awari_move moves[6];
-    int best;
+    int best, distance;
     if (awari_score(db, pits, &score) != AWARI_OK ||
         awari_moves(db, pits, moves) != AWARI_OK ||
-        awari_best_move(db, pits, &best) != AWARI_OK) {
+        awari_best_move(db, pits, &best) != AWARI_OK ||
+        awari_distance(db, pits, &distance) != AWARI_OK) {
         fprintf(stderr, "probe: %s\n", awari_last_error());
         return 1;
     }
-    printf("score %d best %d moves", score, best);
+    printf("score %d distance %d best %d moves", score, distance, best);
     for (int i = 0; i < 6; i++) {
         if (moves[i].legal)
             printf(" %d:%d", moves[i].pit, moves[i].worth);

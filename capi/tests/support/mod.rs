@@ -23,6 +23,7 @@ pub fn options(dir: &Path, max: u32, envelope: bool) -> BuildOptions {
         max_seeds: max,
         db: dir.to_path_buf(),
         envelope,
+        distance: true,
         memory_limit: None,
         reset_peak_rss: false,
         solver: Default::default(),

@@ -74,6 +74,7 @@ pub fn run(a: BenchArgs) -> Result<(), Failure> {
         max_seeds: a.max_seeds,
         db: dir.clone(),
         envelope: true,
+        distance: true,
         memory_limit: None,
         reset_peak_rss: true,
         solver: Default::default(),

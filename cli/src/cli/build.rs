@@ -49,6 +49,11 @@ pub struct BuildArgs {
     /// Build only scores.n, without lower.n and upper.n.
     #[arg(long)]
     no_envelope: bool,
+    /// Build without dist.n, the distance to the next capture that best
+    /// play needs to reach its score (a folder of what the VU database
+    /// holds; `query` and `play` then say that best play may repeat).
+    #[arg(long)]
+    no_distance: bool,
     /// No progress output (warnings and errors still go to stderr).
     #[arg(long, short)]
     quiet: bool,
@@ -110,6 +115,7 @@ pub fn run(a: BuildArgs) -> Result<(), Failure> {
         max_seeds,
         db: a.db.path(),
         envelope: !a.no_envelope,
+        distance: !a.no_distance,
         memory_limit,
         reset_peak_rss: true,
         solver: match a.solver {

@@ -82,6 +82,14 @@ fn print_text(p: &Position, a: &Answer, board: Option<&Board>) {
         ),
         _ => println!("  (no envelope in these tables)"),
     }
+    match a.distance {
+        Some(d) => println!("distance {d} (both sides keeping the score)"),
+        None if !a.best.is_empty() => println!(
+            "distance: not in these tables (built without it): best play may repeat a \
+             position before the capture the score needs"
+        ),
+        None => {}
+    }
     println!("pit  seeds  move");
     for m in &a.moves {
         let seeds = p.0[m.pit as usize];
@@ -91,9 +99,10 @@ fn print_text(p: &Position, a: &Answer, board: Option<&Board>) {
             "illegal (leaves the opponent without seeds)".to_string()
         } else {
             format!(
-                "captures {:>2}  worth {}",
+                "captures {:>2}  worth {}{}",
                 m.captures,
-                signed(m.score.expect("legal move has a score"))
+                signed(m.score.expect("legal move has a score")),
+                m.distance.map_or(String::new(), |d| format!(", {d}"))
             )
         };
         println!("{:>3}  {:>5}  {what}", label(m.pit as usize), seeds);
@@ -112,10 +121,11 @@ fn print_text(p: &Position, a: &Answer, board: Option<&Board>) {
         println!("principal variation (each score is for the side to move in that row's position, which alternates):");
         for (i, s) in steps.iter().enumerate() {
             println!(
-                "{:>4}. {:<40} score {:>3}  plays {}{}",
+                "{:>4}. {:<40} score {:>3}{}  plays {}{}",
                 i + 1,
                 Position(s.pits).to_string(),
                 signed(s.score),
+                s.distance.map_or(String::new(), |d| format!(", {d}")),
                 // The line's rows alternate sides.
                 if i % 2 == 0 { side } else { side.other() }.label(s.pit as usize),
                 if s.captures > 0 {

@@ -534,21 +534,27 @@ pub fn run_check(a: CheckArgs) -> Result<(), Failure> {
                 "layer {:>2}: {:>13} positions, {} checked, {} mismatch(es)",
                 n,
                 v.positions,
-                if v.envelope {
-                    "score and envelope"
-                } else {
-                    "score"
+                match (v.envelope, v.distance) {
+                    (true, true) => "score, envelope and distance",
+                    (true, false) => "score and envelope",
+                    (false, true) => "score and distance",
+                    (false, false) => "score",
                 },
                 v.mismatches
             );
             for m in &v.first_mismatches {
+                let value = |v: i16| match m.table {
+                    "dist" if v == 255 => "none".to_string(),
+                    "dist" => v.to_string(),
+                    _ => format!("{v:+}"),
+                };
                 println!(
-                    "  mismatch: index {} board {} {} stored {:+} children give {:+}",
+                    "  mismatch: index {} board {} {} stored {} children give {}",
                     m.index,
                     awari_egdb::Position(m.pits),
                     m.table,
-                    m.stored,
-                    m.recomputed
+                    value(m.stored),
+                    value(m.recomputed)
                 );
             }
         }

@@ -23,13 +23,18 @@ use std::time::Instant;
 pub const MAX: u32 = 12;
 
 /// The options of a build of layers `0..=max` into `dir` (no memory limit;
-/// the process's peak-RSS counter is left alone).
+/// the process's peak-RSS counter is left alone), without the distance:
+/// these suites compare our folders' scores and envelopes with VU-shaped
+/// folders and tables in memory, which have none (the distance has suites
+/// of its own: the library's `tests/best_play.rs`, and where a suite
+/// turns it on).
 pub fn options(dir: &Path, max: u32, envelope: bool) -> BuildOptions {
     BuildOptions {
         rules: awari_egdb::rules::AWARI,
         max_seeds: max,
         db: dir.to_path_buf(),
         envelope,
+        distance: false,
         memory_limit: None,
         reset_peak_rss: false,
         solver: Default::default(),

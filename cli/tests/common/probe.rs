@@ -33,6 +33,7 @@ pub fn tables(kind: Kind) -> &'static [Vec<u8>] {
         Kind::Score => &all[0],
         Kind::Lower => &all[1],
         Kind::Upper => &all[2],
+        Kind::Distance => unreachable!("the distance is not among the tables kept here"),
     }
 }
 

@@ -59,6 +59,8 @@ impl Assembled {
         match kind {
             Kind::Score => !self.envelope,
             Kind::Lower | Kind::Upper => self.envelope,
+            // Computed from the finished scores, not by the solver.
+            Kind::Distance => false,
         }
     }
 
@@ -72,6 +74,7 @@ impl Assembled {
             Kind::Lower => (-ni, &[(&self.win, false)]),
             Kind::Upper => (ni, &[(&self.lose, true)]),
             Kind::Score => (0, &[(&self.win, false), (&self.lose, true)]),
+            Kind::Distance => unreachable!("the solver hands out no distance (`has`)"),
         };
         out.clear();
         out.resize(len as usize, default as i8 as u8);

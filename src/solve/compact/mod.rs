@@ -154,6 +154,7 @@ impl Lower for Slices<'_> {
             Kind::Score => Some(b.score),
             Kind::Lower => b.lower,
             Kind::Upper => b.upper,
+            Kind::Distance => None,
         }
         .ok_or_else(|| StoreError::NoEnvelope {
             dir: memory(),

@@ -163,6 +163,13 @@ impl Scratch {
     }
 }
 
+/// The score's best exits, for the distance pass.
+impl crate::solve::distance::BestExits for Scratch {
+    fn read(&self, start: u64, out: &mut [u8]) -> Result<()> {
+        Scratch::read(self, start, out)
+    }
+}
+
 /// Computes every position's exits (and counters) for one sweep, and the
 /// sweep's threshold masks.
 pub(super) fn init(

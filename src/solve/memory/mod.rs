@@ -146,6 +146,8 @@ pub struct Solved {
     state: Buffer,
     stride: usize,
     phase: Phase,
+    /// The distance is in the counters' byte (after the score).
+    distance: bool,
 }
 
 impl Solved {
@@ -170,6 +172,7 @@ impl Solved {
             (Phase::Envelope, Kind::Lower) => Some(A),
             (Phase::Envelope, Kind::Upper) => Some(B),
             (Phase::Score, Kind::Score) => Some(A),
+            (Phase::Score, Kind::Distance) if self.distance => Some(CNT),
             _ => None,
         }
     }
@@ -278,12 +281,17 @@ pub fn cost(n: u32, envelope: bool) -> Cost {
 ///
 /// The tables are handed to `ready` as they are finished: first the envelope
 /// (when built), then the score, which reuses the envelope's memory, so the
-/// solver works in 3 bytes per position (2 without the envelope).
+/// solver works in 3 bytes per position (2 without the envelope). With
+/// `distance`, the score comes with the distance table
+/// ([`crate::solve::distance`]), computed in the counters' byte beside
+/// the score, the score's best exits read back from the scratch file.
+#[allow(clippy::too_many_arguments)]
 pub fn solve_layer<E: From<Error>>(
     n: u32,
     rules: &Rules,
     below: &[Below],
     envelope: bool,
+    distance: bool,
     scratch: Option<&std::path::Path>,
     obs: &dyn Observer,
     ready: &mut dyn FnMut(&Solved) -> Result<(), E>,
@@ -306,6 +314,7 @@ pub fn solve_layer<E: From<Error>>(
         state: Buffer::zeroed(padded * stride)?,
         stride,
         phase: Phase::Working,
+        distance: false,
     };
 
     if let Some(scratch) = &scratch {
@@ -389,6 +398,26 @@ pub fn solve_layer<E: From<Error>>(
         stride,
         &[(A, 0)],
     );
+    if distance {
+        // The state is [counters, score] a position: the counters' byte
+        // takes the distance.
+        obs.phase("distance");
+        let t0 = Instant::now();
+        let lower: Vec<&[u8]> = below.iter().map(|b| b.score).collect();
+        let exits = scratch
+            .as_ref()
+            .map(|s| s as &dyn super::distance::BestExits);
+        super::distance::run(
+            n,
+            rules,
+            solved.state.atomic_words(),
+            exits,
+            &lower[..],
+            obs,
+        )?;
+        stats.distance_seconds = t0.elapsed().as_secs_f64();
+        solved.distance = true;
+    }
     solved.phase = Phase::Score;
     ready(&solved)?;
     Ok(stats)
@@ -421,6 +450,7 @@ fn close_up(state: &mut [u8], len: usize) {
 /// and small tools.
 /// Index `k` of the result holds layer `k`'s tables (score, lower, upper;
 /// the envelope tables empty without `envelope`); layer 47 is left empty.
+/// (The distance is not computed.)
 pub fn solve_all(max: u32, rules: &Rules, envelope: bool) -> Result<Vec<[Vec<u8>; 3]>> {
     super::solve_layers(max, envelope, |n, below| {
         let mut tables: [Vec<u8>; 3] = Default::default();
@@ -429,6 +459,7 @@ pub fn solve_all(max: u32, rules: &Rules, envelope: bool) -> Result<Vec<[Vec<u8>
             rules,
             below,
             envelope,
+            false,
             None,
             &Silent,
             &mut |s: &Solved| {

@@ -40,9 +40,10 @@ pub fn holds(db: &Database) -> String {
     }
 }
 
-/// Why the tables cannot score a board of `n` seeds, in words.
-fn unknown(db: &Database, n: u32) -> String {
-    let start = if n == 48 {
+/// Why the tables cannot score the board `b`, in words.
+fn unknown(db: &Database, b: &Board) -> String {
+    let n = b.seeds();
+    let start = if *b == Board::opening() {
         "The opening (48 seeds on the board)".to_string()
     } else {
         format!("A position of {n} seeds")
@@ -117,7 +118,7 @@ fn game_now(state: &State, query: &Option<String>) -> Reply {
             fill(&mut out, state, &b, &a)?;
         }
         Err(e) if matches!(e.cause(), Some(StoreError::MissingLayer { .. })) => {
-            out["unknown"] = unknown(db, b.seeds()).into();
+            out["unknown"] = unknown(db, &b).into();
             out["options"] = options(state, &b, None)?;
         }
         Err(e) => return Err(ApiError::of(e, state)),
@@ -137,6 +138,8 @@ fn side_letter(s: Side) -> &'static str {
 fn fill(out: &mut Value, state: &State, b: &Board, a: &Answer) -> Result<(), ApiError> {
     let side = b.to_move;
     out["score"] = a.score.into();
+    out["distance"] = json!(a.distance);
+    out["prediction"] = prediction(b, a.score);
     out["lower"] = json!(a.lower);
     out["upper"] = json!(a.upper);
     out["pinned"] = json!(a.pinned);
@@ -154,6 +157,7 @@ fn fill(out: &mut Value, state: &State, b: &Board, a: &Answer) -> Result<(), Api
             "label": who.label(s.pit as usize).to_string(),
             "captures": s.captures,
             "worth": s.score,
+            "distance": s.distance,
         }));
         who = who.other();
     }
@@ -164,6 +168,38 @@ fn fill(out: &mut Value, state: &State, b: &Board, a: &Answer) -> Result<(), Api
         PvEnd::Limit => "limit",
     }));
     Ok(())
+}
+
+/// The final result that the captured seeds and the score of `b`'s side
+/// to move predict with best play: each side's seeds (the rest of an
+/// endless game split evenly, so a half may show), the winner (`null`
+/// for a draw) and a sentence ("North wins 25-23 with best play").
+fn prediction(b: &Board, score: i8) -> Value {
+    let (n, s) = (b.seeds() as i64, score as i64);
+    let mover = if b.to_move == Side::South { s } else { -s };
+    let half = [
+        2 * b.captured[0] as i64 + n + mover,
+        2 * b.captured[1] as i64 + n - mover,
+    ];
+    let seeds = |h: i64| {
+        if h % 2 == 0 {
+            (h / 2).to_string()
+        } else {
+            format!("{}.5", h / 2)
+        }
+    };
+    let (south, north) = (seeds(half[0]), seeds(half[1]));
+    let (winner, text) = match half[0].cmp(&half[1]) {
+        std::cmp::Ordering::Greater => (Some("South"), format!("South wins {south}-{north}")),
+        std::cmp::Ordering::Less => (Some("North"), format!("North wins {north}-{south}")),
+        std::cmp::Ordering::Equal => (None, format!("a draw, {south}-{north}")),
+    };
+    json!({
+        "south": half[0] as f64 / 2.0,
+        "north": half[1] as f64 / 2.0,
+        "winner": winner,
+        "text": format!("{text} with best play"),
+    })
 }
 
 /// The mover's six pits as moves: label, seeds, legality, captures, the
@@ -203,6 +239,7 @@ fn options(state: &State, b: &Board, a: Option<&Answer>) -> Result<Value, ApiErr
             "legal": true,
             "captures": m.captured,
             "worth": worth,
+            "distance": a.and_then(|a| a.moves[pit].distance),
             "pinned": pinned,
             "pos": next.notation(),
         }));

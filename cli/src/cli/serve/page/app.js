@@ -20,6 +20,11 @@ const label = (i) => (i < 6 ? "ABCDEF"[i] : "abcdef"[i - 6]);
 const kind = (v) => (v > 0 ? "won" : v < 0 ? "lost" : "drawn");
 const signed = (v) => (v > 0 ? "+" + v : String(v));
 const sideName = (t) => (t === "S" ? "South" : "North");
+// A distance to the next capture as the API gives it: plies, or "endless".
+const far = (d) =>
+  d === null || d === undefined ? "" : d === "endless" ? "endless play" : d === 0 ? "game over" : "capture in " + d;
+// Moves "Play to the end" makes at most.
+const TO_THE_END = 1000;
 
 function say(id, text, cls) {
   const el = $(id);
@@ -96,7 +101,7 @@ function drawBoard() {
       if (o.worth !== null && o.worth !== undefined) {
         b.classList.add(kind(o.worth));
         b.dataset.worth = o.worth;
-        b.title = l + ": worth " + signed(o.worth);
+        b.title = l + ": worth " + signed(o.worth) + (o.distance !== undefined && o.distance !== null ? ", " + far(o.distance) : "");
       } else {
         b.title = l + ": worth unknown";
       }
@@ -139,6 +144,7 @@ function drawMoves() {
     }
     cell(tr, !o.legal ? "" : o.pinned === true ? "yes" : o.pinned === false ? "no" : "?");
     if (o.pinned !== undefined && o.pinned !== null) tr.dataset.pinned = o.pinned;
+    cell(tr, o.legal ? far(o.distance) : "");
     if (view.best && view.best.includes(o.label)) tr.className = "best";
     body.append(tr);
   }
@@ -153,7 +159,8 @@ function drawPv() {
     li.textContent =
       step.side + " plays " + step.label +
       (step.captures > 0 ? ", capturing " + step.captures : "") +
-      " (worth " + signed(step.worth) + " to " + step.side + ")";
+      " (worth " + signed(step.worth) + " to " + step.side +
+      (step.distance !== undefined && step.distance !== null ? ", " + far(step.distance) : "") + ")";
     list.append(li);
   }
   const end = { game_over: "the game is over", repetition: "a position repeats", limit: "…" };
@@ -224,16 +231,27 @@ function draw() {
   } else if (view.end) {
     sum.textContent = "Game over.";
   } else if (view.score !== undefined && view.score !== null) {
-    let text = sideName(s.turn) + " to move: " + signed(view.score) + " (" + kind(view.score) + ")";
-    if (view.pinned === true) text += ", pinned: the same under any cycle rule";
-    if (view.pinned === false) text += ", envelope " + signed(view.lower) + ".." + signed(view.upper);
+    // The result, from the seeds captured and the score, not the score alone.
+    let text = sideName(s.turn) + " to move: " + (view.prediction ? view.prediction.text : "") +
+      " (" + signed(view.score) + " for " + sideName(s.turn) + " from here on";
+    if (view.distance !== undefined && view.distance !== null) text += ", " + far(view.distance);
+    text += ")";
+    if (view.pinned === true) text += "; pinned: the same under any cycle rule";
+    if (view.pinned === false) text += "; envelope " + signed(view.lower) + ".." + signed(view.upper);
     sum.textContent = text;
     sum.dataset.score = view.score;
+    if (view.prediction) sum.dataset.winner = view.prediction.winner || "draw";
   } else {
     sum.textContent = sideName(s.turn) + " to move: worth unknown";
   }
   $("result").textContent = view && view.end && !editing ? view.end.result : "";
-  say("notice-layer", view && view.unknown && !editing ? view.unknown : "", "note");
+  let note = view && view.unknown && !editing ? view.unknown : "";
+  if (!note && view && !view.end && !editing && view.score !== undefined && view.score !== null &&
+      (view.distance === undefined || view.distance === null)) {
+    note = "These tables have no distance to the next capture (built with --no-distance): " +
+      "best play by them may repeat a position before the capture its score needs.";
+  }
+  say("notice-layer", note, "note");
   drawBoard();
   drawMoves();
   drawPv();
@@ -246,6 +264,7 @@ function draw() {
   $("edit").setAttribute("aria-pressed", editing ? "true" : "false");
   $("undo").disabled = undoStack.length === 0;
   $("best").disabled = !view || !!view.end || !view.best || view.best.length === 0 || !!editing;
+  $("to-end").disabled = $("best").disabled;
 }
 
 async function getJson(url) {
@@ -407,6 +426,16 @@ window.addEventListener("DOMContentLoaded", async () => {
   });
   $("best").addEventListener("click", () => {
     if (view && !view.end && view.best && view.best.length > 0) play(view.best[0]);
+  });
+  // Best moves for both sides until the game ends (one undo takes it all back).
+  $("to-end").addEventListener("click", async () => {
+    if (!view || view.end || !view.best || view.best.length === 0) return;
+    remember();
+    say("notice", "");
+    for (let k = 0; k < TO_THE_END && view && !view.end && view.best && view.best.length > 0; k++) {
+      game.moves.push(view.best[0]);
+      if (!(await ask(false))) break;
+    }
   });
   $("start").addEventListener("click", () => {
     editing = null;
