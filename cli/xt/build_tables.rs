@@ -241,10 +241,9 @@ fn no_envelope_builds_scores_only() {
         "--quiet",
     ]);
     let t = table_files(&dir2);
-    assert_eq!(
-        t.keys().cloned().collect::<BTreeSet<_>>(),
-        expected_names(8, false)
-    );
+    let mut want = expected_names(8, false);
+    want.extend(layers(8).into_iter().map(|n| Kind::Distance.file_name(n)));
+    assert_eq!(t.keys().cloned().collect::<BTreeSet<_>>(), want);
     for n in layers(8) {
         assert!(
             t[&Kind::Score.file_name(n)] == d.tables[0][n as usize],

@@ -16,7 +16,7 @@
 //! build(&BuildOptions { max_seeds: 8, ..BuildOptions::new(dir.path()) }, &Silent)?;
 //! let known = builtin_known_good(&AWARI).expect("awari's list");
 //! let report = compare_checksums(dir.path(), &known, 0..=8)?;
-//! assert_eq!(report.tables.len(), 27); // scores, lower, upper of 9 layers
+//! assert_eq!(report.tables.len(), 36); // scores, lower, upper, dist of 9 layers
 //! assert_eq!(report.failures().count(), 0);
 //! # Ok(()) }
 //! ```
