@@ -277,6 +277,12 @@ pub fn fit_check(n: u32, envelope: bool, threads: usize, budget: Budget) -> Resu
     fit(n, check_need(n, envelope, threads), Need::Check, budget)
 }
 
+/// Checks that the distance pass of layer `n` alone (adding `dist.n` to a
+/// layer recorded without it) fits in `budget`; its need.
+pub fn fit_distance(n: u32, budget: Budget) -> Result<u64> {
+    fit(n, solve::distance::cost(n).estimate, Need::Distance, budget)
+}
+
 /// Bytes a pass streaming a layer's `tables` tables in windows of
 /// `window` bytes needs.
 pub fn stream_need(tables: u64, window: u64) -> u64 {

@@ -333,6 +333,7 @@ pub fn build_ranks(
                     if opts.distance && e.dist.is_none() {
                         // Recorded without the distance: it is added.
                         let mut e = e.clone();
+                        plan::fit_distance(n, Budget::now(opts.memory_limit))?;
                         if let Some(l) = &lock {
                             l.record(&format!("adding the distance to layer {n}"))?;
                         }
