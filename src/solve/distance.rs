@@ -113,56 +113,6 @@ impl<T: AsRef<[u8]> + Sync> Scores for [T] {
     }
 }
 
-/// The distance `p` (layer `n`, score `s`) must have by the recurrence,
-/// given its children's distances (`dist(g)`: the distance at index `g`
-/// of layer `n`); [`NONE`] when none.
-pub fn expected<S: Scores + ?Sized>(
-    n: u32,
-    rules: &Rules,
-    p: &Position,
-    s: i8,
-    scores: &S,
-    dist: impl Fn(u64) -> Result<u8>,
-) -> Result<u8> {
-    let mut best: Option<u32> = None;
-    let mut over = true;
-    let si = s as i32;
-    let maximize = s < 0;
-    let mut take = |d: u32| {
-        best = Some(match best {
-            None => d,
-            Some(b) if maximize => b.max(d),
-            Some(b) => b.min(d),
-        })
-    };
-    for m in p.moves(rules).legal() {
-        over = false;
-        if m.child.mover_seeds() == 0 {
-            if n as i32 == si {
-                take(1);
-            }
-        } else if m.captured > 0 {
-            let c = m.captured as u32;
-            if c as i32 - scores.score(n - c, rank(&m.child))? as i32 == si {
-                take(1);
-            }
-        } else {
-            let g = rank(&m.child);
-            if -(scores.score(n, g)? as i32) == si {
-                let d = dist(g)?;
-                take(if d == NONE { u32::MAX } else { 1 + d as u32 });
-            }
-        }
-    }
-    if over {
-        return Ok(0);
-    }
-    Ok(match best {
-        Some(d) if d <= MAX as u32 => d as u8,
-        _ => NONE,
-    })
-}
-
 /// The best exit of every position of a layer, as the solver computed it
 /// (`enc(e)`, see [`super`]; a position without a legal move has its
 /// final score as its one exit): a position with a score of 0 or more
@@ -545,6 +495,56 @@ fn settle(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The distance `p` (layer `n`, score `s`) must have by the recurrence,
+    /// given its children's distances (`dist(g)`: the distance at index `g`
+    /// of layer `n`); [`NONE`] when none.
+    fn expected<S: Scores + ?Sized>(
+        n: u32,
+        rules: &Rules,
+        p: &Position,
+        s: i8,
+        scores: &S,
+        dist: impl Fn(u64) -> Result<u8>,
+    ) -> Result<u8> {
+        let mut best: Option<u32> = None;
+        let mut over = true;
+        let si = s as i32;
+        let maximize = s < 0;
+        let mut take = |d: u32| {
+            best = Some(match best {
+                None => d,
+                Some(b) if maximize => b.max(d),
+                Some(b) => b.min(d),
+            })
+        };
+        for m in p.moves(rules).legal() {
+            over = false;
+            if m.child.mover_seeds() == 0 {
+                if n as i32 == si {
+                    take(1);
+                }
+            } else if m.captured > 0 {
+                let c = m.captured as u32;
+                if c as i32 - scores.score(n - c, rank(&m.child))? as i32 == si {
+                    take(1);
+                }
+            } else {
+                let g = rank(&m.child);
+                if -(scores.score(n, g)? as i32) == si {
+                    let d = dist(g)?;
+                    take(if d == NONE { u32::MAX } else { 1 + d as u32 });
+                }
+            }
+        }
+        if over {
+            return Ok(0);
+        }
+        Ok(match best {
+            Some(d) if d <= MAX as u32 => d as u8,
+            _ => NONE,
+        })
+    }
 
     /// The distance by plain fixpoint iteration of the recurrence.
     fn naive(n: u32, rules: &Rules, scores: &[Vec<u8>]) -> Vec<u8> {

@@ -55,7 +55,7 @@ pub struct BellmanVerdict {
 /// no seeds scores minus its seeds), and likewise `lower` from the
 /// children's `upper` and `upper` from their `lower`; where the layer
 /// has a distance table, each distance from the stored score and the
-/// children's scores and distances ([`crate::solve::distance::expected`]).
+/// children's scores and distances (its recurrence, [`crate::solve::distance`]).
 ///
 /// Memory: layer `n`'s own tables, read whole (a move without capture
 /// stays in the layer, anywhere in it), and buffers per thread
