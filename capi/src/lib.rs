@@ -99,7 +99,8 @@ unsafe fn board(pits: *const u8) -> Result<Position, awari_status> {
     }
     let mut b = [0u8; 12];
     b.copy_from_slice(std::slice::from_raw_parts(pits, 12));
-    Ok(Position(b))
+    // Checked pit by pit, in the words of every front end.
+    Position::new(b).map_err(error)
 }
 
 /// Opens the folder at `path` (UTF-8, NUL-terminated) into `*out`; the
@@ -299,10 +300,13 @@ pub unsafe extern "C" fn awari_scores_where_built(
             return fail(AWARI_BAD_INPUT, "count is too large".into());
         };
         let raw = std::slice::from_raw_parts(pits, len);
-        let boards: Vec<Position> = raw
-            .chunks_exact(12)
-            .map(|c| Position(c.try_into().expect("12 pits")))
-            .collect();
+        let mut boards = Vec::with_capacity(count);
+        for (i, c) in raw.chunks_exact(12).enumerate() {
+            match Position::new(c.try_into().expect("12 pits")) {
+                Ok(p) => boards.push(p),
+                Err(e) => return fail(AWARI_BAD_INPUT, format!("board {i}: {e}")),
+            }
+        }
         let out = std::slice::from_raw_parts_mut(scores, count);
         if missing.is_null() {
             return match d.db.scores(&boards, out) {

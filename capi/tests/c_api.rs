@@ -197,16 +197,29 @@ fn failures_are_status_codes_with_messages() {
             1,
             "49 seeds",
         ),
-        // The example checks what it reads, as users who copy it should.
+        // A pit over 48 is named by the library, in the words of every
+        // front end (`awari query`, the server, Python).
+        (
+            &["0", "0", "0", "60", "0", "0", "0", "0", "0", "0", "0", "0"],
+            1,
+            "pit D: 60 seeds; the whole board holds at most 48",
+        ),
+        (
+            &["0", "0", "0", "0", "0", "0", "0", "0", "0", "0", "0", "200"],
+            1,
+            "pit f: 200 seeds; the whole board holds at most 48",
+        ),
+        // The example checks what it reads (a byte), as users who copy it
+        // should, in the same words.
         (
             &["257", "0", "0", "0", "0", "0", "0", "0", "0", "0", "0", "0"],
             2,
-            "pit A: '257' is not a number of seeds",
+            "pit A: '257' is not a seed count (a whole number from 0 to 48)",
         ),
         (
             &["0", "0", "0", "0", "0", "0", "0", "a", "0", "0", "0", "0"],
             2,
-            "pit b: 'a' is not a number of seeds",
+            "pit b: 'a' is not a seed count",
         ),
         (
             &["47", "0", "0", "0", "0", "0", "0", "0", "0", "0", "0", "0"],

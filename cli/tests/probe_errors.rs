@@ -312,32 +312,30 @@ fn invalid_boards_are_position_errors() {
     let full = Position([0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1]);
     let too_many = Position([48, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0]);
     let absurd = Position([255; 12]);
-    // A board without a Goedel number is answered from its moves by
-    // score, moves and best_moves (its children have numbers); the calls
-    // that read its own entry refuse it.
+    // A board without a Goedel number is answered from its moves by every
+    // probe (its children have numbers): score, moves, best_moves,
+    // envelope (the best of the moves') and the line of best play.
     let moves = db.moves(&full).unwrap();
     let best = moves.iter().filter_map(|m| m.score).max().unwrap();
     assert_eq!(db.score(&full).unwrap(), best);
     assert!(!db.best_moves(&full).unwrap().is_empty());
-    match db
-        .score(&Position::initial())
-        .map_err(|e| e.downcast::<StoreError>())
-    {
-        Err(Ok(StoreError::MissingLayer { layer: 48, .. })) => {}
-        other => panic!("the opening needs layer 48: {other:?}"),
-    }
-    for (p, want) in [
-        (full, RulesError::OpponentFull),
-        (Position::initial(), RulesError::OpponentFull),
+    let e = db
+        .envelope(&full)
+        .unwrap()
+        .expect("built with the envelope");
+    assert!(e.lower <= best && best <= e.upper, "{full}: {e:?}");
+    let line = db.principal_variation(&full, 5).unwrap();
+    assert_eq!(line.steps[0].position, full);
+    assert_eq!(line.steps[0].score, best);
+    // The opening's moves lead to layer 48, which is not built: said so.
+    for e in [
+        db.score(&Position::initial()).map(|_| ()),
+        db.envelope(&Position::initial()).map(|_| ()),
+        db.principal_variation(&Position::initial(), 5).map(|_| ()),
     ] {
-        for e in [
-            db.envelope(&p).map(|_| ()),
-            db.principal_variation(&p, 5).map(|_| ()),
-        ] {
-            match e {
-                Err(got) => assert_eq!(got.to_string(), want.to_string(), "{p}"),
-                other => panic!("{p}: want {want:?}, got {other:?}"),
-            }
+        match e.map_err(|e| e.downcast::<StoreError>()) {
+            Err(Ok(StoreError::MissingLayer { layer: 48, .. })) => {}
+            other => panic!("the opening needs layer 48: {other:?}"),
         }
     }
     for (p, want) in [
@@ -398,10 +396,9 @@ fn scores_48_of_either_documented_size_opens_and_others_do_not() {
             );
             assert_eq!(db.verify().unwrap(), vec![48]);
             // The initial position has no index: never read from the file,
-            // but answered from its moves (into this layer of zeros).
-            assert!(db
-                .envelope(&Position::initial())
-                .is_err_and(|e| matches!(e.cause(), Some(RulesError::OpponentFull))));
+            // but answered from its moves (into this layer of zeros, with
+            // no envelope: a VU folder has none).
+            assert_eq!(db.envelope(&Position::initial()).unwrap(), None);
             assert_eq!(db.score(&Position::initial()).unwrap(), 0);
         } else {
             assert_map_size(db.score(&probes[0]), "scores.48", size, len);

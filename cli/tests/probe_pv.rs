@@ -130,3 +130,46 @@ fn principal_variations_end_in_game_over_repetition_or_limit() {
         PvEnd::GameOver
     );
 }
+
+/// A board without a Goedel number (every opponent pit holds seeds) is
+/// played from and enveloped as every probe answers it: its line starts
+/// with it and plays best moves, and its envelope is the best of its
+/// moves' envelopes (each its captures less the child's, ends swapped),
+/// computed here from the children's.
+#[test]
+fn boards_without_a_goedel_number_have_a_line_and_an_envelope() {
+    let db = db();
+    let mut rng = StdRng::seed_from_u64(63);
+    let mut checked = 0;
+    while checked < 2_000 {
+        let n = rng.gen_range(6..=MAX);
+        let mut pits = [0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1];
+        for _ in 6..n {
+            pits[rng.gen_range(0..12)] += 1;
+        }
+        let p = Position(pits);
+        assert!(!p.is_indexable());
+        let pv = db.principal_variation(&p, 200).unwrap();
+        check_pv(db, &p, 200, &pv);
+        let over = p.moves(db.rules()).legal().next().is_none();
+        assert_eq!(pv.steps.is_empty(), over, "{p}: {pv:?}");
+        let mut want: Option<(i8, i8)> = None;
+        for m in db.moves(&p).unwrap().iter().filter(|m| m.legal) {
+            let c = m.child.unwrap();
+            let (lo, hi) = if c.mover_seeds() == 0 {
+                (m.score.unwrap(), m.score.unwrap())
+            } else {
+                let e = db.envelope(&c).unwrap().expect("built with the envelope");
+                (m.captures as i8 - e.upper, m.captures as i8 - e.lower)
+            };
+            want = Some(want.map_or((lo, hi), |(l, h)| (l.max(lo), h.max(hi))));
+        }
+        // No legal move: the game is over, its envelope its score.
+        let score = db.score(&p).unwrap();
+        let want = want.unwrap_or((score, score));
+        let e = db.envelope(&p).unwrap().expect("an envelope");
+        assert_eq!((e.lower, e.upper), want, "{p}");
+        assert!(e.lower <= score && score <= e.upper, "{p}");
+        checked += 1;
+    }
+}

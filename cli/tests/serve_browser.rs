@@ -6,8 +6,9 @@
 //! old `?pits=` one), bad links said in words, the opening above the
 //! built layers, the best move clicked and Undo, a board set up by clicks,
 //! Flip sides, a random position of a chosen layer and result, Play best
-//! until the game ends with the result named, and the narrow layout
-//! (380 px: nothing wider than the window). Screenshots go to
+//! until the game ends with the result named, the narrow layout
+//! (380 px: nothing wider than the window), and a folder whose largest
+//! layer is damaged (the first view falls back to the next layer). Screenshots go to
 //! `target/serve-*.png` (under `CARGO_TARGET_DIR` when set).
 //!
 //! Skipped (it passes, saying why) when `/usr/bin/chromium` or
@@ -558,6 +559,26 @@ async fn drive(c: &Client, base: &str, db: &Database) -> Res<()> {
     Ok(())
 }
 
+/// A folder whose largest layer is damaged (its scores cut short): the
+/// first view falls back to a won position of the next layer down, says
+/// why, and offers no Undo.
+async fn damaged_top(c: &Client, base: &str, db: &Database) -> Res<()> {
+    let top = *db.layers().iter().max().ok_or("no layer")?;
+    open(c, &format!("{base}/")).await?;
+    let first = url_board(c).await?;
+    assert_eq!(first.seeds(), top - 1, "the first view's layer");
+    assert!(db.score(&first.position())? > 0, "the first view is won");
+    check_page(c, db, &first, "the first view below a damaged layer").await?;
+    let notice = text(c, "notice").await?;
+    let says = format!("The tables of layer {top} are damaged");
+    assert!(notice.contains(&says), "the page says {notice:?}");
+    for id in ["undo", "best"] {
+        let off = c.find(Locator::Id(id)).await?.attr("disabled").await?;
+        assert_eq!(off.is_some(), id == "undo", "#{id} disabled: {off:?}");
+    }
+    screenshot(c, "damaged-top").await
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn page_in_chromium() {
     if std::env::var_os("AWARI_NO_BROWSER").is_some() {
@@ -576,6 +597,15 @@ async fn page_in_chromium() {
         .expect("build the tables");
     let db = Database::open(dir).expect("open the tables");
     let (_server, base) = start_server(dir);
+    let damaged = common::full_copy("awari-damaged-top-");
+    let top = db.layers().into_iter().max().expect("a layer");
+    let table = damaged.join(format!("scores.{top}"));
+    std::fs::File::options()
+        .write(true)
+        .open(&table)
+        .and_then(|f| f.set_len(1000))
+        .expect("cut the top layer's scores short");
+    let (_damaged_server, damaged_base) = start_server(&damaged);
     // The browser's profile, removed after the guard below has ended the
     // browser (locals drop in reverse order).
     let profile = tempfile::tempdir().expect("a profile folder");
@@ -606,7 +636,10 @@ async fn page_in_chromium() {
             .capabilities(caps)
             .connect(&driver_url)
             .await?;
-        let r = drive(&c, &base, &db).await;
+        let r = match drive(&c, &base, &db).await {
+            Ok(()) => damaged_top(&c, &damaged_base, &db).await,
+            e => e,
+        };
         // Closing the session ends the browser; the guards kill what is
         // left.
         let closed = c.close().await;

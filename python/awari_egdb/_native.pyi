@@ -10,8 +10,9 @@ import numpy.typing as npt
 __version__: str
 
 Board = Union[Sequence[SupportsIndex], str]
-"""12 pit counts (ints 0..=255), the mover's pits A..F (0..5) first, or a
-position's notation ("4,4,4,4,4,4/4,4,4,4,4,4/S/0,0")."""
+"""12 pit counts (ints from 0 to 48, at most 48 in all), the mover's pits
+A..F (0..5) first, or a position's notation ("4,4,4,4,4,4/4,4,4,4,4,4/S/0,0").
+A bad count is a ValueError naming its pit, as `awari query` words it."""
 
 class Notation(TypedDict):
     pits: list[int]
@@ -101,7 +102,8 @@ class Database:
         game is over), "endless" when only endless play keeps it, None
         without a distance table."""
     def moves(self, pits: Board) -> list[Move]:
-        """The six pits of the mover as moves."""
+        """The six pits of the mover as moves, labelled A..F (a..f for a
+        notation with North to move)."""
     def best(self, pits: Board) -> list[int]:
         """The best pits (0..5): best worth, then best distance; empty when
         the game is over."""

@@ -11,7 +11,7 @@ use ::awari_egdb::error::IoError;
 use ::awari_egdb::game::{Board, Side};
 use ::awari_egdb::index::{self, IndexError};
 use ::awari_egdb::probe::{Database as Db, Distance, PvEnd};
-use ::awari_egdb::rules::Position;
+use ::awari_egdb::rules::{Position, RulesError};
 use ::awari_egdb::store::StoreError;
 use ::awari_egdb::{Error, ErrorKind};
 use numpy::{PyArray1, PyReadonlyArray2};
@@ -62,21 +62,14 @@ fn to_py(py: Python<'_>, e: Error) -> PyErr {
     }
 }
 
-/// The label of pit `k` of a board: the mover's A..F, the opponent's a..f.
-fn label(k: usize) -> char {
-    (if k < 6 {
-        b'A' + k as u8
-    } else {
-        b'a' + (k - 6) as u8
-    }) as char
-}
-
-/// 12 pit counts from any sequence of 12 ints, each in 0..=255, or from a
-/// position in the notation (seen from its side to move).
-fn pits_of(py: Python<'_>, obj: &Bound<'_, PyAny>) -> PyResult<[u8; 12]> {
+/// A board from Python: 12 pit counts (the mover's A..F first), checked
+/// pit by pit as every front end checks them (`Position::from_counts`), or
+/// a position in the notation (seen from its side to move), then also as
+/// the players' board.
+fn board_side(py: Python<'_>, obj: &Bound<'_, PyAny>) -> PyResult<(Position, Option<Board>)> {
     if let Ok(text) = obj.extract::<String>() {
         let b = Board::from_notation(&text).map_err(|e| to_py(py, e))?;
-        return Ok(b.position().0);
+        return Ok((b.position(), Some(b)));
     }
     if obj.is_instance_of::<pyo3::types::PyBytes>() {
         return Err(PyValueError::new_err(
@@ -85,32 +78,40 @@ fn pits_of(py: Python<'_>, obj: &Bound<'_, PyAny>) -> PyResult<[u8; 12]> {
     }
     let n = obj.len().map_err(|_| {
         PyValueError::new_err(
-            "a board is a sequence of 12 pit counts (ints 0..=255) or a position's notation \
-             (e.g. \"4,4,4,4,4,4/4,4,4,4,4,4/S/0,0\")",
+            "a board is a sequence of 12 pit counts (ints from 0 to 48) or a position's \
+             notation (e.g. \"4,4,4,4,4,4/4,4,4,4,4,4/S/0,0\")",
         )
     })?;
-    if n != 12 {
-        return Err(PyValueError::new_err(format!(
-            "a board has 12 pits, not {n}"
-        )));
+    let mut counts = Vec::with_capacity(n);
+    for k in 0..n {
+        let item = obj.get_item(k)?;
+        match item.extract::<i64>() {
+            Ok(v) => counts.push(v),
+            // A value that is no int is named only when the count is right.
+            Err(_) if n == 12 => {
+                let value = item.str().map_or_else(|_| "?".into(), |s| s.to_string());
+                let e = RulesError::NotASeedCount {
+                    pit: Position::label(k),
+                    value,
+                };
+                return Err(to_py(py, e.into()));
+            }
+            Err(_) => counts.push(0),
+        }
     }
-    let mut pits = [0u8; 12];
-    for (k, pit) in pits.iter_mut().enumerate() {
-        let l = label(k);
-        let v: i64 = obj
-            .get_item(k)?
-            .extract()
-            .map_err(|_| PyValueError::new_err(format!("pit {l}: not an int in 0..=255")))?;
-        *pit = u8::try_from(v)
-            .map_err(|_| PyValueError::new_err(format!("pit {l} holds {v}, outside 0..=255")))?;
-    }
-    Ok(pits)
+    let p = Position::from_counts(&counts).map_err(|e| to_py(py, e))?;
+    Ok((p, None))
+}
+
+/// 12 pit counts from Python ([`board_side`]'s board).
+fn pits_of(py: Python<'_>, obj: &Bound<'_, PyAny>) -> PyResult<[u8; 12]> {
+    Ok(board_side(py, obj)?.0 .0)
 }
 
 /// Any board a probe answers: at most 48 seeds, not 47 (a board without a
 /// Goedel number is answered from its moves).
 fn board_of(py: Python<'_>, obj: &Bound<'_, PyAny>) -> PyResult<Position> {
-    let p = Position::new(pits_of(py, obj)?).map_err(|e| to_py(py, e))?;
+    let p = board_side(py, obj)?.0;
     if p.seeds() == 47 {
         return Err(to_py(py, IndexError::Layer47.into()));
     }
@@ -297,7 +298,7 @@ impl Database {
     ///
     /// A board without a Goedel number (every opponent pit holding seeds,
     /// as at the opening) is answered from its moves: its best move's
-    /// worth. Raises ValueError for a bad board (not 12 ints in 0..=255 or
+    /// worth. Raises ValueError for a bad board (not 12 ints from 0 to 48 or
     /// a notation, over 48 seeds, 47 seeds), FileNotFoundError for a layer
     /// the folder lacks, DamagedTable for a damaged table.
     fn score(&self, py: Python<'_>, pits: &Bound<'_, PyAny>) -> PyResult<i8> {
@@ -336,9 +337,9 @@ impl Database {
         }
         let rows = shape[0];
         let mut ps = Vec::with_capacity(rows);
-        let check = |i: usize, pits: [u8; 12]| {
-            let p = Position::new(pits)
-                .map_err(|e| PyValueError::new_err(format!("board {i}: {e}")))?;
+        // Each board checked pit by pit, as `score` checks one.
+        let check = |i: usize, p: ::awari_egdb::Result<Position>| {
+            let p = p.map_err(|e| PyValueError::new_err(format!("board {i}: {e}")))?;
             if p.seeds() == 47 {
                 return Err(PyValueError::new_err(format!(
                     "board {i}: {}",
@@ -360,22 +361,14 @@ impl Database {
                 for (d, &s) in pits.iter_mut().zip(row.iter()) {
                     *d = s;
                 }
-                ps.push(check(i, pits)?);
+                ps.push(check(i, Position::new(pits))?);
             }
         } else {
             let a = arr.call_method1("astype", (np.getattr("int64")?,))?;
             let a: PyReadonlyArray2<'py, i64> = a.extract()?;
             for (i, row) in a.as_array().outer_iter().enumerate() {
-                let mut pits = [0u8; 12];
-                for (k, (d, &s)) in pits.iter_mut().zip(row.iter()).enumerate() {
-                    *d = u8::try_from(s).map_err(|_| {
-                        PyValueError::new_err(format!(
-                            "board {i}: pit {} holds {s}, outside 0..=255",
-                            label(k)
-                        ))
-                    })?;
-                }
-                ps.push(check(i, pits)?);
+                let counts: Vec<i64> = row.iter().copied().collect();
+                ps.push(check(i, Position::from_counts(&counts))?);
             }
         }
         let out = self.with(|db| {
@@ -397,9 +390,11 @@ impl Database {
 
     /// The cycle envelope of a board, (lower, upper), where the folder
     /// holds it (built with the envelope); else None. The score is
-    /// independent of the cycle rule when lower == upper.
+    /// independent of the cycle rule when lower == upper. A board without
+    /// a Goedel number is answered from its moves (the best of their
+    /// envelopes).
     fn envelope(&self, py: Python<'_>, pits: &Bound<'_, PyAny>) -> PyResult<Option<(i8, i8)>> {
-        let p = position_of(py, pits)?;
+        let p = board_of(py, pits)?;
         let env = self.with(|db| db.envelope(&p).map_err(|e| to_py(py, e)))?;
         Ok(env.map(|e| (e.lower, e.upper)))
     }
@@ -421,7 +416,8 @@ impl Database {
     }
 
     /// The six pits of the mover as moves: a list of 6 dicts with `pit`
-    /// (0..5), `label` ("A".."F"), `legal`, `captures` (seeds the move
+    /// (0..5), `label` ("A".."F"; "a".."f" for a notation with North to
+    /// move, as `play` writes North's moves), `legal`, `captures` (seeds the move
     /// captures), `worth` (the move's score for the mover, None for an
     /// empty pit or an illegal move), `distance` (how far the next capture
     /// is after the move, this move counted, as `distance` gives it; None
@@ -434,13 +430,14 @@ impl Database {
         pits: &Bound<'py, PyAny>,
     ) -> PyResult<Vec<Bound<'py, PyDict>>> {
         let p = board_of(py, pits)?;
+        let side = board_side(py, pits)?.1.map_or(Side::South, |b| b.to_move);
         let moves = self.with(|db| db.moves(&p).map_err(|e| to_py(py, e)))?;
         moves
             .iter()
             .map(|m| {
                 let d = PyDict::new(py);
                 d.set_item("pit", m.pit)?;
-                d.set_item("label", ((b'A' + m.pit) as char).to_string())?;
+                d.set_item("label", side.label(m.pit as usize).to_string())?;
                 d.set_item("legal", m.legal)?;
                 d.set_item("captures", m.captures)?;
                 d.set_item("worth", m.score)?;
@@ -478,7 +475,7 @@ impl Database {
         pits: &Bound<'py, PyAny>,
         n: i64,
     ) -> PyResult<Bound<'py, PyDict>> {
-        let p = position_of(py, pits)?;
+        let p = board_of(py, pits)?;
         let n: usize = count("n", n)?;
         let line = self.with(|db| db.principal_variation(&p, n).map_err(|e| to_py(py, e)))?;
         let steps = PyList::empty(py);
@@ -514,8 +511,15 @@ impl Database {
         pv: Option<i64>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let p = board_of(py, pits)?;
+        let board = board_side(py, pits)?.1;
         let pv = pv.map(|n| count::<usize>("pv", n)).transpose()?;
-        let a = self.with(|db| db.answer(&p, pv).map_err(|e| to_py(py, e)))?;
+        let a = self.with(|db| {
+            match &board {
+                Some(b) => b.answer(db, pv),
+                None => db.answer(&p, pv),
+            }
+            .map_err(|e| to_py(py, e))
+        })?;
         let text = serde_json::to_string(&a)
             .map_err(|e| PyRuntimeError::new_err(format!("cannot encode the answer: {e}")))?;
         py.import("json")?.call_method1("loads", (text,))

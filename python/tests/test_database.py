@@ -194,10 +194,56 @@ def test_a_board_without_goedel_number_is_answered_from_its_moves(db, top):
 
 
 def test_value_errors_name_pits_as_players_do(db):
-    with pytest.raises(ValueError, match="pit c holds -1"):
+    # The words of `awari query` and the server (the library's).
+    with pytest.raises(ValueError, match=r"^pit c: '-1' is not a seed count \(a whole number from 0 to 48\)$"):
         db.score([0] * 8 + [-1] + [0] * 3)
-    with pytest.raises(ValueError, match="pit B: not an int"):
+    with pytest.raises(ValueError, match="^pit B: 'x' is not a seed count"):
         db.score([0, "x"] + [0] * 10)
+    with pytest.raises(ValueError, match="^pit A: 49 seeds; the whole board holds at most 48$"):
+        db.score([49] + [0] * 11)
+    with pytest.raises(ValueError, match="^pit f: 300 seeds; the whole board holds at most 48$"):
+        db.moves([0] * 11 + [300])
+    with pytest.raises(ValueError, match="^60 seeds on the board; awari has at most 48$"):
+        db.score([10] * 6 + [0] * 6)
+    with pytest.raises(ValueError, match="^board 1: pit A: '-1' is not a seed count"):
+        db.scores(np.array([[2] + [0] * 11, [-1] + [0] * 11], dtype=np.int64))
+    with pytest.raises(ValueError, match="^board 0: pit b: 60 seeds; the whole board"):
+        db.scores(np.array([[0] * 7 + [60] + [0] * 4], dtype=np.uint8))
+    for bad in ([256] + [0] * 11, [-1] + [0] * 11):
+        with pytest.raises(ValueError) as e:
+            db.score(bad)
+        assert "0..=255" not in str(e.value)
+
+
+NORTH = "1,0,2,0,0,3/0,1,2,1,0,1/N/19,18"
+
+
+def test_north_s_moves_are_labelled_as_players_write_them(db, folder):
+    """A notation with North to move: its moves are a..f in moves() and
+    answer(), as in `awari query --pos` (text and JSON), `play` and the page;
+    twelve pits (no side) stay A..F."""
+    shown = json.loads(awari("query", "--db", folder, "--pos", NORTH, "--json"))
+    assert [m["label"] for m in shown["moves"]] == list("abcdef")
+    assert [m["label"] for m in db.moves(NORTH)] == list("abcdef")
+    assert [m["label"] for m in db.answer(NORTH)["moves"]] == list("abcdef")
+    board = awari_egdb.parse_notation(NORTH)["board"]
+    assert [m["label"] for m in db.moves(board)] == list("ABCDEF")
+    assert [m["label"] for m in db.answer(board)["moves"]] == list("ABCDEF")
+
+
+def test_envelope_and_pv_answer_a_full_row(db, folder):
+    """A board without a Goedel number (every opponent pit holds seeds) is
+    answered by envelope() and pv() as by every other call: as `awari query
+    --json --pv` answers it."""
+    for full in ([0, 0, 0, 0, 0, 2] + [1] * 6, [1, 1, 0, 1, 1, 2] + [1] * 6):
+        shown = json.loads(awari("query", "--db", folder, "--json", "--pv", 30, *full))
+        assert shown["index"] is None
+        assert db.envelope(full) == (shown["lower"], shown["upper"])
+        pv = db.pv(full, 30)
+        assert [s["pits"] for s in pv["steps"]] == [s["pits"] for s in shown["pv"]]
+        assert [s["pit"] for s in pv["steps"]] == [s["pit"] for s in shown["pv"]]
+        assert pv["end"] == shown["pv_end"]
+        assert pv["steps"][0]["pits"] == full
 
 
 def test_the_notation_is_read_and_written(db):

@@ -5,6 +5,7 @@
 
 use crate::error::Result;
 use crate::game::GameError;
+use crate::probe::{Answer, Database};
 use crate::rules::RulesError;
 use crate::rules::{Position, Rules, PITS};
 
@@ -114,6 +115,16 @@ impl Board {
             Side::South => p,
             Side::North => p.mirror(),
         }
+    }
+
+    /// The tables' answer for this board ([`Database::answer`]), its
+    /// moves labelled as its side to move writes them (North's `a`..`f`).
+    pub fn answer(&self, db: &Database, pv: Option<usize>) -> Result<Answer> {
+        let mut a = db.answer(&self.position(), pv)?;
+        for m in &mut a.moves {
+            m.label = self.to_move.label(m.pit as usize);
+        }
+        Ok(a)
     }
 
     /// The side to move's pit for a label, checked against the board under

@@ -1,7 +1,7 @@
 //! One position's full answer, the object `awari query --json` prints and
 //! `awari serve` returns ([`Answer`]): one shape for every door.
 
-use super::{Database, Distance, MoveInfo, PvEnd};
+use super::{Database, Distance, Envelope, MoveInfo, PvEnd};
 use crate::error::Result;
 use crate::index;
 use crate::rules::Position;
@@ -12,7 +12,8 @@ use serde::Serialize;
 pub struct AnswerMove {
     /// The pit, 0..5 (the mover's, from its left).
     pub pit: u8,
-    /// Its label as players write it: `A`..`F` (the mover's row).
+    /// Its label as players write it: `A`..`F` (the mover's row;
+    /// [`crate::game::Board::answer`] gives North's `a`..`f`).
     pub label: char,
     /// Whether the move is legal.
     pub legal: bool,
@@ -93,7 +94,7 @@ fn answer_moves(moves: &[MoveInfo; 6]) -> Vec<AnswerMove> {
         .iter()
         .map(|m| AnswerMove {
             pit: m.pit,
-            label: (b'A' + m.pit) as char,
+            label: Position::label(m.pit as usize),
             legal: m.legal,
             captures: m.captures,
             score: m.score,
@@ -109,60 +110,38 @@ impl Database {
     ///
     /// A board without a Goedel number (every opponent pit holds seeds,
     /// as at the opening: no move leads to it, so no table holds it) is
-    /// answered from its moves, whose children have numbers: its score is
-    /// its best move's worth, its envelope the best of its moves'
-    /// envelopes.
+    /// answered from its moves, whose children have numbers, as
+    /// [`score`](Self::score), [`envelope`](Self::envelope) and
+    /// [`principal_variation`](Self::principal_variation) answer it.
     pub fn answer(&self, p: &Position, pv: Option<usize>) -> Result<Answer> {
-        if !p.is_indexable() {
-            return self.answer_from_moves(p, pv);
-        }
         let score = self.score(p)?;
-        let env = self.envelope(p)?;
+        let env = self.envelope(p)?.map(|e| (e.lower, e.upper));
         let moves = self.moves(p)?;
         let best = super::distance::best_of(&moves);
         let line = match pv {
             Some(limit) => Some(self.line(p, limit)?),
             None => None,
         };
-        let env = env.map(|e| (e.lower, e.upper));
-        let index = Some(index::rank(p));
-        let distance = self.distance(p)?;
-        Ok(self.assemble(p, index, (score, distance), env, &moves, best, line))
-    }
-
-    /// The answer of `p` from its parts: what [`answer`](Self::answer)
-    /// gives for boards with and without a Goedel number alike.
-    #[allow(clippy::too_many_arguments)]
-    fn assemble(
-        &self,
-        p: &Position,
-        index: Option<u64>,
-        (score, distance): (i8, Option<Distance>),
-        env: Option<(i8, i8)>,
-        moves: &[MoveInfo; 6],
-        best: Vec<u8>,
-        line: Option<(Vec<AnswerStep>, PvEnd)>,
-    ) -> Answer {
-        let (pv, pv_end) = line.map_or((None, None), |(s, e)| (Some(s), Some(e)));
-        Answer {
-            rules: self.rules().name,
+        let (pv, pv_end) = line.unzip();
+        Ok(Answer {
+            rules: self.rules.name,
             rules_assumed: self.rules_assumed(),
             pits: p.0,
             seeds: p.seeds(),
-            index,
+            index: p.is_indexable().then(|| index::rank(p)),
             score,
             lower: env.map(|e| e.0),
             upper: env.map(|e| e.1),
             pinned: env.map(|e| e.0 == e.1),
-            distance,
-            moves: answer_moves(moves),
+            distance: self.distance(p)?,
+            moves: answer_moves(&moves),
             best,
             pv,
             pv_end,
-        }
+        })
     }
 
-    /// The principal variation of an indexed board, as answer steps.
+    /// The principal variation of a board, as answer steps.
     fn line(&self, p: &Position, limit: usize) -> Result<(Vec<AnswerStep>, PvEnd)> {
         let line = self.principal_variation(p, limit)?;
         let steps = line
@@ -179,14 +158,15 @@ impl Database {
         Ok((steps, line.end))
     }
 
-    /// [`answer`](Self::answer) of a board without a Goedel number.
-    fn answer_from_moves(&self, p: &Position, pv: Option<usize>) -> Result<Answer> {
-        Self::seeds_of(p)?; // at most 48 seeds, not 47
-        let moves = self.moves_of(p)?;
-        let best = super::distance::best_of(&moves);
-        let score = self.score_from_moves(p, &moves)?;
-        // Each move's envelope: its captures less the child's, ends swapped.
-        let mut env = Some((i8::MIN, i8::MIN));
+    /// The envelope of a board without a Goedel number from its `moves`:
+    /// the best of the moves' envelopes (each its captures less the
+    /// child's, ends swapped), or its score where the game is over.
+    pub(super) fn envelope_from_moves(
+        &self,
+        p: &Position,
+        moves: &[MoveInfo; 6],
+    ) -> Result<Option<Envelope>> {
+        let mut env: Option<(i8, i8)> = None;
         for m in moves.iter().filter(|m| m.legal) {
             let (Some(c), Some(worth)) = (m.child, m.score) else {
                 continue;
@@ -196,43 +176,20 @@ impl Database {
             } else {
                 match self.envelope(&c)? {
                     Some(e) => (m.captures as i8 - e.upper, m.captures as i8 - e.lower),
-                    None => {
-                        env = None;
-                        break;
-                    }
+                    None => return Ok(None),
                 }
             };
-            env = env.map(|(l, h)| (l.max(lo), h.max(hi)));
+            env = Some(env.map_or((lo, hi), |(l, h)| (l.max(lo), h.max(hi))));
         }
-        let env = env.map(|(l, h)| {
-            if best.is_empty() {
-                (score, score)
-            } else {
-                (l, h)
+        Ok(Some(match env {
+            Some((lower, upper)) => Envelope { lower, upper },
+            None => {
+                let score = self.score_from_moves(p, moves)?;
+                Envelope {
+                    lower: score,
+                    upper: score,
+                }
             }
-        });
-        let line = match pv {
-            None => None,
-            Some(0) => Some((Vec::new(), PvEnd::Limit)),
-            Some(_) if best.is_empty() => Some((Vec::new(), PvEnd::GameOver)),
-            Some(limit) => {
-                let m = &moves[best[0] as usize];
-                let child = m.child.expect("a legal move has a child");
-                let mut steps = vec![AnswerStep {
-                    pits: p.0,
-                    score,
-                    distance: super::distance::best_distance(&moves, score),
-                    pit: m.pit,
-                    captures: m.captures,
-                }];
-                // A move always leaves the pit it sowed from empty, so the
-                // line never comes back to this board.
-                let (rest, end) = self.line(&child, limit - 1)?;
-                steps.extend(rest);
-                Some((steps, end))
-            }
-        };
-        let distance = super::distance::best_distance(&moves, score);
-        Ok(self.assemble(p, None, (score, distance), env, &moves, best, line))
+        }))
     }
 }

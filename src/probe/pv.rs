@@ -54,8 +54,11 @@ impl Database {
     /// repeats, or `limit` moves were made. With the distance, the line
     /// makes progress: it repeats a position only where the score is
     /// endless play's.
+    ///
+    /// A board without a Goedel number (the opening) is played from too:
+    /// a move empties the pit it sows, so the line never comes back to it.
     pub fn principal_variation(&self, p: &Position, limit: usize) -> Result<Pv> {
-        Self::locate(p)?;
+        Self::seeds_of(p)?;
         let mut pos = *p;
         let mut seen = HashSet::new();
         let mut steps = Vec::new();

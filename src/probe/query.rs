@@ -306,7 +306,15 @@ impl Database {
     /// The cycle envelope of a position (`None` for tables without one).
     /// Its score is read too: a score outside its envelope means one of
     /// the three tables is damaged ([`ProbeError::OutsideEnvelope`]).
+    ///
+    /// A board without a Goedel number (the opening) is answered from its
+    /// moves: the best of their envelopes.
     pub fn envelope(&self, p: &Position) -> Result<Option<Envelope>> {
+        if !p.is_indexable() {
+            Self::seeds_of(p)?;
+            let moves = self.moves_of(p)?;
+            return self.envelope_from_moves(p, &moves);
+        }
         let (n, g) = Self::locate(p)?;
         let Some((lo, hi)) = &self.layer(n)?.envelope else {
             return Ok(None);

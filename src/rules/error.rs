@@ -9,6 +9,25 @@ pub enum RulesError {
     /// More than 48 seeds on the board.
     #[error("{0} seeds on the board; awari has at most 48")]
     TooManySeeds(u32),
+    /// A pit holding more seeds than a board can.
+    #[error("pit {pit}: {seeds} seeds; the whole board holds at most 48")]
+    PitOverflow {
+        /// Its label (the mover's `A`..`F`, then `a`..`f`).
+        pit: char,
+        /// The seeds given.
+        seeds: i64,
+    },
+    /// A pit given something that is not a seed count.
+    #[error("pit {pit}: '{value}' is not a seed count (a whole number from 0 to 48)")]
+    NotASeedCount {
+        /// Its label (the mover's `A`..`F`, then `a`..`f`).
+        pit: char,
+        /// What was given, as written.
+        value: String,
+    },
+    /// Not twelve pit counts.
+    #[error("a board is 12 pit counts (A..F, then a..f), got {0} value{s}", s = if *.0 == 1 { "" } else { "s" })]
+    PitsLength(usize),
     /// Every opponent pit (a..f) holds seeds, so the opponent cannot have
     /// just moved; such boards have no Goedel number.
     #[error(

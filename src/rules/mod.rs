@@ -171,6 +171,7 @@
 //! assert_eq!(p.sow(0), ([0, 2, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1], 0));
 //! ```
 
+mod counts;
 mod error;
 pub use error::RulesError;
 mod exits;
@@ -234,26 +235,6 @@ impl MoveList {
 }
 
 impl Position {
-    /// A position from 12 pit counts, checking the seed total.
-    pub fn new(pits: [u8; PITS]) -> crate::Result<Self> {
-        let p = Position(pits);
-        let n = p.seeds();
-        if n > MAX_SEEDS {
-            return Err(RulesError::TooManySeeds(n).into());
-        }
-        Ok(p)
-    }
-
-    /// A position that is also in the index: at most 48 seeds and some
-    /// opponent pit empty.
-    pub fn indexable(pits: [u8; PITS]) -> crate::Result<Self> {
-        let p = Self::new(pits)?;
-        if !p.is_indexable() {
-            return Err(RulesError::OpponentFull.into());
-        }
-        Ok(p)
-    }
-
     /// The initial position: four seeds in every pit.
     pub const fn initial() -> Self {
         Position([4; PITS])

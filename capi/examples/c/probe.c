@@ -8,9 +8,10 @@
  * With only DB, it reads one board per line (12 numbers) from standard
  * input and prints "score distance best moves" per line (the distance
  * to the next capture: -1 for endless play, -2 without a distance table),
- * then the batch scores. Every
- * count is checked (a whole number of seeds, 0..48): a bad one is an
- * error naming the pit and the line, exit 2. */
+ * then the batch scores. Every count is read as a byte (a whole number,
+ * 0..255): a bad one is an error naming the pit and the line, exit 2; the
+ * library refuses a pit over 48 or a board over 48 seeds, naming the pit
+ * (awari_last_error), exit 1. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,15 +22,17 @@
 static const char LABELS[] = "ABCDEFabcdef";
 
 /* One pit count from `text` (up to `end`, or its NUL): a whole number
- * 0..48; 0 and an error on stderr otherwise. */
+ * 0..255, a byte as the C API takes it (which checks it against the board:
+ * a pit over 48 is refused there, named); 0 and an error on stderr
+ * otherwise, in the library's words. */
 static int count(const char *text, const char **end, int pit, const char *where, uint8_t *out) {
     char *stop;
     errno = 0;
     long v = strtol(text, &stop, 10);
-    if (stop == text || errno != 0 || v < 0 || v > 48 ||
+    if (stop == text || errno != 0 || v < 0 || v > 255 ||
         (*stop != '\0' && *stop != ' ' && *stop != '\t' && *stop != '\n' && *stop != '\r')) {
         int len = (int)strcspn(text, " \t\r\n");
-        fprintf(stderr, "probe: %spit %c: '%.*s' is not a number of seeds (0..48)\n", where,
+        fprintf(stderr, "probe: %spit %c: '%.*s' is not a seed count (a whole number from 0 to 48)\n", where,
                 LABELS[pit], len, text);
         return 0;
     }

@@ -2,7 +2,7 @@
 
 use super::Failure;
 use awari_egdb::index;
-use awari_egdb::rules::{Position, MAX_SEEDS};
+use awari_egdb::rules::{Position, RulesError, MAX_SEEDS};
 use clap::Args;
 
 #[derive(Args)]
@@ -35,11 +35,7 @@ pub struct PositionArgs {
 /// answered from its moves), with a one-line reason on failure.
 pub fn parse_board(words: &[String]) -> Result<Position, Failure> {
     let p = Position(parse_pits(words)?);
-    let n = p.seeds();
-    if n > MAX_SEEDS {
-        return Err(awari_egdb::Error::from(awari_egdb::rules::RulesError::TooManySeeds(n)).into());
-    }
-    if n == 47 {
+    if p.seeds() == 47 {
         return Err(awari_egdb::Error::from(awari_egdb::index::IndexError::Layer47).into());
     }
     Ok(p)
@@ -54,40 +50,28 @@ fn parse_indexable(words: &[String]) -> Result<Position, Failure> {
 /// The label of pit `i` of a board as the commands take it: the mover's
 /// `A`..`F` (South's, in `play`), then the opponent's `a`..`f`.
 pub fn label(i: usize) -> char {
-    use awari_egdb::game::Side;
-    if i < 6 {
-        Side::South.label(i)
-    } else {
-        Side::North.label(i - 6)
-    }
+    Position::label(i)
 }
 
-/// Parses twelve pit counts, each 0..=48 (any board a game can start
-/// from, the opening too: the caller checks the total).
+/// Parses twelve pit counts, each 0..=48, at most 48 in all (any board a
+/// game can start from, the opening too), in the library's words.
 pub fn parse_pits(words: &[String]) -> Result<[u8; 12], Failure> {
-    if words.len() != 12 {
-        return Err(Failure::usage(format!(
-            "a board is 12 pit counts (A..F, then a..f), got {} value{}",
-            words.len(),
-            if words.len() == 1 { "" } else { "s" }
-        )));
-    }
-    let mut pits = [0u8; 12];
+    let mut counts = Vec::with_capacity(words.len());
     for (i, w) in words.iter().enumerate() {
-        let l = label(i);
-        let v: u64 = w.trim().parse().map_err(|_| {
-            Failure::usage(format!(
-                "pit {l}: '{w}' is not a seed count (a whole number from 0 to {MAX_SEEDS})"
-            ))
-        })?;
-        if v > MAX_SEEDS as u64 {
-            return Err(Failure::usage(format!(
-                "pit {l}: {v} seeds; the whole board holds at most {MAX_SEEDS}"
-            )));
+        let v: Result<i64, _> = w.trim().parse::<i64>().map_err(|_| {
+            awari_egdb::Error::from(RulesError::NotASeedCount {
+                pit: label(i),
+                value: w.clone(),
+            })
+        });
+        // A word that is no number is named only when the count is right.
+        match v {
+            Ok(v) => counts.push(v),
+            Err(e) if words.len() == 12 => return Err(e.into()),
+            Err(_) => counts.push(0),
         }
-        pits[i] = v as u8;
     }
-    Ok(pits)
+    Ok(Position::from_counts(&counts)?.0)
 }
 
 #[derive(serde::Serialize)]

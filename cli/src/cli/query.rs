@@ -170,7 +170,11 @@ pub fn run(a: QueryArgs) -> Result<(), Failure> {
         Some(b) => b.position(),
         None => parse_board(&a.pits)?,
     };
-    let ans = db.answer(&p, a.pv).map_err(|e| not_built(&db, &p, e))?;
+    let ans = match &board {
+        Some(b) => b.answer(&db, a.pv),
+        None => db.answer(&p, a.pv),
+    }
+    .map_err(|e| not_built(&db, &p, e))?;
     if a.json {
         let mut v = serde_json::to_value(&ans).expect("JSON");
         if let Some(b) = &board {

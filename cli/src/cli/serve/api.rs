@@ -102,8 +102,15 @@ fn plain(counts: &[u8; 12]) -> Option<Position> {
 /// A board of a batch: twelve whole numbers (the common case without a
 /// string made), else the message `awari query` gives.
 fn batch_board(b: &Value) -> Result<Position, ApiError> {
+    if let Value::String(text) = b {
+        let p = super::explore::board_of(text)?.position();
+        let words: Vec<String> = p.0.iter().map(u8::to_string).collect();
+        return board(&words);
+    }
     let Some(pits) = b.as_array() else {
-        return Err(ApiError::bad("not an array"));
+        return Err(ApiError::bad(
+            "not a board (12 pit counts, or a position in the notation)",
+        ));
     };
     let mut counts = [0u8; 12];
     let small = pits.len() == 12
@@ -137,6 +144,7 @@ async fn position(With(state): Shared, RawQuery(query): RawQuery) -> Answer {
 /// What [`position`] answers.
 fn position_now(state: &State, query: &Option<String>) -> Answer {
     let ps = params(query, &["pits", "pos", "pv"])?;
+    // The board, and the side to move where the notation gives it.
     let mut pits = None;
     let mut pv = None;
     for (name, v) in ps {
@@ -146,28 +154,30 @@ fn position_now(state: &State, query: &Option<String>) -> Answer {
             }
             "pits" => {
                 let words: Vec<String> = v.split(',').map(str::to_string).collect();
-                pits = Some(any_board(&words)?);
+                pits = Some((any_board(&words)?, None));
             }
             "pos" => {
                 let b = super::explore::board_of(&v)?;
                 let words: Vec<String> = b.position().0.iter().map(u8::to_string).collect();
-                pits = Some(any_board(&words)?);
+                pits = Some((any_board(&words)?, Some(b)));
             }
             _ => pv = Some(pv_count(&v)?),
         }
     }
-    let p =
+    let (p, board) =
         pits.ok_or_else(|| ApiError::bad("give the board: ?pits=P0,...,P11 or ?pos=NOTATION"))?;
-    let answer = state
-        .db
-        .answer(&p, pv)
-        .map_err(|e| ApiError::of(e, state))?;
+    let answer = match board {
+        Some(b) => b.answer(&state.db, pv),
+        None => state.db.answer(&p, pv),
+    }
+    .map_err(|e| ApiError::of(e, state))?;
     Ok(Json(answer).into_response())
 }
 
-/// `POST /api/v1/positions` with `{"boards": [[12 counts], ...]}`: their
-/// scores, in order, `{"rules", "scores"}`; with `"allow_missing": true`
-/// a board of a layer not built scores `null` instead of failing the batch.
+/// `POST /api/v1/positions` with `{"boards": [board, ...]}`, each board 12
+/// counts or a position in the notation: their scores, in order, `{"rules",
+/// "scores"}`; with `"allow_missing": true` a board of a layer not built
+/// scores `null` instead of failing the batch. Any other key is refused.
 async fn positions(With(state): Shared, body: Body) -> Answer {
     let too_large = || {
         ApiError::new(
@@ -234,6 +244,7 @@ fn timed_out(e: &(dyn std::error::Error + 'static)) -> bool {
 /// A batch in its common form, every board twelve counts 0..=255 (checked
 /// by [`plain`] before use).
 #[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
 struct PlainBatch {
     boards: Vec<[u8; 12]>,
     #[serde(default)]
@@ -245,10 +256,17 @@ struct PlainBatch {
 fn batch_boards(bytes: &[u8]) -> Result<(Vec<Position>, bool), ApiError> {
     let v: Value = serde_json::from_slice(bytes)
         .map_err(|e| ApiError::bad(format!("the body is not JSON: {e}")))?;
+    const SHAPE: &str =
+        "the body is {\"boards\": [board, ...], \"allow_missing\": true or false}, a board \
+         12 pit counts or a position in the notation";
+    if let Some(key) = v.as_object().and_then(|o| {
+        o.keys()
+            .find(|k| !matches!(k.as_str(), "boards" | "allow_missing"))
+    }) {
+        return Err(ApiError::bad(format!("unknown key '{key}': {SHAPE}")));
+    }
     let Some(list) = v.get("boards").and_then(Value::as_array) else {
-        return Err(ApiError::bad(
-            "the body is {\"boards\": [[12 pit counts], ...]}",
-        ));
+        return Err(ApiError::bad(SHAPE));
     };
     if list.len() > MAX_BOARDS {
         return Err(ApiError::new(

@@ -22,7 +22,7 @@ use std::sync::Arc;
 /// The most moves a game may carry.
 pub const MAX_MOVES: usize = 2_000;
 /// Random Goedel numbers tried for one `/api/v1/random`.
-pub const RANDOM_TRIES: u32 = 20_000;
+pub const RANDOM_TRIES: u64 = 20_000;
 
 type Shared = With<Arc<State>>;
 type Reply = Result<Response, ApiError>;
@@ -315,8 +315,15 @@ fn random_now(state: &State, query: &Option<String>) -> Reply {
     }
     let size = layer_size(n);
     let mut rng = seed();
-    for tries in 1..=RANDOM_TRIES {
-        let g = next(&mut rng) % size;
+    // A layer of at most RANDOM_TRIES positions is walked whole, from a
+    // random one on, so that "none" is a fact about the layer.
+    let whole = size <= RANDOM_TRIES;
+    let start = next(&mut rng) % size;
+    for tries in 1..=RANDOM_TRIES.min(size) {
+        let g = match whole {
+            true => (start + tries - 1) % size,
+            false => next(&mut rng) % size,
+        };
         let p = unrank(n, g).map_err(|e| ApiError::of(e, state))?;
         // A position to play from: the side to move has a move (one
         // without is a game already over).
@@ -350,10 +357,19 @@ fn random_now(state: &State, query: &Option<String>) -> Reply {
         }))
         .into_response());
     }
+    let filtered = result.is_some() || pinned.is_some();
     Err(ApiError::new(
         StatusCode::NOT_FOUND,
         "not_found",
-        format!("no such position found in {RANDOM_TRIES} tries of layer {n}"),
+        match (whole, filtered) {
+            (true, false) => format!(
+                "layer {n} has no position to play from: the game is over in every one of its \
+                 {size} position{}",
+                if size == 1 { "" } else { "s" }
+            ),
+            (true, true) => format!("no position of layer {n} is one to play from and matches"),
+            (false, _) => format!("no such position found in {RANDOM_TRIES} tries of layer {n}"),
+        },
     ))
 }
 

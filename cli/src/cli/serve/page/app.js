@@ -359,6 +359,7 @@ function flip() {
   }
 }
 
+// A random position of a layer, shown; true, else the error's kind.
 async function randomPosition(seeds, result, pinned) {
   let url = "/api/v1/random?seeds=" + seeds;
   if (result) url += "&result=" + result;
@@ -368,13 +369,13 @@ async function randomPosition(seeds, result, pinned) {
     if (!r.ok) {
       say("notice", r.body.error + ".", "warn");
       document.body.dataset.ready = "yes";
-      return false;
+      return r.body.kind || "error";
     }
     editing = null;
-    return startAt(r.body.pos);
+    return (await startAt(r.body.pos)) || "error";
   } catch (e) {
     say("status", "the server did not answer: " + e, "error");
-    return false;
+    return "error";
   }
 }
 
@@ -389,6 +390,19 @@ function fillLayers() {
   }
 }
 
+// The built layers whose tables /api/v1/health finds whole, largest first,
+// and those it reports damaged.
+async function wholeLayers() {
+  const damaged = new Set();
+  try {
+    for (const p of (await getJson("/api/v1/health")).body.problems || []) damaged.add(p.layer);
+  } catch (e) {
+    // No health: every layer is tried, and a damaged one fails its turn.
+  }
+  const whole = layers.map((l) => l.seeds).filter((n) => !damaged.has(n));
+  return { whole: whole.sort((a, b) => b - a), damaged: [...damaged].sort((a, b) => a - b) };
+}
+
 async function firstView() {
   const url = fromUrl();
   if (url.start) {
@@ -397,18 +411,41 @@ async function firstView() {
   } else if (url.problem) {
     say("notice", "This link's position cannot be shown: " + url.problem + ".", "warn");
   }
-  const keep = $("notice").textContent;
-  const top = largest();
-  if (top === null) {
+  let keep = $("notice").textContent;
+  if (largest() === null) {
     game = { start: OPENING, moves: [] };
     await ask(false);
     return;
   }
-  // A decisive position of the largest layer, else any.
-  if (!(await randomPosition(top, "won", "")) && !(await randomPosition(top, "", ""))) return;
+  // A decisive position of the largest whole layer, else any; a layer that
+  // fails (damaged) gives way to the next one down.
+  const { whole, damaged } = await wholeLayers();
+  let shownLayer = null;
+  for (const n of whole) {
+    const won = await randomPosition(n, "won", "");
+    const any = won === true || (await randomPosition(n, "", ""));
+    if (any === true) {
+      shownLayer = n;
+      break;
+    }
+    if (won === "damaged" || any === "damaged") damaged.push(n);
+  }
   undoStack = [];
+  if (damaged.length) {
+    const names = damaged.sort((a, b) => a - b).join(", ");
+    keep = (keep ? keep + " " : "") + "The tables of layer" + (damaged.length > 1 ? "s " : " ") + names + " are damaged (see /api/v1/health).";
+  }
+  if (shownLayer === null) {
+    // No layer gives a position to play from: the opening, unscored.
+    game = { start: OPENING, moves: [] };
+    await ask(false);
+    undoStack = [];
+    draw();
+    say("notice", (keep ? keep + " " : "") + "No built layer has a position to play from; here is the opening.", "warn");
+    return;
+  }
   draw();
-  if (keep) say("notice", keep + " Here is a random position of " + top + " seeds instead.", "warn");
+  if (keep) say("notice", keep + " Here is a random position of " + shownLayer + " seeds instead.", "warn");
 }
 
 window.addEventListener("DOMContentLoaded", async () => {
@@ -470,7 +507,10 @@ window.addEventListener("DOMContentLoaded", async () => {
     randomPosition($("random-seeds").value, $("random-result").value, $("random-pinned").value);
   });
   try {
-    layers = (await getJson("/api/v1/layers")).body.layers || [];
+    const r = await getJson("/api/v1/layers");
+    layers = r.ok ? r.body.layers || [] : [];
+    // Without the figures, the built layers as /api/v1/health lists them.
+    if (!r.ok) layers = ((await getJson("/api/v1/health")).body.layers || []).map((n) => ({ seeds: n }));
   } catch (e) {
     layers = [];
   }
