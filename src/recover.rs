@@ -15,6 +15,11 @@
 //!   more than one solution), and the recovered entry says which way each
 //!   layer was trusted.
 //!
+//! A distance table (`dist.n`) is listed again only where the list has
+//! its row and its checksum equals it; otherwise it is left unlisted, and
+//! the next build computes it again from the scores (a Bellman check of a
+//! layer not in the list checks its scores and envelope only).
+//!
 //! A layer whose tables differ from the known-good list is never trusted;
 //! the files of a layer not trusted are kept under new names
 //! (`NAME.untrusted`), so that a build does not replace them unasked
@@ -118,7 +123,10 @@ impl RecoverReport {
 /// if it has none.
 type Found = Option<std::result::Result<LayerTables<StoredTable>, Error>>;
 
-fn find_layer(dir: &Path, n: u32) -> Result<Found> {
+/// `with_dist`: the distance table too, where it is there at its size
+/// (only a known-good list can vouch for it: without, it is left to the
+/// next build, which computes it again).
+fn find_layer(dir: &Path, n: u32, with_dist: bool) -> Result<Found> {
     // Where the folder keeps each table (no manifest to go by).
     let mut stored = Vec::new();
     for k in [Kind::Score, Kind::Lower, Kind::Upper] {
@@ -169,10 +177,16 @@ fn find_layer(dir: &Path, n: u32) -> Result<Found> {
     } else {
         None
     };
+    let dist = match store::locate(dir, None, n, Kind::Distance)? {
+        Some(stored @ store::Stored::Raw(_)) if with_dist => {
+            StoredTable::open(&stored, n, Kind::Distance, None, Access::READ).ok()
+        }
+        _ => None,
+    };
     Ok(Some(Ok(LayerTables {
         score,
         envelope,
-        dist: None,
+        dist,
     })))
 }
 
@@ -332,9 +346,16 @@ fn assess(
     // every layer below it is trusted.
     let mut found: Vec<u32> = Vec::new();
     let mut slots: Vec<Option<LayerTables<StoredTable>>> = Vec::new();
-    let mut sums: Vec<[Option<Checksum>; 3]> = Vec::new();
+    let mut sums: Vec<[Option<Checksum>; 4]> = Vec::new();
+    let lists_dist = |n: u32| {
+        known.is_some_and(|k| {
+            k.tables
+                .iter()
+                .any(|t| t.layer == n && t.kind == Kind::Distance)
+        })
+    };
     for n in (0..=MAX_SEEDS).filter(|&n| n != 47) {
-        match find_layer(dir, n)? {
+        match find_layer(dir, n, lists_dist(n))? {
             None => {}
             Some(Ok(tables)) => {
                 // Checksums streamed, the three tables in parallel.
@@ -343,11 +364,11 @@ fn assess(
                     None => (None, None),
                 };
                 let sum = |t: Option<&StoredTable>| t.map(StoredTable::checksum).transpose();
-                let (s, (lo, hi)) = rayon::join(
-                    || sum(Some(&tables.score)),
+                let ((s, d), (lo, hi)) = rayon::join(
+                    || rayon::join(|| sum(Some(&tables.score)), || sum(tables.dist.as_ref())),
                     || rayon::join(|| sum(lo), || sum(hi)),
                 );
-                sums.push([s?, lo?, hi?]);
+                sums.push([s?, lo?, hi?, d?]);
                 found.push(n);
                 slots.resize_with(n as usize + 1, || None);
                 slots[n as usize] = Some(tables);
@@ -377,6 +398,17 @@ fn assess(
     }
     let db = Database::from_stored(rules, slots)?;
     let kinds = [Kind::Score, Kind::Lower, Kind::Upper];
+    // A distance table is listed where the list vouches for it (it was
+    // opened only where the list has its row).
+    let dist_vouched = |n: u32, sum: &Option<Checksum>| {
+        sum.as_ref().is_some_and(|sum| {
+            known.is_some_and(|k| {
+                k.tables
+                    .iter()
+                    .any(|t| t.layer == n && t.kind == Kind::Distance && &t.xxh3 == sum)
+            })
+        })
+    };
     let mut entries = Vec::new();
     let mut trusted = std::collections::BTreeSet::new();
     for (&n, sums) in found.iter().zip(&sums) {
@@ -416,7 +448,8 @@ fn assess(
             }
         }
         if let Some(t) = trust {
-            match entry(&db, n, sums, t) {
+            let dist = sums[3].filter(|_| dist_vouched(n, &sums[3]));
+            match entry(&db, n, sums, dist, t) {
                 Ok(e) => {
                     trusted.insert(n);
                     entries.push(e);
@@ -442,7 +475,13 @@ fn assess(
 /// The manifest entry of a recovered layer of `db`, from its tables
 /// (streamed: [`crate::stats::count_layer`]) and their checksums; an
 /// [`StoreError::BadValue`] if a score lies outside `-n..=n`.
-fn entry(db: &Database, n: u32, sums: &[Option<Checksum>; 3], trust: Trust) -> Result<LayerEntry> {
+fn entry(
+    db: &Database,
+    n: u32,
+    sums: &[Option<Checksum>; 4],
+    dist: Option<Checksum>,
+    trust: Trust,
+) -> Result<LayerEntry> {
     let size = layer_size(n);
     let file = |k: Kind, sum: &Option<Checksum>| {
         sum.as_ref().map(|s| FileEntry {
@@ -456,6 +495,7 @@ fn entry(db: &Database, n: u32, sums: &[Option<Checksum>; 3], trust: Trust) -> R
     Ok(LayerEntry {
         lower: file(Kind::Lower, &sums[1]),
         upper: file(Kind::Upper, &sums[2]),
+        dist: file(Kind::Distance, &dist),
         pinned,
         score_histogram: histogram,
         ..LayerEntry::from_tables(n, scores, trust.describe())

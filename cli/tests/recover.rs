@@ -1,7 +1,7 @@
 //! A folder of ours whose manifest was deleted or garbled: every command
 //! says what kind of folder it is, and `awari recover` rebuilds the manifest
 //! from the tables, trusting only tables that equal the known-good list or
-//! pass the Bellman check.
+//! pass the Bellman check, and each distance table the list vouches for.
 
 mod common;
 
@@ -143,4 +143,37 @@ fn a_damaged_table_is_left_out_of_the_recovered_manifest() {
         out.contains("layer 10: left out: layer 9 below it is not recovered"),
         "{out}"
     );
+}
+
+/// A folder built with the distance: `recover` lists each `dist.n` again
+/// where the known-good list vouches for it; a damaged one is left
+/// unlisted (the layer's scores still trusted), and the next build
+/// computes it again, equal to the list.
+#[test]
+fn distance_tables_are_recovered_where_the_list_vouches_for_them() {
+    let dir = common::scratch("awari-recover-dist-");
+    awari_status(&["build", "--max-seeds", "10", "--db", s(&dir), "-q"], 0);
+    let original = Manifest::load(&dir).unwrap().unwrap();
+    assert!(original.layers.iter().all(|l| l.dist.is_some()));
+    fs::remove_file(dir.join("manifest.json")).unwrap();
+    // One distance byte changed: its checksum no longer the list's.
+    let path = dir.join("dist.9");
+    let mut bytes = fs::read(&path).unwrap();
+    bytes[1000] ^= 1;
+    fs::write(&path, &bytes).unwrap();
+    let (out, _) = awari_status(&["recover", "--db", s(&dir), "--checksums", KNOWN_GOOD], 0);
+    assert!(out.contains("with 11 layer(s) (0..=10)"), "{out}");
+    let m = Manifest::load(&dir).unwrap().unwrap();
+    for (a, b) in m.layers.iter().zip(&original.layers) {
+        assert_eq!(a.scores, b.scores);
+        match a.seeds {
+            9 => assert_eq!(a.dist, None, "the damaged dist.9 is not listed"),
+            _ => assert_eq!(a.dist, b.dist, "layer {}", a.seeds),
+        }
+    }
+    // The next build computes dist.9 again, as the list has it.
+    awari_status(&["build", "--max-seeds", "10", "--db", s(&dir), "-q"], 0);
+    let m = Manifest::load(&dir).unwrap().unwrap();
+    assert_eq!(m.layer(9).unwrap().dist, original.layer(9).unwrap().dist);
+    awari_status(&["verify", "--db", s(&dir), "--checksums", KNOWN_GOOD], 0);
 }
