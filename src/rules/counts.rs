@@ -2,12 +2,13 @@
 //! words every front end (the command line, the server, Python, C) gives.
 
 use super::{Position, RulesError, MAX_SEEDS, PITS};
+use crate::error::Result;
 
 impl Position {
     /// A position from 12 pit counts: no pit over 48 seeds (named by its
     /// label, [`RulesError::PitOverflow`]), at most 48 in all
     /// ([`RulesError::TooManySeeds`]).
-    pub fn new(pits: [u8; PITS]) -> crate::Result<Self> {
+    pub fn new(pits: [u8; PITS]) -> Result<Self> {
         if let Some(k) = pits.iter().position(|&c| u32::from(c) > MAX_SEEDS) {
             return Err(RulesError::PitOverflow {
                 pit: Self::label(k),
@@ -28,7 +29,7 @@ impl Position {
     /// ([`RulesError::PitsLength`]), each a seed count
     /// ([`RulesError::NotASeedCount`], [`RulesError::PitOverflow`]), as
     /// [`new`](Self::new) checks them.
-    pub fn from_counts(counts: &[i64]) -> crate::Result<Self> {
+    pub fn from_counts(counts: &[i64]) -> Result<Self> {
         if counts.len() != PITS {
             return Err(RulesError::PitsLength(counts.len()).into());
         }
@@ -55,7 +56,7 @@ impl Position {
 
     /// A position that is also in the index: at most 48 seeds and some
     /// opponent pit empty.
-    pub fn indexable(pits: [u8; PITS]) -> crate::Result<Self> {
+    pub fn indexable(pits: [u8; PITS]) -> Result<Self> {
         let p = Self::new(pits)?;
         if !p.is_indexable() {
             return Err(RulesError::OpponentFull.into());
