@@ -227,9 +227,7 @@ fn ranks_started_with_different_arguments_refuse() {
 /// ranks: layers 0..=12 equal the rule set's known-good list, built in.
 #[test]
 fn two_ranks_build_every_rule_set_s_known_good_tables() {
-    // The tables of layers 0..=12 each list holds: four a layer where it
-    // lists the distance.
-    for (rules, listed) in [("abapa", 52), ("olympiad", 39), ("awale", 39)] {
+    for rules in ["abapa", "olympiad", "awale"] {
         let tmp = tempfile::tempdir().unwrap();
         let dir = tmp.path().join("db");
         let o = run(mpirun(2)
@@ -245,9 +243,8 @@ fn two_ranks_build_every_rule_set_s_known_good_tables() {
         let out = text(&o.stdout);
         assert!(o.status.success(), "{rules}: {out}{}", text(&o.stderr));
         assert!(
-            out.contains(&format!(
-                "all {listed} table(s) equal the known-good checksums"
-            )),
+            // Thirteen layers of four tables: the distance is listed too.
+            out.contains("all 52 table(s) equal the known-good checksums"),
             "{rules}: {out}"
         );
     }
