@@ -109,13 +109,19 @@ fn pits_of(py: Python<'_>, obj: &Bound<'_, PyAny>) -> PyResult<[u8; 12]> {
 }
 
 /// Any board a probe answers: at most 48 seeds, not 47 (a board without a
-/// Goedel number is answered from its moves).
-fn board_of(py: Python<'_>, obj: &Bound<'_, PyAny>) -> PyResult<Position> {
-    let p = board_side(py, obj)?.0;
+/// Goedel number is answered from its moves), with its players' board
+/// where a notation gave it.
+fn probe_board(py: Python<'_>, obj: &Bound<'_, PyAny>) -> PyResult<(Position, Option<Board>)> {
+    let (p, board) = board_side(py, obj)?;
     if p.seeds() == 47 {
         return Err(to_py(py, IndexError::Layer47.into()));
     }
-    Ok(p)
+    Ok((p, board))
+}
+
+/// [`probe_board`]'s position.
+fn board_of(py: Python<'_>, obj: &Bound<'_, PyAny>) -> PyResult<Position> {
+    Ok(probe_board(py, obj)?.0)
 }
 
 /// A board that has a Goedel number (at most 48 seeds, some opponent pit
@@ -429,8 +435,8 @@ impl Database {
         py: Python<'py>,
         pits: &Bound<'py, PyAny>,
     ) -> PyResult<Vec<Bound<'py, PyDict>>> {
-        let p = board_of(py, pits)?;
-        let side = board_side(py, pits)?.1.map_or(Side::South, |b| b.to_move);
+        let (p, board) = probe_board(py, pits)?;
+        let side = board.map_or(Side::South, |b| b.to_move);
         let moves = self.with(|db| db.moves(&p).map_err(|e| to_py(py, e)))?;
         moves
             .iter()
@@ -510,8 +516,7 @@ impl Database {
         pits: &Bound<'py, PyAny>,
         pv: Option<i64>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let p = board_of(py, pits)?;
-        let board = board_side(py, pits)?.1;
+        let (p, board) = probe_board(py, pits)?;
         let pv = pv.map(|n| count::<usize>("pv", n)).transpose()?;
         let a = self.with(|db| {
             match &board {
